@@ -1,0 +1,22 @@
+import { defineBuildConfig } from 'unbuild'
+
+export default defineBuildConfig({
+  entries: [
+    'src/index',
+    'src/vite',
+    'src/rollup',
+    'src/esbuild',
+    'src/rolldown',
+    'src/webpack',
+    'src/rspack',
+    { input: 'src/runtime/index', name: 'runtime' },
+    { input: 'src/cli/index', name: 'cli' },
+  ],
+  declaration: 'node16',
+  clean: true,
+  rollup: {
+    emitCJS: false,
+  },
+  // Bundler packages are the user's: never inline them.
+  externals: ['vite', 'rollup', 'esbuild', 'webpack', '@rspack/core', 'rolldown'],
+})

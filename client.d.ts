@@ -1,0 +1,38 @@
+// Module types for skill imports. Add "unplugin-skill-kit/client" to "types"
+// in tsconfig.json, or reference it: /// <reference types="unplugin-skill-kit/client" />
+
+declare module '*/SKILL.md' {
+  const skill: import('unplugin-skill-kit/runtime').Skill
+  export default skill
+}
+
+declare module '*.skill.md' {
+  const skill: import('unplugin-skill-kit/runtime').Skill
+  export default skill
+}
+
+declare module '*.md?cover' {
+  /** The cover: hint, preamble, bundled files, Always-on sections and the section index. */
+  const cover: string
+  export default cover
+}
+
+declare module '*.md?sections' {
+  /** Section ID to section with its content and lines. */
+  const sections: import('unplugin-skill-kit/runtime').SectionMap
+  export default sections
+}
+
+declare module '*.md?meta' {
+  /** Everything but the cover and section text: what a registry lists. */
+  const meta: import('unplugin-skill-kit/runtime').SkillMeta
+  export default meta
+}
+
+// TypeScript allows one `*` per pattern, so `?section=<id>` is typed when it
+// ends with the `&section` marker: `./x/SKILL.md?section=core-tools&section`.
+declare module '*&section' {
+  /** The section's content, verbatim from its heading line. */
+  const content: string
+  export default content
+}

@@ -1,0 +1,173 @@
+/** A top-level Markdown heading found by {@link scanHeadings}. */
+export interface Heading {
+  /** 1–6. */
+  level: number
+  /** Heading text without the `#` markers or closing sequence; setext lines joined by a space. */
+  text: string
+  /** 0-based index of the heading's first line. */
+  startLine: number
+  /** 0-based index of the line holding the end of the heading text (the line before a setext underline). */
+  textLine: number
+  /** 0-based index of the heading's last line (the underline, for setext headings). */
+  endLine: number
+}
+
+const ATX = /^ {0,3}(#{1,6})(?=[ \t]|$)(.*)$/
+const ATX_CLOSING = /(?:^|[ \t]+)#+[ \t]*$/
+const FENCE_OPEN = /^( {0,3})(`{3,}|~{3,})(.*)$/
+const SETEXT_1 = /^ {0,3}=+[ \t]*$/
+const SETEXT_2 = /^ {0,3}-+[ \t]*$/
+const THEMATIC_BREAK = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/
+const LIST_ITEM = /^( {0,3})([-+*]|\d{1,9}[.)])([ \t]+|$)/
+const BLOCKQUOTE = /^ {0,3}>/
+const TABLE_DELIMITER = /^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/
+const HTML_UNTIL: [RegExp, RegExp][] = [
+  [/^ {0,3}<(?:script|pre|style|textarea)(?:[\s>]|$)/i, /<\/(?:script|pre|style|textarea)>/i],
+  [/^ {0,3}<!--/, /-->/],
+  [/^ {0,3}<\?/, /\?>/],
+  [/^ {0,3}<![A-Z]/i, />/],
+  [/^ {0,3}<!\[CDATA\[/, /\]\]>/],
+]
+const HTML_BLOCK_TAG = /^ {0,3}<\/?(?:address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul)(?:[\s/>]|$)/i
+const HTML_LONE_TAG = /^ {0,3}(?:<[A-Z][\w-]*(?:\s[^<>]*)?\/?>|<\/[A-Z][\w-]*\s*>)[ \t]*$/i
+
+/** Leading indentation in columns, with tabs stopping at multiples of 4. */
+function indentOf(line: string): number {
+  let width = 0
+  for (const ch of line) {
+    if (ch === ' ')
+      width++
+    else if (ch === '\t')
+      width += 4 - (width % 4)
+    else break
+  }
+  return width
+}
+
+function isBlank(line: string): boolean {
+  return /^[ \t]*$/.test(line)
+}
+
+/** A line that starts a block and so ends a paragraph, a list or a quote. */
+function startsBlock(line: string): boolean {
+  return ATX.test(line) || FENCE_OPEN.test(line) || THEMATIC_BREAK.test(line)
+    || BLOCKQUOTE.test(line) || HTML_BLOCK_TAG.test(line) || HTML_UNTIL.some(([open]) => open.test(line))
+}
+
+/**
+ * Finds the top-level headings of a Markdown body, following CommonMark's
+ * block rules where they decide what is a heading: fenced and indented code,
+ * HTML blocks, block quotes and list items hide headings; setext headings need
+ * a paragraph above their underline. A line scanner rather than a full parser,
+ * because skills are parsed on every build and need exact line numbers.
+ */
+export function scanHeadings(lines: readonly string[]): Heading[] {
+  const headings: Heading[] = []
+  let fence: { char: string, length: number } | undefined
+  let htmlEnd: RegExp | 'blank' | undefined
+  let paragraph = -1
+  let table = false
+  let quote = false
+  let listIndent = -1
+  let previousBlank = true
+
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!
+    if (fence) {
+      const close = /^ {0,3}(`+|~+)[ \t]*$/.exec(line)
+      if (close && close[1]![0] === fence.char && close[1]!.length >= fence.length)
+        fence = undefined
+      continue
+    }
+    if (htmlEnd) {
+      if (htmlEnd === 'blank' ? isBlank(line) : htmlEnd.test(line))
+        htmlEnd = undefined
+      previousBlank = isBlank(line)
+      continue
+    }
+    if (isBlank(line)) {
+      paragraph = -1
+      table = false
+      quote = false
+      previousBlank = true
+      continue
+    }
+    const blank = previousBlank
+    previousBlank = false
+    const indent = indentOf(line)
+
+    if (listIndent >= 0) {
+      const item = LIST_ITEM.exec(line)
+      if (indent >= listIndent || (!blank && !startsBlock(line) && !item))
+        continue
+      if (item) {
+        listIndent = listItemIndent(item)
+        continue
+      }
+      listIndent = -1
+    }
+    if (quote && !startsBlock(line))
+      continue
+    quote = false
+
+    if (indent >= 4) {
+      // Indented code, unless it continues an open paragraph.
+      continue
+    }
+    if (paragraph >= 0 && !table && (SETEXT_1.test(line) || SETEXT_2.test(line))) {
+      const text = lines.slice(paragraph, i).map(l => l.trim()).join(' ')
+      headings.push({ level: SETEXT_1.test(line) ? 1 : 2, text, startLine: paragraph, textLine: i - 1, endLine: i })
+      paragraph = -1
+      continue
+    }
+    const atx = ATX.exec(line)
+    if (atx) {
+      const text = atx[2]!.replace(ATX_CLOSING, '').trim()
+      headings.push({ level: atx[1]!.length, text, startLine: i, textLine: i, endLine: i })
+      paragraph = -1
+      continue
+    }
+    const open = FENCE_OPEN.exec(line)
+    if (open && !(open[2]![0] === '`' && open[3]!.includes('`'))) {
+      fence = { char: open[2]![0]!, length: open[2]!.length }
+      paragraph = -1
+      continue
+    }
+    const html = HTML_UNTIL.find(([start]) => start.test(line))
+    if (html || HTML_BLOCK_TAG.test(line) || (paragraph < 0 && HTML_LONE_TAG.test(line))) {
+      htmlEnd = html ? html[1] : 'blank'
+      if (html && html[1].test(line.replace(html[0], '')))
+        htmlEnd = undefined
+      paragraph = -1
+      continue
+    }
+    if (THEMATIC_BREAK.test(line)) {
+      paragraph = -1
+      continue
+    }
+    if (BLOCKQUOTE.test(line)) {
+      quote = true
+      paragraph = -1
+      continue
+    }
+    const item = LIST_ITEM.exec(line)
+    if (item) {
+      listIndent = listItemIndent(item)
+      paragraph = -1
+      continue
+    }
+    if (paragraph >= 0 && !table && line.includes('|') && TABLE_DELIMITER.test(line)) {
+      table = true
+      continue
+    }
+    if (paragraph < 0)
+      paragraph = i
+  }
+  return headings
+}
+
+/** Column where a list item's content starts: marker plus 1–4 spaces. */
+function listItemIndent(item: RegExpExecArray): number {
+  const spaces = item[3]!.length
+  return item[1]!.length + item[2]!.length + (spaces >= 1 && spaces <= 4 ? spaces : 1)
+}

@@ -1,0 +1,6 @@
+export { unplugin as default, unplugin, unpluginFactory } from './plugin'
+export type { FilterPattern, Options } from './plugin'
+export { compileSkill } from './skill/compile'
+export type { CompiledSkill, CompileOptions, OnInvalid, SkillInput } from './skill/compile'
+export { SkillLoader } from './skill/load'
+export type { Diagnostic, Severity } from './core/diagnostics'

@@ -1,0 +1,42 @@
+import type { OnInvalid } from '../skill/compile'
+import { isAbsolute, resolve } from 'node:path'
+import picomatch from 'picomatch'
+
+/** A glob (relative to `root`, or starting with `**`), a RegExp on the absolute path, or a list of them. */
+export type FilterPattern = string | RegExp | readonly (string | RegExp)[]
+
+/** Options of the skill-kit plugin. */
+export interface Options {
+  /** Skill files to handle (default `['**\/SKILL.md', '**\/*.skill.md']`). */
+  include?: FilterPattern
+  /** Files to leave alone even when `include` matches (default none). */
+  exclude?: FilterPattern
+  /** A name that differs from its folder or file name is an error, not a warning (default `false`). */
+  strict?: boolean
+  /**
+   * What an invalid skill does (default `'error'`):
+   * `'error'` fails the build with every diagnostic of the file;
+   * `'fallback'` loads it whole (mode `fallback`, no section reading) and reports the diagnostics as warnings.
+   */
+  onInvalid?: OnInvalid
+  /** Folder that diagnostics and shipped paths are relative to (default: Vite's root, else the working directory). */
+  root?: string
+}
+
+export const DEFAULT_INCLUDE = ['**/SKILL.md', '**/*.skill.md']
+
+/** `(absolutePath) => boolean` for include/exclude patterns, the way Rollup's `createFilter` reads them. */
+export function createFileFilter(include: FilterPattern | undefined, exclude: FilterPattern | undefined, root: string): (file: string) => boolean {
+  const compile = (pattern: FilterPattern | undefined) => [pattern ?? []].flat().map((p) => {
+    if (p instanceof RegExp)
+      return (file: string) => p.test(file)
+    const glob = isAbsolute(p) || p.startsWith('**') ? p : resolve(root, p)
+    return picomatch(glob.replace(/\\/g, '/'), { dot: true })
+  })
+  const included = compile(include ?? DEFAULT_INCLUDE)
+  const excluded = compile(exclude)
+  return (file) => {
+    const path = file.replace(/\\/g, '/')
+    return included.some(match => match(path)) && !excluded.some(match => match(path))
+  }
+}

@@ -1,0 +1,21 @@
+import type { ReadOptions, Skill, SkillData } from './types'
+import { resolveSection, SkillReadError, sliceLines } from './read-section'
+
+/**
+ * Turns the data a `SKILL.md` import carries into a {@link Skill}. Section
+ * contents are cut from the body on demand, so the module ships each line once.
+ */
+export function createSkill(data: SkillData): Skill {
+  const { body, bodyLine, ranges, unreadable, ...rest } = data
+  let lines: string[] | undefined
+  return {
+    ...rest,
+    readSection(ref: string, options?: ReadOptions): string {
+      if (unreadable !== undefined)
+        throw new SkillReadError('not-progressive', unreadable)
+      const [start, end] = ranges[resolveSection(data.sections, ref).id]!
+      lines ??= body.split('\n')
+      return sliceLines(lines.slice(start - bodyLine, end - bodyLine + 1).join('\n'), options)
+    },
+  }
+}

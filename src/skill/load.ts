@@ -1,0 +1,113 @@
+import type { CompileOptions, CompiledSkill } from './compile'
+import type { EntryKind, SkillFolder } from './resources'
+import { lstatSync, readdirSync, readFileSync } from 'node:fs'
+import { basename, dirname, join, relative, sep } from 'node:path'
+import { hash } from '../core/hash'
+import { compileSkill } from './compile'
+
+/** A compiled skill and the files it was made from, for watching. */
+export interface LoadedSkill {
+  compiled: CompiledSkill
+  /** Absolute paths whose change invalidates the skill. */
+  dependencies: string[]
+}
+
+interface Entry extends LoadedSkill {
+  key: string
+}
+
+function kindOf(path: string): EntryKind {
+  try {
+    const stat = lstatSync(path)
+    return stat.isSymbolicLink() ? 'symlink' : stat.isDirectory() ? 'directory' : stat.isFile() ? 'file' : 'missing'
+  }
+  catch {
+    return 'missing'
+  }
+}
+
+/** Files of a skill folder, relative and sorted; hidden entries, `node_modules` and symlinks skipped. */
+function listFolder(root: string, skip: string): string[] {
+  const files: string[] = []
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name.startsWith('.') || entry.name === 'node_modules')
+        continue
+      const path = join(dir, entry.name)
+      if (entry.isDirectory())
+        walk(path)
+      else if (entry.isFile() && path !== skip)
+        files.push(relative(root, path).split(sep).join('/'))
+    }
+  }
+  walk(root)
+  return files.sort()
+}
+
+/** The folder view the validator needs: listing for `SKILL.md`, and `lstat`-based kinds. */
+function snapshotFolder(file: string): SkillFolder & { root: string } {
+  const root = dirname(file)
+  return {
+    root,
+    files: basename(file) === 'SKILL.md' ? listFolder(root, file) : undefined,
+    kind(rel) {
+      // A symlinked folder along the way counts too: the file would live outside.
+      const parts = rel.split('/')
+      let path = root
+      for (const [i, part] of parts.entries()) {
+        path = join(path, part)
+        const kind = kindOf(path)
+        if (kind === 'symlink' || kind === 'missing' || i === parts.length - 1)
+          return kind
+        if (kind !== 'directory')
+          return 'missing'
+      }
+      return 'directory'
+    },
+  }
+}
+
+/**
+ * Compiles skills and remembers them by the content of what they depend on:
+ * the skill file, the files of its folder (for `SKILL.md`) and its declared
+ * resources. Any change there recompiles that skill and nothing else.
+ */
+export class SkillLoader {
+  private readonly entries = new Map<string, Entry>()
+
+  constructor(private readonly options: CompileOptions = {}) {}
+
+  load(file: string): LoadedSkill {
+    const source = readFileSync(file, 'utf8')
+    const folder = snapshotFolder(file)
+    const cached = this.entries.get(file)
+    const key = (dependencies: string[]) => hash(source, ...dependencies.flatMap(path => [path, fingerprint(path)]))
+
+    if (cached && cached.key === key(this.dependencies(file, folder, cached.compiled)))
+      return cached
+
+    const compiled = compileSkill({ file, source, folder }, this.options)
+    const dependencies = this.dependencies(file, folder, compiled)
+    const entry = { compiled, dependencies, key: key(dependencies) }
+    this.entries.set(file, entry)
+    return entry
+  }
+
+  /** Forgets a skill, e.g. when its file is deleted. */
+  delete(file: string): void {
+    this.entries.delete(file)
+  }
+
+  private dependencies(file: string, folder: ReturnType<typeof snapshotFolder>, compiled: CompiledSkill): string[] {
+    const declared = Array.isArray(compiled.frontmatter.resources)
+      ? compiled.frontmatter.resources.filter((r): r is string => typeof r === 'string')
+      : []
+    const listed = [...(folder.files ?? []), ...declared].map(rel => join(folder.root, rel))
+    return [file, ...new Set(listed)]
+  }
+}
+
+function fingerprint(path: string): string {
+  const kind = kindOf(path)
+  return kind === 'file' ? hash(readFileSync(path)) : kind
+}

@@ -1,0 +1,58 @@
+import type { DiagnosticBag } from '../core/diagnostics'
+import type { YamlDocument, YamlValue } from '../core/yaml'
+import { posix } from 'node:path'
+
+/** What a path inside a skill folder is, without following symlinks. */
+export type EntryKind = 'file' | 'directory' | 'symlink' | 'missing'
+
+/** What the validator may know of a skill's folder; filled by the loader at the edge. */
+export interface SkillFolder {
+  /**
+   * The folder's files as slash-separated relative paths, sorted; hidden files,
+   * `node_modules` and the skill file itself excluded. `undefined` when the
+   * skill does not own its folder (a `x.skill.md` next to other files).
+   */
+  files: readonly string[] | undefined
+  /** The kind of a relative path; a symlink anywhere along the path counts as `symlink`. */
+  kind: (relative: string) => EntryKind
+}
+
+/**
+ * The skill's bundled files: the explicit `resources` list when there is one,
+ * each entry checked, else every file of the skill's folder.
+ */
+export function resolveResources(declared: YamlValue | undefined, folder: SkillFolder, doc: YamlDocument, bag: DiagnosticBag): string[] {
+  if (declared === undefined)
+    return [...(folder.files ?? [])]
+  if (!Array.isArray(declared)) {
+    bag.error('resources-invalid', '"resources" must be a list of file paths relative to the skill folder, e.g. resources: [scripts/run.py].', doc.locate(['resources']))
+    return []
+  }
+  const resources: string[] = []
+  declared.forEach((entry, index) => {
+    const at = doc.locate(['resources', index])
+    if (typeof entry !== 'string' || entry.trim() === '') {
+      bag.error('resources-invalid', `"resources" item ${index + 1} must be a non-empty relative file path.`, at)
+      return
+    }
+    const slashed = entry.trim().replace(/\\/g, '/')
+    const normalized = posix.normalize(slashed).replace(/^\.\//, '')
+    if (posix.isAbsolute(slashed) || /^[A-Za-z]:/.test(slashed) || normalized === '..' || normalized.startsWith('../')) {
+      bag.error('resource-outside', `Resource "${entry}" is outside the skill folder. Copy the file into the folder and list its relative path.`, at)
+      return
+    }
+    if (resources.includes(normalized)) {
+      bag.error('resource-duplicate', `Resource "${entry}" is listed twice. Remove the duplicate.`, at)
+      return
+    }
+    const kind = folder.kind(normalized)
+    if (kind === 'missing')
+      bag.error('resource-missing', `Resource "${entry}" does not exist in the skill folder. Fix the path or remove the entry.`, at)
+    else if (kind === 'symlink')
+      bag.error('resource-symlink', `Resource "${entry}" is a symbolic link. Bundled files must be real files inside the skill folder: copy the target in.`, at)
+    else if (kind === 'directory')
+      bag.error('resource-not-file', `Resource "${entry}" is a folder. List the files inside it instead.`, at)
+    else resources.push(normalized)
+  })
+  return resources
+}

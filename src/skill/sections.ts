@@ -1,0 +1,126 @@
+import type { DiagnosticBag } from '../core/diagnostics'
+import type { Heading } from '../core/markdown'
+import type { SectionInfo } from '../runtime/types'
+import { scanHeadings } from '../core/markdown'
+import { slugify } from '../core/text'
+
+/** The body of a progressive skill cut into sections. */
+export interface SectionLayout {
+  /** Sections in document order, level-3 sections after their parent. */
+  sections: SectionInfo[]
+  /** Body text before the first section heading, trimmed of blank lines. */
+  preamble: string
+}
+
+/** A heading's trailing `{#id}`. */
+const ID_SUFFIX = /[ \t]*\{#([^}]*)\}[ \t]*$/
+const VALID_ID = /^[A-Za-z0-9][\w.:-]*$/
+
+/** Splits a heading text into its title and trailing `{#id}`, if any. */
+export function splitHeadingId(text: string): { title: string, id: string | undefined } {
+  const match = ID_SUFFIX.exec(text)
+  if (!match)
+    return { title: text.trim(), id: undefined }
+  return { title: text.slice(0, match.index).trim(), id: match[1]!.trim() }
+}
+
+/**
+ * Cuts a progressive body into sections. Every level-2 and level-3 heading
+ * must end with a valid, unique `{#id}`; a section runs from its heading to
+ * the next heading of the same or a higher level. `bodyLine` is the file line
+ * of the body's first line; problems go to `bag` with file positions.
+ */
+export function layoutSections(body: string, bodyLine: number, bag: DiagnosticBag): SectionLayout {
+  const lines = body.split('\n')
+  const headings = scanHeadings(lines)
+  const fileLine = (index: number) => index + bodyLine
+  const idColumn = (heading: Heading) => {
+    const line = lines[heading.textLine]!
+    const brace = line.lastIndexOf('{#')
+    return brace >= 0 ? brace + 1 : line.trimEnd().length + 1
+  }
+
+  const seen = new Map<string, number>()
+  const sectioned = new Map<Heading, { id: string, title: string }>()
+  for (const heading of headings) {
+    const { title, id } = splitHeadingId(heading.text)
+    const at = { line: fileLine(heading.textLine), column: idColumn(heading) }
+    if (heading.level !== 2 && heading.level !== 3) {
+      if (id !== undefined)
+        bag.warning('section-id-ignored', `Only level-2 and level-3 headings are sections, so "{#${id}}" on this level-${heading.level} heading cannot be read. Remove it, or make the heading level 2 or 3.`, at)
+      continue
+    }
+    if (id === undefined) {
+      bag.error('section-id-missing', `Level-${heading.level} heading "${title}" has no section ID. Add {#${slugify(title)}} at the end of the heading line.`, at)
+      continue
+    }
+    if (!VALID_ID.test(id)) {
+      bag.error('section-id-invalid', `Section ID "{#${id}}" is not valid: use letters, digits, "-", "_", "." or ":", starting with a letter or digit, e.g. {#${slugify(id || title)}}.`, at)
+      continue
+    }
+    const first = seen.get(id)
+    if (first !== undefined) {
+      bag.error('section-id-duplicate', `Section ID "${id}" is already used on line ${first}. Section IDs must be unique; rename this one.`, at)
+      continue
+    }
+    seen.set(id, at.line)
+    sectioned.set(heading, { id, title })
+  }
+
+  const sections: SectionInfo[] = []
+  const covered = new Array<boolean>(lines.length).fill(false)
+  let parent: SectionInfo | undefined
+  for (const heading of headings) {
+    const entry = sectioned.get(heading)
+    if (heading.level <= 2)
+      parent = undefined
+    if (!entry)
+      continue
+    const next = headings.find(h => h.startLine > heading.startLine && h.level <= heading.level)
+    let end = (next ? next.startLine : lines.length) - 1
+    while (end > heading.endLine && lines[end]!.trim() === '')
+      end--
+    covered.fill(true, heading.startLine, end + 1)
+    const section: SectionInfo = {
+      id: entry.id,
+      title: entry.title,
+      level: heading.level,
+      parent: heading.level === 3 ? parent?.id ?? null : null,
+      children: [],
+      content: lines.slice(heading.startLine, end + 1).join('\n'),
+      startLine: fileLine(heading.startLine),
+      endLine: fileLine(end),
+    }
+    if (heading.level === 2)
+      parent = section
+    else parent?.children.push(section.id)
+    sections.push(section)
+  }
+
+  const firstSection = sections.length > 0 ? sections[0]!.startLine - bodyLine : lines.length
+  const preamble = trimBlankLines(lines.slice(0, firstSection)).join('\n')
+  covered.fill(true, 0, firstSection)
+
+  // Text governed by a level-1 heading after the first section is in no section and not on the cover.
+  const stray = covered.findIndex((isCovered, i) => {
+    if (isCovered || lines[i]!.trim() === '')
+      return false
+    const governing = headings.findLast(h => h.level <= 3 && h.startLine <= i)
+    return governing?.level === 1 && i > governing.endLine
+  })
+  if (stray >= 0)
+    bag.warning('content-outside-sections', 'This text follows a level-1 heading after the first section, so it is neither on the cover nor in any section. Move it into a section, or give it a level-2 heading with an ID.', { line: fileLine(stray), column: 1 })
+
+  return { sections, preamble }
+}
+
+/** Drops blank lines at both ends. */
+export function trimBlankLines(lines: string[]): string[] {
+  let start = 0
+  let end = lines.length
+  while (start < end && lines[start]!.trim() === '')
+    start++
+  while (end > start && lines[end - 1]!.trim() === '')
+    end--
+  return lines.slice(start, end)
+}
