@@ -19,7 +19,8 @@ export interface YamlDocument {
 /** Aliases may not expand a document to more values than this (alias bombs). */
 export const MAX_YAML_VALUES = 10_000
 
-const FRIENDLY: Record<string, (message: string) => { code: string, message: string }> = {
+/** Clearer wording for the YAML errors skill authors hit most; the argument is the source text at the error. */
+const FRIENDLY: Record<string, (token: string) => { code: string, message: string }> = {
   TAB_AS_INDENT: () => ({
     code: 'yaml-tab',
     message: 'A tab is used for indentation, which YAML forbids. Indent with spaces.',
@@ -28,9 +29,9 @@ const FRIENDLY: Record<string, (message: string) => { code: string, message: str
     code: 'yaml-unquoted-colon',
     message: 'This value contains ": ", which YAML reads as a nested mapping. Quote the whole value, e.g. key: "text: more text".',
   }),
-  DUPLICATE_KEY: () => ({
+  DUPLICATE_KEY: key => ({
     code: 'yaml-duplicate-key',
-    message: 'This key appears twice in the same mapping. Keep one of them.',
+    message: `Key "${key}" appears twice in the same mapping. Keep one of them.`,
   }),
 }
 
@@ -50,7 +51,7 @@ export function parseYaml(text: string, firstLine: number, bag: DiagnosticBag): 
   }
 
   for (const error of doc.errors) {
-    const friendly = FRIENDLY[error.code]?.(error.message)
+    const friendly = FRIENDLY[error.code]?.(/^[^:\n]*/.exec(text.slice(error.pos[0]))![0].trim())
     bag.error(
       friendly?.code ?? 'yaml-syntax',
       friendly?.message ?? `Invalid YAML: ${firstSentence(error.message)}. Fix the frontmatter syntax.`,

@@ -1,0 +1,57 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { SkillLoader } from '../../src/skill/load'
+
+describe('SkillLoader cache', () => {
+  let dir: string
+  const skill = (name: string, extra = '') => {
+    mkdirSync(join(dir, name), { recursive: true })
+    writeFileSync(join(dir, name, 'SKILL.md'), `---\nname: ${name}\ndescription: ${name}.\n${extra}---\nBody of ${name}.\n`)
+    return join(dir, name, 'SKILL.md')
+  }
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'skill-kit-cache-'))
+  })
+  afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+  it('reuses a result while nothing in the folder changes', () => {
+    const file = skill('a')
+    const loader = new SkillLoader()
+    expect(loader.load(file).compiled).toBe(loader.load(file).compiled)
+  })
+
+  it('recompiles a skill when any file of its folder changes, appears or goes, and nothing else', () => {
+    const a = skill('a')
+    const b = skill('b')
+    const loader = new SkillLoader()
+    const first = loader.load(a).compiled
+    const other = loader.load(b).compiled
+
+    writeFileSync(join(dir, 'a', 'notes.txt'), 'new file')
+    const added = loader.load(a).compiled
+    expect(added).not.toBe(first)
+    expect(added.resources).toEqual(['notes.txt'])
+    expect(loader.load(b).compiled).toBe(other)
+
+    writeFileSync(join(dir, 'a', 'notes.txt'), 'edited')
+    const edited = loader.load(a).compiled
+    expect(edited).not.toBe(added)
+
+    rmSync(join(dir, 'a', 'notes.txt'))
+    expect(loader.load(a).compiled.resources).toEqual([])
+  })
+
+  it('tracks declared resources of a x.skill.md', () => {
+    const file = join(dir, 'tool.skill.md')
+    writeFileSync(file, '---\nname: tool\ndescription: Tool.\nresources: [ref.md]\n---\nBody.\n')
+    const loader = new SkillLoader()
+    expect(loader.load(file).compiled.diagnostics.map(d => d.code)).toEqual(['resource-missing'])
+    writeFileSync(join(dir, 'ref.md'), 'reference')
+    const fixed = loader.load(file)
+    expect(fixed.compiled.diagnostics).toEqual([])
+    expect(fixed.compiled.resources).toEqual(['ref.md'])
+    expect(fixed.dependencies).toEqual([file, join(dir, 'ref.md')])
+  })
+})

@@ -1,0 +1,170 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { SkillLoader } from '../../src/skill/load'
+
+const fixtures = join(import.meta.dirname, 'fixtures')
+
+/** `[severity, code, line, column, a phrase of the message]` */
+type Expected = [severity: 'error' | 'warning', code: string, line: number, column: number, message: string | RegExp]
+
+function diagnosticsOf(dir: string, options = {}) {
+  const { compiled } = new SkillLoader(options).load(join(dir, 'SKILL.md'))
+  return compiled
+}
+
+function expectDiagnostics(dir: string, expected: Expected[], options = {}) {
+  const compiled = diagnosticsOf(dir, options)
+  expect(compiled.diagnostics.map(d => [d.severity, d.code, d.line, d.column])).toEqual(expected.map(e => e.slice(0, 4)))
+  compiled.diagnostics.forEach((d, i) => {
+    expect(d.file).toBe(join(dir, 'SKILL.md'))
+    const message = expected[i]![4]
+    if (typeof message === 'string')
+      expect(d.message).toContain(message)
+    else expect(d.message).toMatch(message)
+  })
+  return compiled
+}
+
+const cases: Record<string, Expected[]> = {
+  // Frontmatter and YAML
+  'frontmatter-missing': [['error', 'frontmatter-missing', 1, 1, 'Start it with a "---" line, then name: frontmatter-missing']],
+  'frontmatter-unclosed': [['error', 'frontmatter-unclosed', 1, 1, 'never closed. Add a "---" line']],
+  'frontmatter-not-mapping': [['error', 'frontmatter-not-mapping', 2, 1, 'must be a YAML mapping']],
+  'yaml-tab': [['error', 'yaml-tab', 4, 1, 'A tab is used for indentation, which YAML forbids. Indent with spaces.']],
+  'yaml-unquoted-colon': [['error', 'yaml-unquoted-colon', 3, 14, 'Quote the whole value']],
+  'yaml-duplicate-key': [['error', 'yaml-duplicate-key', 4, 1, 'Key "description" appears twice']],
+  'yaml-syntax': [['error', 'yaml-syntax', 3, 23, /^Invalid YAML: .+ Fix the frontmatter syntax\.$/]],
+  'yaml-too-large': [['error', 'yaml-too-large', 2, 1, 'more than 10000 values through aliases']],
+  'yaml-warning': [['warning', 'yaml-warning', 3, 14, 'Custom YAML tags are not supported']],
+  // Agent Skills specification
+  'name-missing': [['error', 'name-missing', 2, 1, 'Add name: name-missing']],
+  'name-invalid': [['error', 'name-invalid', 2, 7, 'Use name: name-invalid']],
+  'name-not-string': [['error', 'name-invalid', 2, 7, 'must be a non-empty string']],
+  'name-hyphens': [['error', 'name-invalid', 2, 7, 'single hyphens, and not start or end with a hyphen. Use name: name-hyphens']],
+  'name-too-long': [['error', 'name-too-long', 2, 7, 'has 68 characters; the limit is 64']],
+  'name-mismatch': [['warning', 'name-mismatch', 2, 7, '"name" is "other-name" but must match its folder "name-mismatch"']],
+  'description-missing': [['error', 'description-missing', 2, 1, 'has no "description"']],
+  'description-invalid': [['error', 'description-invalid', 4, 3, 'must be a string']],
+  'description-empty': [['error', 'description-empty', 3, 14, 'is empty']],
+  'description-too-long': [['error', 'description-too-long', 3, 14, 'has 1025 characters; the limit is 1024']],
+  'license-invalid': [['error', 'license-invalid', 4, 10, 'must be a string']],
+  'compatibility-invalid': [['error', 'compatibility-invalid', 4, 16, 'must be a non-empty string']],
+  'compatibility-too-long': [['error', 'compatibility-too-long', 4, 16, 'has 501 characters; the limit is 500']],
+  'metadata-invalid': [['error', 'metadata-invalid', 6, 12, '"metadata.version" must be a string. Quote the value, e.g. version: "1.2"']],
+  'metadata-not-mapping': [['error', 'metadata-invalid', 4, 11, 'must be a mapping of string keys to string values']],
+  'allowed-tools-invalid': [['error', 'allowed-tools-invalid', 4, 16, 'space-separated string']],
+  'field-unknown': [
+    ['warning', 'field-unknown', 4, 1, 'Unknown frontmatter field "descripton". Did you mean "description"?'],
+    ['warning', 'field-unknown', 5, 1, /^Unknown frontmatter field "color"\. Agents ignore it/],
+  ],
+  // Progressive structure
+  'progressive-invalid': [['error', 'progressive-invalid', 4, 14, '"progressive" must be a mapping']],
+  'progressive-unknown-key': [['warning', 'progressive-unknown-key', 5, 3, 'Unknown key "progressive.alwys"']],
+  'always-invalid': [['error', 'always-invalid', 5, 11, 'must be a list of section IDs']],
+  'always-item-invalid': [
+    ['error', 'always-invalid', 7, 7, 'item 2 must be a non-empty section ID string'],
+    ['error', 'always-invalid', 8, 7, 'item 3 must be a non-empty section ID string'],
+  ],
+  'always-duplicate': [['error', 'always-duplicate', 7, 7, '"rules" is listed twice']],
+  'always-unknown-id': [['error', 'always-unknown-id', 7, 7, 'names "core-tols", but no heading has {#core-tols}. Did you mean "core-tools"? Known IDs: rules, core-tools.']],
+  'section-id-missing': [
+    ['error', 'section-id-missing', 8, 14, 'Level-2 heading "Core tools" has no section ID. Add {#core-tools} at the end of the heading line.'],
+    ['error', 'section-id-missing', 10, 15, 'Level-2 heading "Setext heading" has no section ID. Add {#setext-heading}'],
+  ],
+  'section-id-invalid': [
+    ['error', 'section-id-invalid', 6, 10, 'Section ID "{#has space}" is not valid'],
+    ['error', 'section-id-invalid', 8, 10, 'Section ID "{#}" is not valid'],
+  ],
+  'section-id-duplicate': [['error', 'section-id-duplicate', 8, 16, 'Section ID "rules" is already used on line 6']],
+  'section-id-ignored': [['warning', 'section-id-ignored', 8, 13, '"{#detail}" on this level-4 heading cannot be read']],
+  'sections-missing': [['error', 'sections-missing', 6, 1, 'has no section with an ID']],
+  'content-outside-sections': [['warning', 'content-outside-sections', 12, 1, 'neither on the cover nor in any section']],
+  // Bundled files
+  'resources-invalid': [['error', 'resources-invalid', 4, 12, 'must be a list of file paths']],
+  'resources-item-invalid': [
+    ['error', 'resources-invalid', 5, 5, 'item 1 must be a non-empty relative file path'],
+    ['error', 'resources-invalid', 6, 5, 'item 2 must be a non-empty relative file path'],
+  ],
+  'resource-outside': [
+    ['error', 'resource-outside', 5, 5, 'Resource "../other/file.txt" is outside the skill folder'],
+    ['error', 'resource-outside', 6, 5, 'Resource "/etc/passwd" is outside the skill folder'],
+  ],
+  'resource-duplicate': [['error', 'resource-duplicate', 6, 5, 'Resource "./scripts/run.py" is listed twice']],
+  'resource-missing': [['error', 'resource-missing', 5, 5, 'Resource "scripts/missing.py" does not exist']],
+  'resource-not-file': [['error', 'resource-not-file', 5, 5, 'Resource "scripts" is a folder']],
+  // Every problem of a file at once, in reading order
+  'many-problems': [
+    ['error', 'description-missing', 2, 1, 'has no "description"'],
+    ['error', 'name-invalid', 2, 7, 'Use name: many-problems'],
+    ['error', 'always-unknown-id', 4, 12, 'names "missing"'],
+    ['error', 'section-id-missing', 8, 14, 'Add {#no-id-here}'],
+    ['error', 'section-id-duplicate', 12, 10, 'already used on line 10'],
+  ],
+}
+
+describe('validation rules', () => {
+  it.each(Object.entries(cases))('%s', (name, expected) => {
+    const compiled = expectDiagnostics(join(fixtures, 'invalid', name), expected)
+    const hasError = expected.some(e => e[0] === 'error')
+    expect(compiled.failed).toBe(hasError)
+  })
+
+  it('covers every invalid fixture', async () => {
+    const { readdirSync } = await import('node:fs')
+    expect(readdirSync(join(fixtures, 'invalid')).sort()).toEqual(Object.keys(cases).sort())
+  })
+
+  it('makes a name mismatch an error with strict', () => {
+    expectDiagnostics(join(fixtures, 'invalid', 'name-mismatch'), [['error', 'name-mismatch', 2, 7, 'must match its folder']], { strict: true })
+  })
+
+  it('checks a x.skill.md name against its file name', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skill-kit-'))
+    writeFileSync(join(dir, 'deploy.skill.md'), '---\nname: ship\ndescription: Ships.\n---\nBody.\n')
+    const { compiled } = new SkillLoader().load(join(dir, 'deploy.skill.md'))
+    expect(compiled.diagnostics).toMatchObject([{ code: 'name-mismatch', line: 2, message: expect.stringContaining('its file name "deploy.skill.md"') }])
+    rmSync(dir, { recursive: true })
+  })
+})
+
+describe('symlinked resources', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'skill-kit-'))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+  it('rejects a symlinked file and a file behind a symlinked folder', () => {
+    const skill = join(dir, 'linked')
+    mkdirSync(join(skill, 'real'), { recursive: true })
+    writeFileSync(join(dir, 'outside.txt'), 'secret')
+    writeFileSync(join(skill, 'real', 'inside.txt'), 'ok')
+    symlinkSync(join(dir, 'outside.txt'), join(skill, 'link.txt'))
+    symlinkSync(join(skill, 'real'), join(skill, 'alias'))
+    writeFileSync(join(skill, 'SKILL.md'), '---\nname: linked\ndescription: Links.\nresources:\n  - link.txt\n  - alias/inside.txt\n  - real/inside.txt\n---\nBody.\n')
+    expectDiagnostics(skill, [
+      ['error', 'resource-symlink', 5, 5, 'Resource "link.txt" is a symbolic link'],
+      ['error', 'resource-symlink', 6, 5, 'Resource "alias/inside.txt" is a symbolic link'],
+    ])
+  })
+
+  it('leaves symlinks out of the automatic bundled file list', () => {
+    const skill = join(dir, 'auto')
+    mkdirSync(join(skill, 'scripts'), { recursive: true })
+    writeFileSync(join(skill, 'scripts', 'run.sh'), 'echo')
+    symlinkSync(join(dir, 'outside.txt'), join(skill, 'scripts', 'link.txt'))
+    writeFileSync(join(skill, 'SKILL.md'), '---\nname: auto\ndescription: Auto.\n---\nBody.\n')
+    expect(new SkillLoader().load(join(skill, 'SKILL.md')).compiled.resources).toEqual(['scripts/run.sh'])
+  })
+})
+
+describe('fallback', () => {
+  it('loads an invalid skill whole, keeping its diagnostics', () => {
+    const compiled = diagnosticsOf(join(fixtures, 'invalid', 'section-id-missing'), { onInvalid: 'fallback' })
+    expect(compiled.failed).toBe(false)
+    expect(compiled.mode).toBe('fallback')
+    expect(compiled.sections).toEqual([])
+    expect(compiled.cover.startsWith('## Rules {#rules}')).toBe(true)
+    expect(compiled.cover.endsWith('### Deep {#deep}')).toBe(true)
+    expect(compiled.diagnostics.map(d => d.code)).toEqual(['section-id-missing', 'section-id-missing'])
+  })
+})
