@@ -15,6 +15,13 @@ export type { FilterPattern, Options } from './options'
 
 const MARKDOWN_ID = /\.md(?:\?.*)?$/i
 
+/**
+ * What `load` returns after `this.error`. Rollup and Vite throw there, but
+ * esbuild and webpack only record the error, and would otherwise drop it
+ * (esbuild) or parse the raw Markdown as JavaScript (webpack, rspack).
+ */
+const FAILED = { code: '' }
+
 /** Where generated modules import the runtime from: this package's own, so versions always match. */
 function runtimePath(): string {
   return createRequire(import.meta.url).resolve('unplugin-skill-kit/runtime').replace(/\\/g, '/')
@@ -73,7 +80,9 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
         if (!filter(file) || !existsSync(file))
           return null
         const query = source.includes('?') ? source.slice(source.indexOf('?')) : ''
-        return parsed.query.kind === 'invalid' ? file + query : canonicalId(file, parsed.query)
+        const id = parsed.query.kind === 'invalid' ? file + query : canonicalId(file, parsed.query)
+        // Answering an id with itself makes webpack resolve it again, forever.
+        return id === source ? null : id
       },
     },
 
@@ -85,7 +94,7 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
           return null
         if (parsed.query.kind === 'invalid') {
           this.error(`${relativize(parsed.file)}: ${parsed.query.reason}`)
-          return
+          return FAILED
         }
         const { compiled, dependencies } = loader.load(parsed.file)
         for (const dependency of dependencies)
@@ -100,7 +109,7 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
             id: compiled.file,
             loc: { file: compiled.file, line: first.line, column: first.column },
           })
-          return
+          return FAILED
         }
         if (!warned.has(compiled.file)) {
           warned.add(compiled.file)
@@ -110,7 +119,7 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
         const generated = generateModule(compiled, parsed.query, { runtime: () => (runtime ??= runtimePath()), relativize })
         if ('error' in generated) {
           this.error(`${relativize(compiled.file)}: ${generated.error}`)
-          return
+          return FAILED
         }
         return { code: generated.code, map: null }
       },

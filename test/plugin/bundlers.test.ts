@@ -1,0 +1,434 @@
+/**
+ * Builds the fixture apps with every bundler the package ships a plugin for,
+ * then imports the output and checks the imported values. The plugins come
+ * from `dist/` (run `npm run build` first), so the exports are tested as shipped.
+ */
+import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { beforeAll, describe, expect, it } from 'vitest'
+
+type Bundler = 'vite' | 'rollup' | 'esbuild' | 'rolldown' | 'webpack' | 'rspack'
+interface PluginOptions { onInvalid?: 'error' | 'fallback', strict?: boolean, root?: string }
+
+interface BuildResult {
+  /** The namespace of the built entry file, imported (through Vitest's module runner: Node's own `import()` is unavailable in a test file). */
+  module: Record<string, any>
+  /** The text of the built entry file. */
+  code: string
+  /** Warnings the bundler reported while building, as text. */
+  warnings: string[]
+}
+
+const here = dirname(fileURLToPath(import.meta.url))
+const repo = resolve(here, '../..')
+const tmp = join(repo, 'test/.tmp')
+const app = join(repo, 'test/fixtures/app')
+const invalid = join(repo, 'test/fixtures/invalid')
+
+const BUNDLERS: Bundler[] = ['vite', 'rollup', 'esbuild', 'rolldown', 'webpack', 'rspack']
+
+/** The one-line hint that opens every progressive cover (src/skill/cover.ts). */
+const COVER_HINT = 'This skill is progressive: read the sections you need with the skill tool\'s read_section action, passing a section_id from the index below (offset and limit read a range of lines).'
+/** Appears only in the non-always section `recalc` of the xlsx fixture. */
+const SENTINEL = 'quokkasentinel'
+
+/** The end of the xlsx cover: the index of the sections. */
+const COVER_INDEX = [
+  'Sections you can read on demand:',
+  '- mandatory-rules — Mandatory rules',
+  '- reading — Reading workbooks',
+  '  - read-sheet — Read a sheet',
+  '- recalc — Formulas and recalculation',
+  '  - formula-errors — Formula errors',
+].join('\n')
+
+const READ_SHEET = [
+  '### Read a sheet {#read-sheet}',
+  '',
+  'Load one sheet into a DataFrame:',
+  '',
+  '```python',
+  'import pandas as pd',
+  '## fake heading inside a code block',
+  'df = pd.read_excel("input.xlsx", sheet_name="Data")',
+  '```',
+  '',
+  'Check `df.dtypes` before computing anything.',
+].join('\n')
+
+/** The plugin factory of a bundler, from the built package. */
+async function loadPlugin(bundler: Bundler): Promise<(options?: PluginOptions) => any> {
+  const mod = await import(pathToFileURL(join(repo, 'dist', `${bundler}.mjs`)).href)
+  return mod.default
+}
+
+function messageOf(log: unknown): string {
+  if (typeof log === 'string')
+    return log
+  const l = log as { message?: string, text?: string, details?: string }
+  return [l.message ?? l.text ?? String(log), l.details].filter(Boolean).join('\n')
+}
+
+/** Runs a webpack-like compiler once, failing with the text of every error. */
+function runCompiler(compiler: any): Promise<{ warnings: string[] }> {
+  return new Promise((resolvePromise, reject) => {
+    compiler.run((err: Error | null, stats: any) => {
+      compiler.close(() => {
+        if (err)
+          return reject(err)
+        const { errors, warnings } = stats.compilation as { errors: unknown[], warnings: unknown[] }
+        if (stats.hasErrors())
+          return reject(new Error(errors.map(messageOf).join('\n\n')))
+        resolvePromise({ warnings: warnings.map(messageOf) })
+      })
+    })
+  })
+}
+
+/**
+ * Builds `entry` with `bundler` into `test/.tmp/<bundler>-<name>/index.mjs` as
+ * ESM and imports it. Rejects with the bundler's error when the build fails.
+ */
+async function build(bundler: Bundler, entry: string, options: PluginOptions | undefined, name: string): Promise<BuildResult> {
+  const plugin = await loadPlugin(bundler)
+  const outDir = join(tmp, `${bundler}-${name}`)
+  const outFile = join(outDir, 'index.mjs')
+  const root = dirname(entry)
+  rmSync(outDir, { recursive: true, force: true })
+  const warnings: string[] = []
+  const onLog = (level: string, log: unknown) => {
+    if (level === 'warn')
+      warnings.push(messageOf(log))
+  }
+
+  switch (bundler) {
+    case 'vite': {
+      const { build: viteBuild } = await import('vite')
+      await viteBuild({
+        configFile: false,
+        root,
+        logLevel: 'silent',
+        plugins: [plugin(options)],
+        build: {
+          outDir,
+          emptyOutDir: true,
+          minify: false,
+          copyPublicDir: false,
+          lib: { entry, formats: ['es'], fileName: () => 'index.mjs' },
+          rolldownOptions: { onLog },
+        },
+      })
+      break
+    }
+    case 'rollup': {
+      const { rollup } = await import('rollup')
+      const bundle = await rollup({ input: entry, plugins: [plugin(options)], onLog })
+      try {
+        await bundle.write({ dir: outDir, format: 'es', entryFileNames: 'index.mjs' })
+      }
+      finally {
+        await bundle.close()
+      }
+      break
+    }
+    case 'rolldown': {
+      const { rolldown } = await import('rolldown')
+      const bundle = await rolldown({ input: entry, cwd: repo, plugins: [plugin(options)], onLog })
+      try {
+        await bundle.write({ dir: outDir, format: 'es', entryFileNames: 'index.mjs' })
+      }
+      finally {
+        await bundle.close()
+      }
+      break
+    }
+    case 'esbuild': {
+      const esbuild = await import('esbuild')
+      const result = await esbuild.build({
+        entryPoints: { index: entry },
+        bundle: true,
+        format: 'esm',
+        platform: 'node',
+        outdir: outDir,
+        outExtension: { '.js': '.mjs' },
+        logLevel: 'silent',
+        plugins: [plugin(options)],
+      }).catch((error: { errors?: { text: string }[] }) => {
+        // esbuild throws an Error whose message summarises; the full texts are in `errors`.
+        throw new Error((error.errors ?? []).map(e => e.text).join('\n\n') || String(error))
+      })
+      warnings.push(...result.warnings.map(w => w.text))
+      break
+    }
+    case 'webpack': {
+      const { default: webpack } = await import('webpack')
+      const compiler = webpack({
+        mode: 'none',
+        context: root,
+        entry,
+        target: 'node20',
+        devtool: false,
+        cache: false,
+        experiments: { outputModule: true },
+        output: { path: outDir, filename: 'index.mjs', module: true, library: { type: 'module' }, chunkFormat: 'module' },
+        plugins: [plugin(options)],
+        infrastructureLogging: { level: 'none' },
+      })
+      warnings.push(...(await runCompiler(compiler)).warnings)
+      break
+    }
+    case 'rspack': {
+      const { rspack } = await import('@rspack/core')
+      const compiler = rspack({
+        mode: 'none',
+        context: root,
+        entry,
+        target: 'node20',
+        devtool: false,
+        cache: false,
+        output: { path: outDir, filename: 'index.mjs', module: true, library: { type: 'module' }, chunkFormat: 'module' },
+        plugins: [plugin(options)],
+        infrastructureLogging: { level: 'none' },
+      })
+      warnings.push(...(await runCompiler(compiler)).warnings)
+      break
+    }
+  }
+
+  if (!existsSync(outFile))
+    throw new Error(`${bundler} wrote no ${outFile}`)
+  const code = readFileSync(outFile, 'utf8')
+  const module = await import(/* @vite-ignore */ `${pathToFileURL(outFile).href}?t=${Date.now()}`)
+  return { module, code, warnings }
+}
+
+/** A build's outcome, kept so that one failed build fails only the tests that use it. */
+type Settled<T> = { ok: true, value: T } | { ok: false, error: unknown }
+
+async function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+  try {
+    return { ok: true, value: await promise }
+  }
+  catch (error) {
+    return { ok: false, error }
+  }
+}
+
+function unwrap<T>(settled: Settled<T> | undefined): T {
+  if (!settled)
+    throw new Error('beforeAll did not run')
+  if (!settled.ok)
+    throw settled.error
+  return settled.value
+}
+
+describe.each(BUNDLERS)('%s', (bundler) => {
+  const results: Record<'main' | 'coverOnly' | 'failure' | 'fallback', Settled<BuildResult> | undefined> = { main: undefined, coverOnly: undefined, failure: undefined, fallback: undefined }
+  const main = () => unwrap(results.main)
+  const coverOnly = () => unwrap(results.coverOnly)
+  const fallback = () => unwrap(results.fallback)
+  /** The error of the invalid build, which must fail. */
+  const failure = (): Error => {
+    const settled = results.failure!
+    if (settled.ok)
+      throw new Error(`${bundler} built the invalid fixture without an error`)
+    return settled.error as Error
+  }
+
+  beforeAll(async () => {
+    results.main = await settle(build(bundler, join(app, 'main.js'), undefined, 'app-main'))
+    results.coverOnly = await settle(build(bundler, join(app, 'cover-only.js'), undefined, 'app-cover-only'))
+    results.failure = await settle(build(bundler, join(invalid, 'main.js'), undefined, 'invalid-error'))
+    results.fallback = await settle(build(bundler, join(invalid, 'main.js'), { onInvalid: 'fallback' }, 'invalid-fallback'))
+  })
+
+  describe('progressive skill', () => {
+    it('has its name, mode and description', () => {
+      const { xlsx } = main().module
+      expect(xlsx.name).toBe('xlsx')
+      expect(xlsx.mode).toBe('progressive')
+      expect(xlsx.description).toBe('Create, edit and analyse spreadsheets (.xlsx, .xlsm, .csv). Use when the user asks to read, write, or recalculate a workbook.')
+      expect(xlsx.frontmatter.license).toBe('Apache-2.0')
+      expect(xlsx.resources).toEqual(['scripts/recalc.py'])
+      expect(xlsx.diagnostics).toEqual([])
+    })
+
+    it('has a cover with the hint, preamble, files, always-on section and index', () => {
+      const { xlsx, cover } = main().module
+      expect(xlsx.cover.startsWith(`${COVER_HINT}\n\n`)).toBe(true)
+      expect(xlsx.cover).toContain('Use openpyxl to edit workbooks and pandas to analyse them')
+      expect(xlsx.cover).toContain('Bundled files (paths relative to the skill folder):\n- scripts/recalc.py')
+      expect(xlsx.cover).toContain('## Mandatory rules {#mandatory-rules}\n\n- Never overwrite the user\'s original file: write a copy next to it.')
+      expect(xlsx.cover.endsWith(COVER_INDEX)).toBe(true)
+      expect(xlsx.cover).not.toContain(SENTINEL)
+      expect(cover).toBe(xlsx.cover)
+    })
+
+    it('reads a section by ID, exactly', () => {
+      expect(main().module.xlsx.readSection('read-sheet')).toBe(READ_SHEET)
+    })
+
+    it('reads a section by heading, case-insensitively', () => {
+      const { xlsx } = main().module
+      expect(xlsx.readSection('READ A SHEET')).toBe(READ_SHEET)
+      expect(xlsx.readSection('formulas and recalculation')).toContain(SENTINEL)
+    })
+
+    it('does not take a heading inside a code block for a section', () => {
+      const { xlsx } = main().module
+      expect(() => xlsx.readSection('fake heading inside a code block')).toThrow(expect.objectContaining({ code: 'unknown-section' }))
+    })
+
+    it('reads a range of lines with offset and limit', () => {
+      const { xlsx } = main().module
+      expect(xlsx.readSection('read-sheet', { offset: 2, limit: 1 })).toBe('Load one sheet into a DataFrame:')
+      expect(xlsx.readSection('read-sheet', { offset: 10 })).toBe('Check `df.dtypes` before computing anything.')
+      expect(xlsx.readSection('read-sheet', { limit: 1 })).toBe('### Read a sheet {#read-sheet}')
+    })
+
+    it('reads a setext level-2 section with its level-3 child', () => {
+      expect(main().module.xlsx.readSection('recalc')).toBe([
+        'Formulas and recalculation {#recalc}',
+        '------------------------------------',
+        '',
+        'Run `python scripts/recalc.py output.xlsx` after every edit; it recomputes each formula with LibreOffice.',
+        `Report the cells that still hold errors (${SENTINEL}).`,
+        '',
+        '### Formula errors {#formula-errors}',
+        '',
+        'Look for `#REF!`, `#DIV/0!` and `#NAME?` in the recalc report and fix their sources.',
+      ].join('\n'))
+    })
+  })
+
+  describe('query imports', () => {
+    it('?sections maps IDs to sections with lines', () => {
+      const { sections } = main().module
+      expect(Object.keys(sections)).toEqual(['mandatory-rules', 'reading', 'read-sheet', 'recalc', 'formula-errors'])
+      expect(sections['read-sheet']).toMatchObject({
+        id: 'read-sheet',
+        title: 'Read a sheet',
+        level: 3,
+        parent: 'reading',
+        children: [],
+        content: READ_SHEET,
+        startLine: 20,
+        endLine: 30,
+      })
+      expect(sections.recalc).toMatchObject({ level: 2, parent: null, children: ['formula-errors'], startLine: 32 })
+      expect(sections.reading.children).toEqual(['read-sheet'])
+      // The fixture file agrees with the reported lines.
+      const lines = readFileSync(join(app, 'skills/xlsx/SKILL.md'), 'utf8').split('\n')
+      expect(lines[20 - 1]).toBe('### Read a sheet {#read-sheet}')
+      expect(lines[32 - 1]).toBe('Formulas and recalculation {#recalc}')
+    })
+
+    it('?section= is the section text', () => {
+      expect(main().module.readSheet).toBe(READ_SHEET)
+    })
+
+    it('?meta has the section index but no cover or text', () => {
+      const { meta } = main().module
+      expect(meta).toMatchObject({ name: 'xlsx', mode: 'progressive', resources: ['scripts/recalc.py'], diagnostics: [] })
+      expect(meta.sections).toEqual([
+        { id: 'mandatory-rules', title: 'Mandatory rules', level: 2, parent: null },
+        { id: 'reading', title: 'Reading workbooks', level: 2, parent: null },
+        { id: 'read-sheet', title: 'Read a sheet', level: 3, parent: 'reading' },
+        { id: 'recalc', title: 'Formulas and recalculation', level: 2, parent: null },
+        { id: 'formula-errors', title: 'Formula errors', level: 3, parent: 'recalc' },
+      ])
+      expect(meta).not.toHaveProperty('cover')
+      expect(meta).not.toHaveProperty('readSection')
+      expect(JSON.stringify(meta)).not.toContain(SENTINEL)
+    })
+
+    it('a ?cover-only bundle does not carry the on-demand sections', () => {
+      const { module, code } = coverOnly()
+      expect(module.cover.startsWith(`${COVER_HINT}\n\n`)).toBe(true)
+      expect(module.cover.endsWith(COVER_INDEX)).toBe(true)
+      expect(code).toContain('Sections you can read on demand:')
+      expect(code).not.toContain(SENTINEL)
+      expect(code).not.toContain('Look for `#REF!`')
+    })
+  })
+
+  describe('regular skills', () => {
+    it('a SKILL.md without progressive loads whole and cannot read sections', () => {
+      const { notes } = main().module
+      expect(notes.name).toBe('notes')
+      expect(notes.mode).toBe('regular')
+      expect(notes.sections).toEqual([])
+      expect(notes.cover).toBe([
+        '# Meeting notes',
+        '',
+        'Write the date, the attendees, then one bullet per decision.',
+        '',
+        '## Action items',
+        '',
+        'List each action item with an owner and a due date.',
+      ].join('\n'))
+      expect(() => notes.readSection('action items')).toThrow(expect.objectContaining({ name: 'SkillReadError', code: 'not-progressive' }))
+    })
+
+    it('a *.skill.md skill loads', () => {
+      const { quick } = main().module
+      expect(quick).toMatchObject({ name: 'quick', mode: 'regular', resources: [], diagnostics: [] })
+      expect(quick.description).toBe('Answer in one short paragraph. Use when the user asks for a quick answer.')
+      expect(quick.cover).toBe('Answer in at most three sentences. Skip preambles.')
+    })
+
+    it('the build reports no warnings for valid skills', () => {
+      expect(main().warnings.filter(w => /skill/i.test(w))).toEqual([])
+    })
+  })
+
+  describe('invalid skill', () => {
+    it('fails the build with every diagnostic, located', () => {
+      const text = String(failure().message)
+      expect(text).toContain('skills/broken/SKILL.md:14:9')
+      expect(text).toContain('section-id-missing')
+      expect(text).toContain('skills/broken/SKILL.md:5:19')
+      expect(text).toContain('always-unknown-id')
+    })
+
+    it('fails with the skill\'s diagnostics only, not a parse error of the Markdown', () => {
+      // After `this.error`, webpack and rspack go on with whatever `load` returned.
+      const text = String(failure().message)
+      expect(text).toContain('Invalid skill')
+      expect(text).not.toMatch(/parse failed|parse error|Unexpected token/i)
+    })
+
+    it('with onInvalid: \'fallback\', loads whole in fallback mode', () => {
+      const { broken } = fallback().module
+      expect(broken.name).toBe('broken')
+      expect(broken.mode).toBe('fallback')
+      expect(broken.sections).toEqual([])
+      expect(broken.cover).toBe([
+        'Follow the setup before anything else.',
+        '',
+        '## Setup {#setup}',
+        '',
+        'Install the tools.',
+        '',
+        '## Usage',
+        '',
+        'Run the tool on the input file.',
+      ].join('\n'))
+      expect(() => broken.readSection('setup')).toThrow(expect.objectContaining({ code: 'not-progressive' }))
+      expect(broken.diagnostics).toEqual([
+        expect.objectContaining({ code: 'always-unknown-id', severity: 'error', line: 5, column: 19 }),
+        expect.objectContaining({ code: 'section-id-missing', severity: 'error', line: 14, column: 9 }),
+      ])
+      for (const d of broken.diagnostics)
+        expect(d.file).toMatch(/(?:^|\/)skills\/broken\/SKILL\.md$/)
+    })
+
+    it('with onInvalid: \'fallback\', reports the diagnostics as warnings', () => {
+      const text = fallback().warnings.join('\n')
+      expect(text).toContain('skills/broken/SKILL.md:14:9')
+      expect(text).toContain('section-id-missing')
+      expect(text).toContain('always-unknown-id')
+    })
+  })
+})
