@@ -1,10 +1,13 @@
-import { readdirSync, statSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { existsSync, readdirSync, statSync } from 'node:fs'
+import { basename, join, resolve } from 'node:path'
 
 /** True for the file names that hold skills. */
 export function isSkillFile(name: string): boolean {
   return name === 'SKILL.md' || name.endsWith('.skill.md')
 }
+
+/** A path argument the command cannot use; the message says which and why. */
+export class PathError extends Error {}
 
 /**
  * Skill files under the given files and folders, sorted; folders are searched
@@ -22,9 +25,13 @@ export function findSkillFiles(paths: readonly string[]): string[] {
   }
   for (const path of paths) {
     const absolute = resolve(path)
+    if (!existsSync(absolute))
+      throw new PathError(`${path}: no such file or folder.`)
     if (statSync(absolute).isDirectory())
       walk(absolute)
-    else found.add(absolute)
+    else if (isSkillFile(basename(absolute)))
+      found.add(absolute)
+    else throw new PathError(`${path}: not a skill file (SKILL.md or *.skill.md).`)
   }
   return [...found].sort()
 }

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import { PathError } from './find-skills'
 import { validate } from './validate'
 
 const USAGE = `Usage: skill-kit <command> [options]
@@ -14,9 +15,13 @@ Options:
 /** Runs the `skill-kit` command line; returns the exit code. */
 export function run(argv: readonly string[], io = { out: (s: string) => process.stdout.write(s), err: (s: string) => process.stderr.write(s) }): number {
   const [command, ...rest] = argv
-  if (command === undefined || command === '-h' || command === '--help') {
+  if (command === '-h' || command === '--help') {
     io.out(`${USAGE}\n`)
-    return command === undefined ? 2 : 0
+    return 0
+  }
+  if (command === undefined) {
+    io.err(`${USAGE}\n`)
+    return 2
   }
   if (command !== 'validate') {
     io.err(`Unknown command "${command}".\n\n${USAGE}\n`)
@@ -27,12 +32,20 @@ export function run(argv: readonly string[], io = { out: (s: string) => process.
     parsed = parseArgs({
       args: [...rest],
       allowPositionals: true,
-      options: { strict: { type: 'boolean', default: false }, format: { type: 'string', default: 'text' } },
+      options: {
+        strict: { type: 'boolean', default: false },
+        format: { type: 'string', default: 'text' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
     })
   }
   catch (error) {
     io.err(`${(error as Error).message}\n\n${USAGE}\n`)
     return 2
+  }
+  if (parsed.values.help) {
+    io.out(`${USAGE}\n`)
+    return 0
   }
   const format = parsed.values.format
   if (format !== 'text' && format !== 'json') {
@@ -45,7 +58,9 @@ export function run(argv: readonly string[], io = { out: (s: string) => process.
     return result.exitCode
   }
   catch (error) {
-    io.err(`skill-kit validate: ${(error as Error).message}\n`)
+    if (!(error instanceof PathError))
+      throw error
+    io.err(`skill-kit validate: ${error.message}\n`)
     return 2
   }
 }

@@ -2,7 +2,7 @@ import type { Diagnostic } from '../core/diagnostics'
 import { relative } from 'node:path'
 import { codeFrame, formatDiagnostic } from '../core/diagnostics'
 import { SkillLoader } from '../skill/load'
-import { findSkillFiles } from './find-skills'
+import { findSkillFiles, PathError } from './find-skills'
 
 /** Options of `skill-kit validate`. */
 export interface ValidateOptions {
@@ -21,7 +21,10 @@ export function validate(paths: readonly string[], options: ValidateOptions): Va
   const loader = new SkillLoader({ strict: options.strict, onInvalid: 'fallback' })
   const cwd = process.cwd()
   const rel = (file: string) => relative(cwd, file).replace(/\\/g, '/') || file
-  const skills = findSkillFiles(paths.length > 0 ? paths : ['.']).map(file => loader.load(file).compiled)
+  const files = findSkillFiles(paths.length > 0 ? paths : ['.'])
+  if (files.length === 0)
+    throw new PathError(`no SKILL.md or *.skill.md under ${paths.length > 0 ? paths.join(', ') : 'the current folder'}.`)
+  const skills = files.map(file => loader.load(file).compiled)
   const all: Diagnostic[] = skills.flatMap(s => s.diagnostics)
   const errors = all.filter(d => d.severity === 'error').length
   const warnings = all.length - errors

@@ -10,7 +10,7 @@ import { renderCover } from './cover'
 import { checkAlwaysIds, readProgressive } from './progressive'
 import { resolveResources } from './resources'
 import { layoutSections, trimBlankLines } from './sections'
-import { validateSpec } from './spec'
+import { toSkillName, validateSpec } from './spec'
 
 /** What to do with a skill that has validation errors. */
 export type OnInvalid = 'error' | 'fallback'
@@ -74,7 +74,7 @@ export function compileSkill(input: SkillInput, options: CompileOptions = {}): C
   let frontmatter: Record<string, YamlValue> = {}
   let doc: ReturnType<typeof parseYaml> | undefined
   if (split.yaml === undefined) {
-    bag.error('frontmatter-missing', `The file has no YAML frontmatter. Start it with a "---" line, then name: ${expected.name} and a description, then a closing "---".`, { line: 1, column: 1 })
+    bag.error('frontmatter-missing', `The file has no YAML frontmatter. Start it with a "---" line, then name: ${toSkillName(expected.name) || 'my-skill'} and a description, then a closing "---".`, { line: 1, column: 1 })
   }
   else if (split.unclosed) {
     bag.error('frontmatter-unclosed', 'The frontmatter opened on line 1 is never closed. Add a "---" line after the last frontmatter field.', { line: 1, column: 1 })
