@@ -1,6 +1,8 @@
 import type { Node, Pair } from 'yaml'
-import type { DiagnosticBag, Position } from './diagnostics'
+import type { Position } from './diagnostics'
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from 'yaml'
+import { DiagnosticBag } from './diagnostics'
+import { parseSimpleYaml } from './yaml-simple'
 
 /** A plain JSON-like value read from YAML. */
 export type YamlValue = string | number | boolean | null | YamlValue[] | { [key: string]: YamlValue }
@@ -43,6 +45,19 @@ const FRIENDLY: Record<string, (token: string) => { code: string, message: strin
  * YAML text's first line.
  */
 export function parseYaml(text: string, firstLine: number, bag: DiagnosticBag): YamlDocument {
+  // Most frontmatter is plain; positions are then only worked out when a diagnostic needs one.
+  const simple = parseSimpleYaml(text)
+  if (simple !== undefined) {
+    let full: YamlDocument | undefined
+    return {
+      value: simple,
+      locate: (path, part) => (full ??= parseFullYaml(text, firstLine, new DiagnosticBag(bag.file))).locate(path, part),
+    }
+  }
+  return parseFullYaml(text, firstLine, bag)
+}
+
+function parseFullYaml(text: string, firstLine: number, bag: DiagnosticBag): YamlDocument {
   const lineCounter = new LineCounter()
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true })
   const at = (offset: number): Position => {
@@ -64,18 +79,16 @@ export function parseYaml(text: string, firstLine: number, bag: DiagnosticBag): 
 
   const locate = (path: readonly (string | number)[], part: 'key' | 'value' = 'value'): Position => {
     let node: unknown = doc.contents
-    let found: number = 0
+    let found: number = rangeStart(doc.contents) ?? 0
     for (const [depth, segment] of path.entries()) {
       const pair = childPair(node, segment)
       const target = pair ? (part === 'key' && depth === path.length - 1 ? pair.key : pair.value) : childItem(node, segment)
-      const range = rangeStart(target) ?? (pair && rangeStart(pair.key))
-      if (range === undefined)
+      const start = rangeStart(target) ?? (pair && rangeStart(pair.key))
+      if (start === undefined)
         break
-      found = range
+      found = start
       node = target
     }
-    if (path.length === 0)
-      found = rangeStart(doc.contents) ?? 0
     return at(found)
   }
 
