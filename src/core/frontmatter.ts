@@ -21,22 +21,38 @@ const CLOSE = /^(?:---|\.\.\.)[ \t]*$/
  */
 export function splitFrontmatter(raw: string): SplitSource {
   const source = normalizeNewlines(raw)
-  const lines = source.split('\n')
-  if (!OPEN.test(lines[0] ?? ''))
+  const firstBreak = source.indexOf('\n')
+  if (!OPEN.test(firstBreak < 0 ? source : source.slice(0, firstBreak)))
     return { yaml: undefined, yamlLine: 1, body: source, bodyLine: 1, unclosed: false }
-  const close = lines.findIndex((line, i) => i > 0 && CLOSE.test(line))
-  if (close === -1)
-    return { yaml: lines.slice(1).join('\n'), yamlLine: 2, body: '', bodyLine: lines.length + 1, unclosed: true }
+  // Search for the closing fence instead of splitting the whole file into lines.
+  const fence = new RegExp(CLOSE.source, 'gm')
+  fence.lastIndex = firstBreak + 1
+  const close = firstBreak < 0 ? null : fence.exec(source)
+  if (!close) {
+    const yaml = firstBreak < 0 ? '' : source.slice(firstBreak + 1)
+    return { yaml, yamlLine: 2, body: '', bodyLine: source.split('\n').length + 1, unclosed: true }
+  }
+  const closeLine = countLines(source.slice(0, close.index))
+  const afterClose = source.indexOf('\n', close.index)
   return {
-    yaml: lines.slice(1, close).join('\n'),
+    yaml: source.slice(firstBreak + 1, Math.max(firstBreak + 1, close.index - 1)),
     yamlLine: 2,
-    body: lines.slice(close + 1).join('\n'),
-    bodyLine: close + 2,
+    body: afterClose < 0 ? '' : source.slice(afterClose + 1),
+    bodyLine: closeLine + 1,
     unclosed: false,
   }
 }
 
+/** The 1-based line a text ending here would be on: its line breaks plus one. */
+function countLines(text: string): number {
+  let lines = 1
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1))
+    lines++
+  return lines
+}
+
 /** Drops a byte-order mark and turns CRLF and lone CR into LF. */
 export function normalizeNewlines(text: string): string {
-  return text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n')
+  const unmarked = text.charCodeAt(0) === 0xFEFF ? text.slice(1) : text
+  return unmarked.includes('\r') ? unmarked.replace(/\r\n?/g, '\n') : unmarked
 }

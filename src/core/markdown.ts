@@ -29,6 +29,8 @@ const HTML_UNTIL: [RegExp, RegExp][] = [
   [/^ {0,3}<!\[CDATA\[/, /\]\]>/],
 ]
 const HTML_BLOCK_TAG = /^ {0,3}<\/?(?:address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul)(?:[\s/>]|$)/i
+/** Characters a line must start with (after indentation) to be anything but paragraph text. */
+const MARKUP_START = /^[ \t]*[#`~\-*_>+<=|:\d]/
 const HTML_LONE_TAG = /^ {0,3}(?:<[A-Z][\w-]*(?:\s[^<>]*)?\/?>|<\/[A-Z][\w-]*\s*>)[ \t]*$/i
 
 /** Leading indentation in columns, with tabs stopping at multiples of 4. */
@@ -95,10 +97,12 @@ export function scanHeadings(lines: readonly string[]): Heading[] {
     const blank = previousBlank
     previousBlank = false
     const indent = indentOf(line)
+    // Most lines are prose: skip every block test for them.
+    const prose = !MARKUP_START.test(line)
 
     if (listIndent >= 0) {
-      const item = LIST_ITEM.exec(line)
-      if (indent >= listIndent || (!blank && !startsBlock(line) && !item))
+      const item = prose ? null : LIST_ITEM.exec(line)
+      if (indent >= listIndent || (!blank && !item && (prose || !startsBlock(line))))
         continue
       if (item) {
         listIndent = listItemIndent(item)
@@ -106,12 +110,17 @@ export function scanHeadings(lines: readonly string[]): Heading[] {
       }
       listIndent = -1
     }
-    if (quote && !startsBlock(line))
+    if (quote && (prose || !startsBlock(line)))
       continue
     quote = false
 
     if (indent >= 4) {
       // Indented code, unless it continues an open paragraph.
+      continue
+    }
+    if (prose) {
+      if (paragraph < 0)
+        paragraph = i
       continue
     }
     if (paragraph >= 0 && !table && (SETEXT_1.test(line) || SETEXT_2.test(line))) {

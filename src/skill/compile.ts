@@ -105,7 +105,6 @@ export function compileSkill(input: SkillInput, options: CompileOptions = {}): C
   const mode: SkillMode = bag.hasErrors ? 'fallback' : progressive ? 'progressive' : 'regular'
   const name = typeof frontmatter.name === 'string' && frontmatter.name ? frontmatter.name : expected.name
   const description = typeof frontmatter.description === 'string' ? frontmatter.description : ''
-  const whole = trimBlankLines(split.body.split('\n')).join('\n')
   return {
     file,
     source,
@@ -115,7 +114,7 @@ export function compileSkill(input: SkillInput, options: CompileOptions = {}): C
     mode,
     cover: mode === 'progressive'
       ? renderCover({ preamble: progressive!.layout.preamble, resources, always: progressive!.always, sections: progressive!.layout.sections })
-      : whole,
+      : trimBlankLines(split.body.split('\n')).join('\n'),
     sections: mode === 'progressive' ? progressive!.layout.sections : [],
     resources,
     body: split.body,

@@ -13,6 +13,8 @@ export interface LoadedSkill {
 }
 
 interface Entry extends LoadedSkill {
+  source: string
+  /** Hash of what the skill's other dependencies hold. */
   key: string
 }
 
@@ -81,14 +83,15 @@ export class SkillLoader {
     const source = readFileSync(file, 'utf8')
     const folder = snapshotFolder(file)
     const cached = this.entries.get(file)
-    const key = (dependencies: string[]) => hash(source, ...dependencies.flatMap(path => [path, fingerprint(path)]))
+    // The skill file is compared as text; its other dependencies by content hash.
+    const key = (dependencies: string[]) => hash(...dependencies.slice(1).flatMap(path => [path, fingerprint(path)]))
 
-    if (cached && cached.key === key(this.dependencies(file, folder, cached.compiled)))
+    if (cached && cached.source === source && cached.key === key(this.dependencies(file, folder, cached.compiled)))
       return cached
 
     const compiled = compileSkill({ file, source, folder }, this.options)
     const dependencies = this.dependencies(file, folder, compiled)
-    const entry = { compiled, dependencies, key: key(dependencies) }
+    const entry = { compiled, dependencies, source, key: key(dependencies) }
     this.entries.set(file, entry)
     return entry
   }

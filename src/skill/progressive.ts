@@ -25,13 +25,13 @@ export function readProgressive(value: YamlValue, doc: YamlDocument, bag: Diagno
   }
   const ids: string[] = []
   always.forEach((item, index) => {
-    const at = doc.locate(['progressive', 'always', index])
+    const at = () => doc.locate(['progressive', 'always', index])
     if (typeof item !== 'string' || item.trim() === '') {
-      bag.error('always-invalid', `"progressive.always" item ${index + 1} must be a non-empty section ID string.`, at)
+      bag.error('always-invalid', `"progressive.always" item ${index + 1} must be a non-empty section ID string.`, at())
       return
     }
     if (ids.includes(item)) {
-      bag.error('always-duplicate', `"${item}" is listed twice in "progressive.always". Remove the duplicate.`, at)
+      bag.error('always-duplicate', `"${item}" is listed twice in "progressive.always". Remove the duplicate.`, at())
       return
     }
     ids.push(item)

@@ -30,28 +30,28 @@ export function resolveResources(declared: YamlValue | undefined, folder: SkillF
   }
   const resources: string[] = []
   declared.forEach((entry, index) => {
-    const at = doc.locate(['resources', index])
+    const at = () => doc.locate(['resources', index])
     if (typeof entry !== 'string' || entry.trim() === '') {
-      bag.error('resources-invalid', `"resources" item ${index + 1} must be a non-empty relative file path.`, at)
+      bag.error('resources-invalid', `"resources" item ${index + 1} must be a non-empty relative file path.`, at())
       return
     }
     const slashed = entry.trim().replace(/\\/g, '/')
     const normalized = posix.normalize(slashed).replace(/^\.\//, '')
     if (posix.isAbsolute(slashed) || /^[A-Za-z]:/.test(slashed) || normalized === '..' || normalized.startsWith('../')) {
-      bag.error('resource-outside', `Resource "${entry}" is outside the skill folder. Copy the file into the folder and list its relative path.`, at)
+      bag.error('resource-outside', `Resource "${entry}" is outside the skill folder. Copy the file into the folder and list its relative path.`, at())
       return
     }
     if (resources.includes(normalized)) {
-      bag.error('resource-duplicate', `Resource "${entry}" is listed twice. Remove the duplicate.`, at)
+      bag.error('resource-duplicate', `Resource "${entry}" is listed twice. Remove the duplicate.`, at())
       return
     }
     const kind = folder.kind(normalized)
     if (kind === 'missing')
-      bag.error('resource-missing', `Resource "${entry}" does not exist in the skill folder. Fix the path or remove the entry.`, at)
+      bag.error('resource-missing', `Resource "${entry}" does not exist in the skill folder. Fix the path or remove the entry.`, at())
     else if (kind === 'symlink')
-      bag.error('resource-symlink', `Resource "${entry}" is a symbolic link. Bundled files must be real files inside the skill folder: copy the target in.`, at)
+      bag.error('resource-symlink', `Resource "${entry}" is a symbolic link. Bundled files must be real files inside the skill folder: copy the target in.`, at())
     else if (kind === 'directory')
-      bag.error('resource-not-file', `Resource "${entry}" is a folder. List the files inside it instead.`, at)
+      bag.error('resource-not-file', `Resource "${entry}" is a folder. List the files inside it instead.`, at())
     else resources.push(normalized)
   })
   return resources
