@@ -1,0 +1,44 @@
+// Small helpers shared by the benchmarks.
+
+import { pathToFileURL } from 'node:url'
+
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}
+
+export function fmtMs(ms) {
+  return `${ms.toFixed(ms < 100 ? 1 : 0)} ms`
+}
+
+/** True when `meta` is the module node was started with. */
+export function isMain(meta) {
+  return process.argv[1] !== undefined && pathToFileURL(process.argv[1]).href === meta.url
+}
+
+/** Prefix of the one line a benchmark prints for `run.mjs` when started with `--json`. */
+export const RESULT_MARK = 'BENCH_RESULT '
+
+export function emitResult(result) {
+  if (process.argv.includes('--json'))
+    console.log(RESULT_MARK + JSON.stringify(result))
+}
+
+/**
+ * Imports a module of the built package, retrying briefly: `dist/` may be being rebuilt.
+ * `SKILL_KIT_DIST=<dir>` (relative to bench/, or absolute) benchmarks another build, e.g. of a patched copy.
+ */
+export async function importDist(path, attempts = 10) {
+  const url = new URL(`${process.env.SKILL_KIT_DIST ?? '../dist'}/${path}`, import.meta.url).href
+  for (let i = 1; ; i++) {
+    try {
+      return await import(`${url}?attempt=${i}`)
+    }
+    catch (error) {
+      if (i >= attempts)
+        throw error
+      await new Promise(resolve => setTimeout(resolve, 1000))
+    }
+  }
+}
