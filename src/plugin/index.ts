@@ -1,5 +1,5 @@
 import type { UnpluginFactory, UnpluginMessage } from 'unplugin'
-import type { CompiledSkill } from '../skill/compile'
+import type { Diagnostic } from '../core/diagnostics'
 import type { Options } from './options'
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -28,10 +28,9 @@ function runtimePath(): string {
 }
 
 /** A diagnostic as a bundler message: location in the text (webpack drops `loc`) and a code frame. */
-function toMessage(skill: CompiledSkill, index: number, relativize: (file: string) => string): UnpluginMessage {
-  const d = skill.diagnostics[index]!
+function toMessage(d: Diagnostic, source: string, relativize: (file: string) => string): UnpluginMessage {
   return {
-    message: `${formatDiagnostic(d, relativize)}\n${codeFrame(skill.source, d)}`,
+    message: `${formatDiagnostic(d, relativize)}\n${codeFrame(source, d)}`,
     id: d.file,
     loc: { file: d.file, line: d.line, column: d.column },
   }
@@ -102,7 +101,7 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
 
         if (compiled.failed) {
           const errors = compiled.diagnostics.filter(d => d.severity === 'error').length
-          const report = compiled.diagnostics.map((_, i) => toMessage(compiled, i, relativize).message).join('\n\n')
+          const report = compiled.diagnostics.map(d => toMessage(d, compiled.source, relativize).message).join('\n\n')
           const first = compiled.diagnostics.find(d => d.severity === 'error')!
           this.error({
             message: `Invalid skill ${relativize(compiled.file)} (${errors} error${errors === 1 ? '' : 's'}). Fix them, or set onInvalid: 'fallback' to load it whole:\n\n${report}`,
@@ -113,7 +112,7 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
         }
         if (!warned.has(compiled.file)) {
           warned.add(compiled.file)
-          compiled.diagnostics.forEach((_, i) => this.warn(toMessage(compiled, i, relativize)))
+          compiled.diagnostics.forEach(d => this.warn(toMessage(d, compiled.source, relativize)))
         }
 
         const generated = generateModule(compiled, parsed.query, { runtime: () => (runtime ??= runtimePath()), relativize })
