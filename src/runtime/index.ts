@@ -1,8 +1,19 @@
+export { createActivation } from './activation'
 export { createSkill } from './create-skill'
 export { readSection, resolveSection, SkillReadError, sliceLines } from './read-section'
 export type { SkillReadErrorCode } from './read-section'
+export { createSkillTool } from './skill-tool'
+export type { SkillTool, SkillToolArgs, SkillToolOptions, SkillToolResult } from './skill-tool'
+export { estimateTokens, listingLine } from './tokens'
 export type {
+  Activated,
+  Activation,
+  ActivationSkill,
+  ActivationStats,
+  ListingOptions,
+  MatchedTrigger,
   ReadOptions,
+  RegistrySkill,
   SectionIndexEntry,
   SectionInfo,
   SectionMap,
@@ -11,4 +22,6 @@ export type {
   SkillDiagnostic,
   SkillMeta,
   SkillMode,
+  SkillTokens,
+  SkillTriggers,
 } from './types'

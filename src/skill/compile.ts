@@ -1,6 +1,6 @@
 import type { Diagnostic } from '../core/diagnostics'
 import type { YamlValue } from '../core/yaml'
-import type { SectionInfo, SkillMode } from '../runtime/types'
+import type { SectionInfo, SkillMode, SkillTriggers } from '../runtime/types'
 import type { SkillFolder } from './resources'
 import { basename, dirname } from 'node:path'
 import { DiagnosticBag } from '../core/diagnostics'
@@ -11,6 +11,7 @@ import { checkAlwaysIds, readProgressive } from './progressive'
 import { resolveResources } from './resources'
 import { layoutSections, trimBlankLines } from './sections'
 import { toSkillName, validateSpec } from './spec'
+import { readTriggers } from './triggers'
 
 /** What to do with a skill that has validation errors. */
 export type OnInvalid = 'error' | 'fallback'
@@ -40,6 +41,8 @@ export interface CompiledSkill {
   description: string
   frontmatter: Record<string, YamlValue>
   mode: SkillMode
+  /** Normalised `context_trigger` / `paths`, or `null` when the skill has none. */
+  triggers: SkillTriggers | null
   cover: string
   /** Sections in document order (empty unless the mode is `progressive`). */
   sections: SectionInfo[]
@@ -88,10 +91,12 @@ export function compileSkill(input: SkillInput, options: CompileOptions = {}): C
   }
 
   let resources: string[] = []
+  let triggers: SkillTriggers | null = null
   let progressive: { always: string[], layout: ReturnType<typeof layoutSections> } | undefined
   if (doc && isYamlMapping(doc.value)) {
     validateSpec({ frontmatter, doc, bag, expectedName: expected.name, expectedFrom: expected.from, strict: options.strict ?? false })
     resources = resolveResources(frontmatter.resources, folder, doc, bag)
+    triggers = readTriggers(frontmatter, doc, bag)
     if ('progressive' in frontmatter) {
       const always = readProgressive(frontmatter.progressive!, doc, bag)
       const layout = layoutSections(split.body, split.bodyLine, bag)
@@ -112,6 +117,7 @@ export function compileSkill(input: SkillInput, options: CompileOptions = {}): C
     description,
     frontmatter,
     mode,
+    triggers,
     cover: mode === 'progressive'
       ? renderCover({ preamble: progressive!.layout.preamble, resources, always: progressive!.always, sections: progressive!.layout.sections })
       : trimBlankLines(split.body.split('\n')).join('\n'),

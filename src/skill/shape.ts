@@ -13,6 +13,7 @@ export function skillMeta(skill: CompiledSkill, relativize: (file: string) => st
     description: skill.description,
     frontmatter: skill.frontmatter,
     mode: skill.mode,
+    triggers: skill.triggers,
     sections: sectionIndex(skill),
     resources: skill.resources,
     diagnostics: skill.diagnostics.map((d): SkillDiagnostic => ({ ...d, file: relativize(d.file) })),
