@@ -36,3 +36,9 @@ declare module '*&section' {
   const content: string
   export default content
 }
+
+declare module 'virtual:skill-kit/skills' {
+  /** Every skill of the registry folders: listing data at hand, cover and sections loaded on demand. */
+  const skills: import('unplugin-skill-kit/runtime').RegistrySkill[]
+  export default skills
+}

@@ -1,10 +1,27 @@
 import type { CompiledSkill } from '../skill/compile'
 import type { SkillQuery } from './ids'
-import { sectionMap, skillData, skillMeta } from '../skill/shape'
+import { registryEntry, sectionMap, skillData, skillMeta } from '../skill/shape'
 
 /** Data as `JSON.parse('…')`: parses faster than an object literal and keeps `__proto__` a plain key. */
 function jsonModule(value: unknown): string {
   return `export default /*#__PURE__*/ JSON.parse(${JSON.stringify(JSON.stringify(value))})\n`
+}
+
+/** Where generated code finds the runtime, and how it writes paths it ships. */
+export interface CodegenContext {
+  runtime: () => string
+  relativize: (file: string) => string
+}
+
+/**
+ * `virtual:skill-kit/skills`: every skill's listing data inline, and one
+ * dynamic import per skill so that each body is its own chunk.
+ */
+export function generateRegistry(skills: readonly CompiledSkill[], context: CodegenContext): string {
+  const entries = skills.map(skill => registryEntry(skill, context.relativize))
+  const loaders = skills.map(skill => `  () => import(${JSON.stringify(skill.file.replace(/\\/g, '/'))}),\n`).join('')
+  return `import { createRegistry } from ${JSON.stringify(context.runtime())}\n`
+    + `export default /*#__PURE__*/ createRegistry(JSON.parse(${JSON.stringify(JSON.stringify(entries))}), [\n${loaders}])\n`
 }
 
 /** Generated code or, for a query that cannot be answered, the reason. */
@@ -17,7 +34,7 @@ export type Generated = { code: string } | { error: string }
 export function generateModule(
   skill: CompiledSkill,
   query: SkillQuery,
-  context: { runtime: () => string, relativize: (file: string) => string },
+  context: CodegenContext,
 ): Generated {
   switch (query.kind) {
     case 'skill':

@@ -1,19 +1,23 @@
-import type { UnpluginFactory, UnpluginMessage } from 'unplugin'
+import type { UnpluginBuildContext, UnpluginContext, UnpluginFactory, UnpluginMessage } from 'unplugin'
+import type { CompiledSkill } from '../skill/compile'
 import type { Diagnostic } from '../core/diagnostics'
 import type { Options } from './options'
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { createUnplugin } from 'unplugin'
 import { codeFrame, formatDiagnostic } from '../core/diagnostics'
+import { discoverSkills } from '../skill/discover'
 import { SkillLoader } from '../skill/load'
-import { generateModule } from './codegen'
+import { generateModule, generateRegistry } from './codegen'
 import { canonicalId, parseSkillId } from './ids'
-import { createFileFilter } from './options'
+import { createFileFilter, DEFAULT_SKILL_DIRS } from './options'
 
 export type { FilterPattern, Options } from './options'
 
-const MARKDOWN_ID = /\.md(?:\?.*)?$/i
+export const REGISTRY_ID = 'virtual:skill-kit/skills'
+const ESBUILD_REGISTRY_FILE = '__skill-kit-skills__.js'
+const OUR_IDS = /\.md(?:\?.*)?$|virtual:skill-kit\/|__skill-kit-skills__\.js$/i
 
 /**
  * What `load` returns after `this.error`. Rollup and Vite throw there, but
@@ -36,7 +40,10 @@ function toMessage(d: Diagnostic, source: string, relativize: (file: string) => 
   }
 }
 
-export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = {}) => {
+export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = {}, meta) => {
+  // `\0` marks virtual ids for Rollup-like bundlers; esbuild resolves a module's imports from its folder,
+  // so there the registry is a (never written) file of the root.
+  const registryId = () => meta.framework === 'esbuild' ? join(root, ESBUILD_REGISTRY_FILE) : `\0${REGISTRY_ID}`
   let root = resolve(options.root ?? process.cwd())
   let filter = createFileFilter(options.include, options.exclude, root)
   const loader = new SkillLoader({ strict: options.strict, onInvalid: options.onInvalid })
@@ -44,6 +51,52 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
   let runtime: string | undefined
   /** Files whose warnings this build has shown, so `?cover` and `?meta` of one skill warn once. */
   const warned = new Set<string>()
+  const registryDirs = () => (options.skills?.dirs ?? DEFAULT_SKILL_DIRS).map(dir => resolve(root, dir))
+  const codegen = { runtime: () => (runtime ??= runtimePath()), relativize }
+
+  /** Compiles a skill for a module: watches its files, fails on errors, warns once. `undefined` after an error. */
+  function compile(context: UnpluginBuildContext & UnpluginContext, file: string): CompiledSkill | undefined {
+    const { compiled, dependencies } = loader.load(file)
+    for (const dependency of dependencies)
+      context.addWatchFile(dependency)
+    if (compiled.failed) {
+      const errors = compiled.diagnostics.filter(d => d.severity === 'error').length
+      const report = compiled.diagnostics.map(d => toMessage(d, compiled.source, relativize).message).join('\n\n')
+      const first = compiled.diagnostics.find(d => d.severity === 'error')!
+      context.error({
+        message: `Invalid skill ${relativize(compiled.file)} (${errors} error${errors === 1 ? '' : 's'}). Fix them, or set onInvalid: 'fallback' to load it whole:\n\n${report}`,
+        id: compiled.file,
+        loc: { file: compiled.file, line: first.line, column: first.column },
+      })
+      return undefined
+    }
+    if (!warned.has(compiled.file)) {
+      warned.add(compiled.file)
+      compiled.diagnostics.forEach(d => context.warn(toMessage(d, compiled.source, relativize)))
+    }
+    return compiled
+  }
+
+  /** The registry module, or `undefined` after reporting an invalid skill or a name used twice. */
+  function loadRegistry(context: UnpluginBuildContext & UnpluginContext): string | undefined {
+    const skills: CompiledSkill[] = []
+    for (const file of discoverSkills(registryDirs())) {
+      const compiled = compile(context, file)
+      if (!compiled)
+        return undefined
+      skills.push(compiled)
+    }
+    const byName = new Map<string, CompiledSkill>()
+    for (const skill of skills) {
+      const other = byName.get(skill.name)
+      if (other) {
+        context.error(`Two skills are named "${skill.name}": ${relativize(other.file)} and ${relativize(skill.file)}. Skill names must be unique; rename one of them.`)
+        return undefined
+      }
+      byName.set(skill.name, skill)
+    }
+    return generateRegistry(skills, codegen)
+  }
 
   return {
     name: 'unplugin-skill-kit',
@@ -54,8 +107,10 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
     },
 
     resolveId: {
-      filter: { id: MARKDOWN_ID },
+      filter: { id: OUR_IDS },
       async handler(source, importer) {
+        if (source === REGISTRY_ID || source === registryId())
+          return registryId()
         const parsed = parseSkillId(source)
         if (!parsed)
           return null
@@ -86,8 +141,12 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
     },
 
     load: {
-      filter: { id: MARKDOWN_ID },
+      filter: { id: OUR_IDS },
       handler(id) {
+        if (id === registryId()) {
+          const code = loadRegistry(this)
+          return code === undefined ? FAILED : { code, map: null }
+        }
         const parsed = parseSkillId(id)
         if (!parsed || !filter(parsed.file))
           return null
@@ -95,27 +154,10 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
           this.error(`${relativize(parsed.file)}: ${parsed.query.reason}`)
           return FAILED
         }
-        const { compiled, dependencies } = loader.load(parsed.file)
-        for (const dependency of dependencies)
-          this.addWatchFile(dependency)
-
-        if (compiled.failed) {
-          const errors = compiled.diagnostics.filter(d => d.severity === 'error').length
-          const report = compiled.diagnostics.map(d => toMessage(d, compiled.source, relativize).message).join('\n\n')
-          const first = compiled.diagnostics.find(d => d.severity === 'error')!
-          this.error({
-            message: `Invalid skill ${relativize(compiled.file)} (${errors} error${errors === 1 ? '' : 's'}). Fix them, or set onInvalid: 'fallback' to load it whole:\n\n${report}`,
-            id: compiled.file,
-            loc: { file: compiled.file, line: first.line, column: first.column },
-          })
+        const compiled = compile(this, parsed.file)
+        if (!compiled)
           return FAILED
-        }
-        if (!warned.has(compiled.file)) {
-          warned.add(compiled.file)
-          compiled.diagnostics.forEach(d => this.warn(toMessage(d, compiled.source, relativize)))
-        }
-
-        const generated = generateModule(compiled, parsed.query, { runtime: () => (runtime ??= runtimePath()), relativize })
+        const generated = generateModule(compiled, parsed.query, codegen)
         if ('error' in generated) {
           this.error(`${relativize(compiled.file)}: ${generated.error}`)
           return FAILED
@@ -131,14 +173,55 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
         root = config.root
         filter = createFileFilter(options.include, options.exclude, root)
       },
+      configureServer(server) {
+        // A skill added, removed, renamed or edited changes what the registry lists.
+        const dirs = registryDirs()
+        server.watcher.add(dirs)
+        const onChange = (path: string) => {
+          if (!dirs.some(dir => path.startsWith(dir + sep)))
+            return
+          for (const environment of Object.values(server.environments)) {
+            const module = environment.moduleGraph.getModuleById(registryId())
+            if (module)
+              void environment.reloadModule(module)
+          }
+        }
+        for (const event of ['add', 'change', 'unlink', 'addDir', 'unlinkDir'] as const)
+          server.watcher.on(event, onChange)
+      },
+    },
+
+    webpack(compiler) {
+      rewriteRegistryScheme(compiler, registryId())
+    },
+
+    rspack(compiler) {
+      rewriteRegistryScheme(compiler, registryId())
     },
 
     esbuild: {
-      onResolveFilter: MARKDOWN_ID,
-      onLoadFilter: MARKDOWN_ID,
+      onResolveFilter: OUR_IDS,
+      onLoadFilter: OUR_IDS,
       loader: 'js',
     },
   }
+}
+
+/**
+ * webpack and rspack read `virtual:` as a URL scheme and never resolve it
+ * through plugins; hand them the resolved id instead, which they do.
+ */
+function rewriteRegistryScheme(compiler: { hooks: { normalModuleFactory: { tap: (name: string, fn: (factory: SchemeFactory) => void) => void } } }, resolvedId: string): void {
+  compiler.hooks.normalModuleFactory.tap('unplugin-skill-kit', (factory) => {
+    factory.hooks.beforeResolve.tap('unplugin-skill-kit', (data) => {
+      if (data.request === REGISTRY_ID)
+        data.request = resolvedId
+    })
+  })
+}
+
+interface SchemeFactory {
+  hooks: { beforeResolve: { tap: (name: string, fn: (data: { request: string }) => void) => void } }
 }
 
 export const unplugin = /* #__PURE__ */ createUnplugin(unpluginFactory)

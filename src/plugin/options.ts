@@ -21,7 +21,14 @@ export interface Options {
   onInvalid?: OnInvalid
   /** Folder that diagnostics and shipped paths are relative to (default: Vite's root, else the working directory). */
   root?: string
+  /** The registry, `virtual:skill-kit/skills`. */
+  skills?: {
+    /** Folders holding `<name>/SKILL.md` and `<name>.skill.md`, relative to `root` (default `['skills', '.agents/skills']`; missing ones are skipped). */
+    dirs?: string[]
+  }
 }
+
+export const DEFAULT_SKILL_DIRS = ['skills', '.agents/skills']
 
 export const DEFAULT_INCLUDE = ['**/SKILL.md', '**/*.skill.md']
 

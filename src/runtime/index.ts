@@ -1,6 +1,8 @@
 export { createActivation } from './activation'
 export { createSkill } from './create-skill'
 export { readSection, resolveSection, SkillReadError, sliceLines } from './read-section'
+export { createRegistry } from './registry'
+export type { RegistryEntry } from './registry'
 export type { SkillReadErrorCode } from './read-section'
 export { createSkillTool } from './skill-tool'
 export type { SkillTool, SkillToolArgs, SkillToolOptions, SkillToolResult } from './skill-tool'

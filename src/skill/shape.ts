@@ -1,5 +1,8 @@
-import type { SectionIndexEntry, SectionMap, SkillData, SkillDiagnostic, SkillMeta } from '../runtime/types'
+import type { RegistryEntry } from '../runtime/registry'
+import type { SectionIndexEntry, SectionMap, SkillData, SkillDiagnostic, SkillMeta, SkillTokens } from '../runtime/types'
 import type { CompiledSkill } from './compile'
+import { estimateTokens, listingLine } from '../runtime/tokens'
+import { trimBlankLines } from './sections'
 
 /** The section index: what a listing shows, without contents. */
 export function sectionIndex(skill: CompiledSkill): SectionIndexEntry[] {
@@ -46,5 +49,27 @@ export function skillData(skill: CompiledSkill, relativize: (file: string) => st
     bodyLine: skill.bodyLine,
     ranges: Object.fromEntries(skill.sections.map(s => [s.id, [s.startLine, s.endLine]])),
     ...(unreadable === undefined ? {} : { unreadable }),
+  }
+}
+
+/** Approximate token counts of a skill's listing line, cover and body. */
+export function skillTokens(skill: CompiledSkill): SkillTokens {
+  return {
+    listing: estimateTokens(listingLine(skill)),
+    cover: estimateTokens(skill.cover),
+    body: estimateTokens(trimBlankLines(skill.body.split('\n')).join('\n')),
+  }
+}
+
+/** What `virtual:skill-kit/skills` lists of a skill. */
+export function registryEntry(skill: CompiledSkill, relativize: (file: string) => string): RegistryEntry {
+  return {
+    name: skill.name,
+    description: skill.description,
+    mode: skill.mode,
+    triggers: skill.triggers,
+    sections: sectionIndex(skill),
+    tokens: skillTokens(skill),
+    file: relativize(skill.file),
   }
 }

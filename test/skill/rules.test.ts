@@ -94,6 +94,29 @@ const cases: Record<string, Expected[]> = {
   'resource-duplicate': [['error', 'resource-duplicate', 6, 5, 'Resource "./scripts/run.py" is listed twice']],
   'resource-missing': [['error', 'resource-missing', 5, 5, 'Resource "scripts/missing.py" does not exist']],
   'resource-not-file': [['error', 'resource-not-file', 5, 5, 'Resource "scripts" is a folder']],
+  // Conditional activation
+  'trigger-not-mapping': [['error', 'trigger-invalid', 4, 18, '"context_trigger" must be a mapping with paths, topics, projects or always_active.']],
+  'trigger-unknown-key': [
+    ['error', 'trigger-unknown-key', 5, 3, 'Unknown key "context_trigger.topic". Did you mean "topics"?'],
+    ['error', 'trigger-unknown-key', 6, 3, 'Unknown key "context_trigger.files".'],
+  ],
+  'trigger-empty': [['error', 'trigger-invalid', 4, 18, '"context_trigger" is empty, so the skill could never activate']],
+  'trigger-empty-list': [
+    ['error', 'trigger-invalid', 5, 10, '"context_trigger.paths" is an empty list'],
+    ['error', 'trigger-invalid', 6, 11, '"context_trigger.topics" must be a list of keywords or phrases'],
+  ],
+  'trigger-empty-string': [['error', 'trigger-invalid', 7, 7, '"context_trigger.topics" item 2 must be a non-empty string']],
+  'trigger-glob-invalid': [
+    ['error', 'trigger-glob-invalid', 7, 7, 'Glob "#notes" starts with "#", which .gitignore reads as a comment'],
+    ['error', 'trigger-glob-invalid', 8, 7, 'Glob "../shared/**" contains ".."'],
+    ['error', 'trigger-glob-invalid', 9, 7, 'Glob "src/[abc.ts" has a "[" without a closing "]"'],
+  ],
+  'trigger-projects-invalid': [
+    ['error', 'trigger-invalid', 5, 21, 'Project code "E 07" may only use letters, digits'],
+    ['error', 'trigger-invalid', 6, 18, '"context_trigger.always_active" must be true or false'],
+  ],
+  'paths-twice': [['error', 'trigger-invalid', 4, 1, 'Paths are given twice, in "paths" and in "context_trigger.paths"']],
+  'paths-empty': [['error', 'trigger-invalid', 4, 8, '"paths" is empty']],
   // Every problem of a file at once, in reading order
   'many-problems': [
     ['error', 'description-missing', 2, 1, 'has no "description"'],

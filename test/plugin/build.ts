@@ -1,0 +1,194 @@
+/**
+ * Builds an entry with any of the six bundlers the package ships a plugin
+ * for, using the plugins from `dist/` (run `npm run build` first), and imports
+ * the output.
+ */
+import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+
+export type Bundler = 'vite' | 'rollup' | 'esbuild' | 'rolldown' | 'webpack' | 'rspack'
+export interface PluginOptions { onInvalid?: 'error' | 'fallback', strict?: boolean, root?: string, skills?: { dirs?: string[] } }
+
+export interface BuildResult {
+  /** The namespace of the built entry file, imported (through Vitest's module runner: Node's own `import()` is unavailable in a test file). */
+  module: Record<string, any>
+  /** The text of the built entry file. */
+  code: string
+  /** Warnings the bundler reported while building, as text. */
+  warnings: string[]
+}
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+const tmp = join(repo, 'test/.tmp')
+
+export const BUNDLERS: Bundler[] = ['vite', 'rollup', 'esbuild', 'rolldown', 'webpack', 'rspack']
+
+/** The plugin factory of a bundler, from the built package. */
+async function loadPlugin(bundler: Bundler): Promise<(options?: PluginOptions) => any> {
+  const mod = await import(pathToFileURL(join(repo, 'dist', `${bundler}.mjs`)).href)
+  return mod.default
+}
+
+function messageOf(log: unknown): string {
+  if (typeof log === 'string')
+    return log
+  const l = log as { message?: string, text?: string, details?: string }
+  return [l.message ?? l.text ?? String(log), l.details].filter(Boolean).join('\n')
+}
+
+/** Runs a webpack-like compiler once, failing with the text of every error. */
+function runCompiler(compiler: any): Promise<{ warnings: string[] }> {
+  return new Promise((resolvePromise, reject) => {
+    compiler.run((err: Error | null, stats: any) => {
+      compiler.close(() => {
+        if (err)
+          return reject(err)
+        const { errors, warnings } = stats.compilation as { errors: unknown[], warnings: unknown[] }
+        if (stats.hasErrors())
+          return reject(new Error(errors.map(messageOf).join('\n\n')))
+        resolvePromise({ warnings: warnings.map(messageOf) })
+      })
+    })
+  })
+}
+
+/**
+ * Builds `entry` with `bundler` into `test/.tmp/<bundler>-<name>/index.mjs` as
+ * ESM and imports it. Rejects with the bundler's error when the build fails.
+ */
+export async function build(bundler: Bundler, entry: string, options: PluginOptions | undefined, name: string): Promise<BuildResult> {
+  const plugin = await loadPlugin(bundler)
+  const outDir = join(tmp, `${bundler}-${name}`)
+  const outFile = join(outDir, 'index.mjs')
+  const root = dirname(entry)
+  rmSync(outDir, { recursive: true, force: true })
+  const warnings: string[] = []
+  const onLog = (level: string, log: unknown) => {
+    if (level === 'warn')
+      warnings.push(messageOf(log))
+  }
+
+  switch (bundler) {
+    case 'vite': {
+      const { build: viteBuild } = await import('vite')
+      await viteBuild({
+        configFile: false,
+        root,
+        logLevel: 'silent',
+        plugins: [plugin(options)],
+        build: {
+          outDir,
+          emptyOutDir: true,
+          minify: false,
+          copyPublicDir: false,
+          lib: { entry, formats: ['es'], fileName: () => 'index.mjs' },
+          rolldownOptions: { onLog },
+        },
+      })
+      break
+    }
+    case 'rollup': {
+      const { rollup } = await import('rollup')
+      const bundle = await rollup({ input: entry, plugins: [plugin(options)], onLog })
+      try {
+        await bundle.write({ dir: outDir, format: 'es', entryFileNames: 'index.mjs' })
+      }
+      finally {
+        await bundle.close()
+      }
+      break
+    }
+    case 'rolldown': {
+      const { rolldown } = await import('rolldown')
+      const bundle = await rolldown({ input: entry, cwd: repo, plugins: [plugin(options)], onLog })
+      try {
+        await bundle.write({ dir: outDir, format: 'es', entryFileNames: 'index.mjs' })
+      }
+      finally {
+        await bundle.close()
+      }
+      break
+    }
+    case 'esbuild': {
+      const esbuild = await import('esbuild')
+      const result = await esbuild.build({
+        entryPoints: { index: entry },
+        bundle: true,
+        format: 'esm',
+        platform: 'node',
+        splitting: true,
+        outdir: outDir,
+        outExtension: { '.js': '.mjs' },
+        logLevel: 'silent',
+        plugins: [plugin(options)],
+      }).catch((error: { errors?: { text: string }[] }) => {
+        // esbuild throws an Error whose message summarises; the full texts are in `errors`.
+        throw new Error((error.errors ?? []).map(e => e.text).join('\n\n') || String(error))
+      })
+      warnings.push(...result.warnings.map(w => w.text))
+      break
+    }
+    case 'webpack': {
+      const { default: webpack } = await import('webpack')
+      const compiler = webpack({
+        mode: 'none',
+        context: root,
+        entry,
+        target: 'node20',
+        devtool: false,
+        cache: false,
+        experiments: { outputModule: true },
+        output: { path: outDir, filename: 'index.mjs', module: true, library: { type: 'module' }, chunkFormat: 'module', publicPath: './' },
+        plugins: [plugin(options)],
+        infrastructureLogging: { level: 'none' },
+      })
+      warnings.push(...(await runCompiler(compiler)).warnings)
+      break
+    }
+    case 'rspack': {
+      const { rspack } = await import('@rspack/core')
+      const compiler = rspack({
+        mode: 'none',
+        context: root,
+        entry,
+        target: 'node20',
+        devtool: false,
+        cache: false,
+        output: { path: outDir, filename: 'index.mjs', module: true, library: { type: 'module' }, chunkFormat: 'module', publicPath: './' },
+        plugins: [plugin(options)],
+        infrastructureLogging: { level: 'none' },
+      })
+      warnings.push(...(await runCompiler(compiler)).warnings)
+      break
+    }
+  }
+
+  if (!existsSync(outFile))
+    throw new Error(`${bundler} wrote no ${outFile}`)
+  const code = readFileSync(outFile, 'utf8')
+  // A plain path, not a file: URL: vitest resolves chunk imports relative to it correctly.
+  const module = await import(/* @vite-ignore */ `${outFile}?t=${Date.now()}`)
+  return { module, code, warnings }
+}
+
+/** A build's outcome, kept so that one failed build fails only the tests that use it. */
+export type Settled<T> = { ok: true, value: T } | { ok: false, error: unknown }
+
+export async function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+  try {
+    return { ok: true, value: await promise }
+  }
+  catch (error) {
+    return { ok: false, error }
+  }
+}
+
+export function unwrap<T>(settled: Settled<T> | undefined): T {
+  if (!settled)
+    throw new Error('beforeAll did not run')
+  if (!settled.ok)
+    throw settled.error
+  return settled.value
+}
+
