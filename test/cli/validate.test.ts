@@ -156,6 +156,17 @@ describe('skill-kit validate', () => {
     expect(bare.stderr).toContain('Usage: skill-kit')
   })
 
+  it('reports malformed triggers with their lines', async () => {
+    const run = await skillKit('.', 'validate', '../../skill/fixtures/invalid/trigger-glob-invalid', '--format', 'json')
+    expect(run.code).toBe(1)
+    const report = JSON.parse(run.stdout) as JsonReport
+    expect(report.skills[0]!.diagnostics.map(d => [d.code, d.line])).toEqual([
+      ['trigger-glob-invalid', 7],
+      ['trigger-glob-invalid', 8],
+      ['trigger-glob-invalid', 9],
+    ])
+  })
+
   it('exits 0 with the usage for validate --help', async () => {
     const run = await skillKit('.', 'validate', '--help')
     expect(run.code).toBe(0)
