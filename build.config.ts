@@ -10,12 +10,15 @@ export default defineBuildConfig({
     'src/webpack',
     'src/rspack',
     { input: 'src/runtime/index', name: 'runtime' },
+    { input: 'src/runtime/modules', name: 'runtime-modules' },
     { input: 'src/cli/index', name: 'cli' },
   ],
   declaration: 'node16',
   clean: true,
   rollup: {
     emitCJS: false,
+    // .gitignore matching for path triggers, inlined so that the runtime installs nothing.
+    inlineDependencies: ['ignore'],
   },
   // Bundler packages are the user's: never inline them.
   externals: ['vite', 'rollup', 'esbuild', 'webpack', '@rspack/core', 'rolldown'],

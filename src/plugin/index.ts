@@ -26,9 +26,14 @@ const OUR_IDS = /\.md(?:\?.*)?$|virtual:skill-kit\/|__skill-kit-skills__\.js$/i
  */
 const FAILED = { code: '' }
 
-/** Where generated modules import the runtime from: this package's own, so versions always match. */
+/**
+ * Where generated modules import the runtime from: this package's own, so
+ * versions always match; its small entry beside `runtime.mjs`, so that apps
+ * get the activation engine only when they import it.
+ */
 function runtimePath(): string {
-  return createRequire(import.meta.url).resolve('unplugin-skill-kit/runtime').replace(/\\/g, '/')
+  const runtime = createRequire(import.meta.url).resolve('unplugin-skill-kit/runtime')
+  return join(dirname(runtime), 'runtime-modules.mjs').replace(/\\/g, '/')
 }
 
 /** A diagnostic as a bundler message: location in the text (webpack drops `loc`) and a code frame. */

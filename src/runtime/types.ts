@@ -159,7 +159,7 @@ export interface Activated<S extends ActivationSkill = ActivationSkill> {
 
 /** Options of {@link Activation.listing}. */
 export interface ListingOptions {
-  /** Most characters for the listing; descriptions of the most recently activated skills go first. */
+  /** Most characters for the listing; over it, the descriptions of the most recently activated skills are dropped first. */
   budgetChars?: number
 }
 

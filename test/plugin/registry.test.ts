@@ -32,6 +32,9 @@ describe('virtual:skill-kit/skills in a Vite production build', () => {
     const entry = chunks.find(c => c.isEntry)!
     for (const sentinel of Object.values(SENTINELS))
       expect(entry.code).not.toContain(sentinel)
+    // The activation engine (and its inlined path matcher) stays out of an app that only lists skills.
+    for (const chunk of chunks)
+      expect(chunk.code).not.toMatch(/createActivation|path should be a/)
     expect(entry.dynamicImports).toHaveLength(4)
     for (const [name, sentinel] of Object.entries(SENTINELS)) {
       const holders = chunks.filter(c => c.code.includes(sentinel))
