@@ -1,0 +1,61 @@
+import type { Token, Tokens } from 'marked'
+import type { KnowledgeDocument } from './document'
+import { Lexer } from 'marked'
+
+/** A piece of a document that is embedded and searched on its own. */
+export interface Chunk {
+  /** Index of the document in its folder's document list. */
+  document: number
+  /** `metadata`: the document's description and tags; `section`: text under a heading. */
+  kind: 'metadata' | 'section'
+  /** The headings above this chunk's own heading, outermost first. */
+  context: string[]
+  /** The chunk's Markdown as written (its heading line included), trimmed. */
+  text: string
+}
+
+function headingText(token: Tokens.Heading): string {
+  return token.text.replace(/\s*\n\s*/g, ' ').trim()
+}
+
+/**
+ * Splits a document at its headings, as `marked` parses them (so fenced code
+ * and setext headings are handled), plus one metadata chunk. A heading with
+ * nothing under it before the next heading makes no chunk of its own: it
+ * lives on in its subsections' context.
+ */
+export function chunkDocument(document: KnowledgeDocument, index: number): Chunk[] {
+  const metadata = [
+    document.description,
+    document.categories.length > 0 ? `Categories: ${document.categories.join(', ')}` : '',
+    document.tags.length > 0 ? `Tags: ${document.tags.join(', ')}` : '',
+  ].filter(Boolean).join('\n')
+  const chunks: Chunk[] = metadata ? [{ document: index, kind: 'metadata', context: [], text: metadata }] : []
+
+  const stack: string[] = []
+  let context: string[] = []
+  let parts: string[] = []
+  let hasContent = false
+  const flush = () => {
+    const text = parts.join('').trim()
+    if (text && hasContent)
+      chunks.push({ document: index, kind: 'section', context, text })
+    parts = []
+    hasContent = false
+  }
+  for (const token of new Lexer().lex(document.body) as Token[]) {
+    if (token.type === 'heading') {
+      flush()
+      const depth = (token as Tokens.Heading).depth
+      stack.length = Math.min(stack.length, depth - 1)
+      context = stack.filter(Boolean)
+      stack[depth - 1] = headingText(token as Tokens.Heading)
+    }
+    else if (token.type !== 'space') {
+      hasContent = true
+    }
+    parts.push(token.raw)
+  }
+  flush()
+  return chunks
+}

@@ -1,0 +1,59 @@
+import type { Diagnostic } from '../core/diagnostics'
+import type { KnowledgeDocument } from './document'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, relative, sep } from 'node:path'
+import { DiagnosticBag } from '../core/diagnostics'
+import { parseKnowledgeDocument } from './document'
+
+/** The documents of a knowledge folder and every problem found in it. */
+export interface KnowledgeFolder {
+  documents: KnowledgeDocument[]
+  diagnostics: Diagnostic[]
+  /** Absolute paths of the Markdown files read, for watching. */
+  files: string[]
+}
+
+/**
+ * Reads every Markdown file under `dir` (nested folders included; hidden
+ * entries and other files ignored). Symlinks, empty documents, invalid
+ * frontmatter and duplicate IDs are errors; documents come sorted by path.
+ */
+export function loadKnowledgeFolder(dir: string): KnowledgeFolder {
+  const diagnostics: Diagnostic[] = []
+  const documents: KnowledgeDocument[] = []
+  const files: string[] = []
+  const firstById = new Map<string, string>()
+
+  const walk = (folder: string) => {
+    const entries = readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    for (const entry of entries) {
+      if (entry.name.startsWith('.'))
+        continue
+      const path = join(folder, entry.name)
+      if (entry.isSymbolicLink()) {
+        const bag = new DiagnosticBag(path)
+        bag.error('document-symlink', 'Symbolic links are not followed in a knowledge folder. Copy the file or folder in instead.', { line: 1, column: 1 })
+        diagnostics.push(...bag.items)
+      }
+      else if (entry.isDirectory()) {
+        walk(path)
+      }
+      else if (entry.isFile() && entry.name.toLowerCase().endsWith('.md')) {
+        files.push(path)
+        const bag = new DiagnosticBag(path)
+        const document = parseKnowledgeDocument(relative(dir, path).split(sep).join('/'), readFileSync(path, 'utf8'), bag)
+        if (document) {
+          const first = firstById.get(document.id)
+          if (first)
+            bag.error('document-id-duplicate', `The ID "${document.id}" is already used by ${relative(dir, first).split(sep).join('/')}. IDs must be unique: set a different "id" in one of them.`, { line: 1, column: 1 })
+          else firstById.set(document.id, path)
+          if (!first)
+            documents.push(document)
+        }
+        diagnostics.push(...bag.sorted())
+      }
+    }
+  }
+  walk(dir)
+  return { documents, diagnostics, files }
+}

@@ -1,0 +1,80 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { chunkDocument } from '../../src/knowledge/chunk'
+import { loadKnowledgeFolder } from '../../src/knowledge/load-folder'
+
+const home = join(import.meta.dirname, '../fixtures/knowledge/home')
+
+describe('loadKnowledgeFolder', () => {
+  it('reads nested Markdown with or without frontmatter, ignoring hidden and other files', () => {
+    const { documents, diagnostics, files } = loadKnowledgeFolder(home)
+    expect(diagnostics).toEqual([])
+    expect(files.map(f => f.slice(home.length + 1))).toEqual(['backups/restore.md', 'backups/schedule.md', 'network/wifi.md'])
+    expect(documents.map(({ body, ...rest }) => rest)).toEqual([
+      { id: 'restore-backup', path: 'backups/restore.md', description: 'Restore deleted files from a backup archive.', category: 'backups', categories: ['backups'], tags: ['restore', 'recovery'], bodyLine: 7 },
+      { id: 'backups/schedule', path: 'backups/schedule.md', description: '', category: 'backups', categories: ['backups'], tags: [], bodyLine: 1 },
+      { id: 'network/wifi', path: 'network/wifi.md', description: 'Fix a Wi-Fi connection that keeps dropping.', category: 'network', categories: ['network', 'troubleshooting'], tags: ['wifi', 'router'], bodyLine: 6 },
+    ])
+  })
+})
+
+describe('invalid knowledge folders', () => {
+  let dir: string
+  afterEach(() => rmSync(dir, { recursive: true, force: true }))
+  const write = (files: Record<string, string>) => {
+    dir = mkdtempSync(join(tmpdir(), 'skill-kit-kb-'))
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(join(dir, path, '..'), { recursive: true })
+      writeFileSync(join(dir, path), text)
+    }
+  }
+
+  it('reports empty documents, invalid YAML, bad fields and duplicate IDs with file and line', () => {
+    write({
+      'a.md': '---\nid: same\n---\nText.\n',
+      'b/b.md': '---\nid: same\n---\nOther.\n',
+      'empty.md': '---\ndescription: Nothing below.\n---\n\n',
+      'yaml.md': '---\ntags: [one\n---\nText.\n',
+      'fields.md': '---\ntags: 3\ncategory: [x]\n---\nText.\n',
+    })
+    const { documents, diagnostics } = loadKnowledgeFolder(dir)
+    expect(documents.map(d => d.id)).toEqual(['same'])
+    expect(diagnostics.map(d => [d.file.slice(dir.length + 1), d.code, d.line])).toEqual([
+      ['b/b.md', 'document-id-duplicate', 1],
+      ['empty.md', 'document-empty', 3],
+      ['fields.md', 'document-field-invalid', 2],
+      ['fields.md', 'document-field-invalid', 3],
+      ['yaml.md', 'yaml-syntax', 2],
+    ])
+    expect(diagnostics[0]!.message).toBe('The ID "same" is already used by a.md. IDs must be unique: set a different "id" in one of them.')
+  })
+
+  it('refuses symlinks', () => {
+    write({ 'real.md': 'Text.\n' })
+    symlinkSync(join(dir, 'real.md'), join(dir, 'link.md'))
+    expect(loadKnowledgeFolder(dir).diagnostics.map(d => d.code)).toEqual(['document-symlink'])
+  })
+})
+
+describe('chunkDocument', () => {
+  const { documents } = loadKnowledgeFolder(home)
+
+  it('splits at headings, keeps fenced code whole, and adds a metadata chunk', () => {
+    expect(chunkDocument(documents[0]!, 0)).toEqual([
+      { document: 0, kind: 'metadata', context: [], text: 'Restore deleted files from a backup archive.\nCategories: backups\nTags: restore, recovery' },
+      { document: 0, kind: 'section', context: [], text: '# Restore a backup\n\nFind the newest archive that still has the file, then extract only that path.' },
+      { document: 0, kind: 'section', context: ['Restore a backup'], text: '## From the command line\n\n```sh\n# list the archives\nborg list /mnt/backup\n```' },
+      { document: 0, kind: 'section', context: ['Restore a backup'], text: '## From the desktop app\n\nOpen Backups, pick a date, select the files and press Restore.' },
+    ])
+  })
+
+  it('reads setext headings', () => {
+    expect(chunkDocument(documents[2]!, 2).map(c => [c.context, c.text.split('\n')[0]])).toEqual([
+      [[], 'Fix a Wi-Fi connection that keeps dropping.'],
+      [[], 'Wi-Fi troubleshooting'],
+      [['Wi-Fi troubleshooting'], 'Channels'],
+    ])
+  })
+})
