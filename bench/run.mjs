@@ -41,12 +41,16 @@ console.log('== parse.bench.mjs ==')
 const parse = await runChild('./parse.bench.mjs')
 console.log('\n== vite-build.bench.mjs ==')
 const vite = await runChild('./vite-build.bench.mjs')
+console.log('\n== activation.bench.mjs ==')
+const act = await runChild('./activation.bench.mjs')
+const actOk = act.ratio.messages >= act.goal.ratio && act.ratio.paths >= act.goal.ratio && act.medianMessageUs < act.goal.messageUs
 
 const rows = [
   ['benchmark', 'ours', 'baseline', 'ratio', 'goal', ''],
   [`parse+validate+render, ${parse.count} skills`, `${parse.medianMs.compileSkill.toFixed(0)} ms`, `${parse.medianMs.baseline.toFixed(0)} ms`, parse.ratio.toFixed(2), `≤ ${parse.goal}`, parse.ratio <= parse.goal ? 'ok' : 'MISSED'],
   [`  SkillLoader.load (files), ${parse.count}`, `${parse.medianMs.loader.toFixed(0)} ms`, `${parse.medianMs.baselineRead.toFixed(0)} ms`, parse.loaderRatio.toFixed(2), '', 'info'],
   [`vite ${vite.vite} build, ${vite.count} skills ?cover/?raw`, `${vite.medianMs.cover.toFixed(0)} ms`, `${vite.medianMs.raw.toFixed(0)} ms`, vite.ratio.toFixed(2), `≤ ${vite.goal}`, vite.ratio <= vite.goal ? 'ok' : 'MISSED'],
+  [`activation, ${act.skills} skills: msg, path (median msg)`, `${act.us.message.toFixed(1)}, ${act.us.path.toFixed(1)} (${act.medianMessageUs.toFixed(1)}) µs`, `${act.us.naiveMessage.toFixed(0)}, ${act.us.naivePath.toFixed(0)} µs`, `${(1 / act.ratio.messages).toFixed(3)}, ${(1 / act.ratio.paths).toFixed(3)}`, `≤ ${(1 / act.goal.ratio).toFixed(1)} (< ${act.goal.messageUs} µs)`, actOk ? 'ok' : 'MISSED'],
 ]
 const widths = rows[0].map((_, i) => Math.max(...rows.map(r => r[i].length)))
 console.log('\n== summary ==')
@@ -55,4 +59,4 @@ for (const [i, row] of rows.entries()) {
   if (i === 0)
     console.log(widths.map(w => '-'.repeat(w)).join('  '))
 }
-console.log(`\nbaselines: gray-matter + marked.lexer on the same sources (loader row: plus readFileSync); vite ?raw with the plugin installed`)
+console.log(`\nbaselines: gray-matter + marked.lexer on the same sources (loader row: plus readFileSync); vite ?raw with the plugin installed; activation: a per-skill loop (a regex per topic, an ignore() per skill)`)

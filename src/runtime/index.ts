@@ -1,4 +1,5 @@
 export { createActivation } from './activation'
+export type { ActivationOptions } from './activation'
 export { createSkill } from './create-skill'
 export { readSection, resolveSection, SkillReadError, sliceLines } from './read-section'
 export { createRegistry } from './registry'

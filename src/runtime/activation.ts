@@ -1,0 +1,203 @@
+// Conditional skill activation (protocol 530): skills with triggers start
+// dormant and join the prompt listing once a message names one of their
+// topics, a touched path matches one of their globs, or the active context
+// names one of their projects; once active, a skill stays active.
+//
+// Every trigger is compiled once, at creation, into three indexes (topics and
+// project codes by word, path globs by literal segment, extension or segment
+// edge; see `match-text.ts` and `match-paths.ts`), so an observation costs a
+// scan of its text or path, not a test per skill. Active skills leave the
+// indexes.
+//
+// Decisions the protocol leaves open:
+// - Topics: case-insensitive, whole words (word characters: letters, numbers,
+//   marks and `_` of any script); a boundary is required only on a side where
+//   the topic has a word character (`c++`, `.net`); any run of whitespace in the
+//   text matches the whitespace between a phrase's words.
+// - Project codes: case-sensitive (they are identifiers), `#` is one ASCII
+//   digit, and a code must be a whole token by the same word rule, so `-` and
+//   other punctuation end it: `E##` is found in `E07-notes` and `(E07)`, not in
+//   `E7`, `E123`, `E07_notes` or `e07`.
+// - Paths: see `relativePath` for how paths are made relative; `matched` is the
+//   path relative to the working folder, as the glob saw it.
+// - When several triggers of a skill match in one observation: topics and
+//   projects report the match that starts first in the text (then the trigger
+//   listed first); paths report the first path, in the given order, with the
+//   glob `ignore` says decided it (the last matching one, as git reports).
+// - Paths without a working folder (no `cwd` option, none in the call) must be
+//   relative; an absolute one then never matches.
+// - The listing has no header line, so the caller can put its own above it:
+//   just one `- name: description` line per active skill, joined by `\n` (no
+//   trailing newline; '' when nothing is active). `budgetChars` counts that
+//   whole string. Over budget, descriptions go one at a time from the end of
+//   the listing: the most recently activated skill first, the unconditional
+//   skills last (the last of them first); a line without its description is
+//   `- name`. Names always stay, even when the block is still over budget.
+// - Skill names should be unique; `activate` and `isActive` use the first skill
+//   of a name.
+
+import type { Activated, Activation, ActivationSkill, ActivationStats, ListingOptions, MatchedTrigger } from './types'
+import type { PhraseHit } from './match-text'
+import { GlobIndex, parseCwd, relativePath } from './match-paths'
+import { PhraseIndex, PROJECT_OPTIONS, TOPIC_OPTIONS } from './match-text'
+import { estimateTokens, listingLine } from './tokens'
+
+/** Options of {@link createActivation}. */
+export interface ActivationOptions {
+  /** Where activations are logged (default `console.log`). */
+  log?: (message: string) => void
+  /** The working folder that absolute paths are made relative to. */
+  cwd?: string
+}
+
+/** The log line of an activation. */
+function activationMessage(name: string, trigger: MatchedTrigger): string {
+  return `[skills] Activated conditional skill '${name}' (matched: ${trigger.kind}: ${trigger.value})`
+}
+
+/**
+ * Starts a session's activation: skills without triggers (or `always_active`)
+ * are active from the start, the others dormant until one of their triggers
+ * matches what the session observes, or the agent loads them by name.
+ */
+export function createActivation<S extends ActivationSkill>(skills: readonly S[], options: ActivationOptions = {}): Activation<S> {
+  const log = options.log ?? ((message: string) => console.log(message))
+  const defaultCwd = parseCwd(options.cwd)
+  const count = skills.length
+  const on = new Uint8Array(count)
+  /** Unconditional skills, in the given order. */
+  const unconditional: number[] = []
+  /** Activated skills, in activation order. */
+  const activated: number[] = []
+  const byName = new Map<string, number>()
+
+  const topics = new PhraseIndex(TOPIC_OPTIONS)
+  const projects = new PhraseIndex(PROJECT_OPTIONS)
+  const paths = new GlobIndex()
+  skills.forEach((skill, i) => {
+    if (!byName.has(skill.name))
+      byName.set(skill.name, i)
+    const triggers = skill.triggers
+    if (!triggers || triggers.alwaysActive) {
+      on[i] = 1
+      unconditional.push(i)
+      return
+    }
+    topics.add(i, triggers.topics ?? [])
+    projects.add(i, triggers.projects ?? [])
+    paths.add(i, triggers.paths ?? [])
+  })
+  paths.build(count)
+
+  let activeCache: S[] | undefined
+  let dormantCache: S[] | undefined
+  let allTokens: number | undefined
+
+  /** Activates the given dormant skills, in skill order: indexes, listing order, log. */
+  function commit(found: Map<number, MatchedTrigger>): Activated<S>[] {
+    const result: Activated<S>[] = []
+    for (const i of [...found.keys()].sort((a, b) => a - b)) {
+      const trigger = found.get(i)!
+      on[i] = 1
+      activated.push(i)
+      topics.remove(i)
+      projects.remove(i)
+      paths.remove(i)
+      result.push({ skill: skills[i]!, trigger })
+    }
+    if (result.length > 0) {
+      activeCache = undefined
+      dormantCache = undefined
+      for (const { skill, trigger } of result)
+        log(activationMessage(skill.name, trigger))
+    }
+    return result
+  }
+
+  function fromPhrases(kind: 'topics' | 'projects', hits: Map<number, PhraseHit>): Map<number, MatchedTrigger> {
+    const found = new Map<number, MatchedTrigger>()
+    for (const [i, hit] of hits) {
+      if (!on[i])
+        found.set(i, { kind, value: hit.value, matched: hit.matched })
+    }
+    return found
+  }
+
+  function lines(): { name: string, line: string }[] {
+    return [...unconditional, ...activated].map((i) => {
+      const skill = skills[i]!
+      return { name: skill.name, line: listingLine(skill) }
+    })
+  }
+
+  function listing(listingOptions: ListingOptions = {}): string {
+    const all = lines()
+    const budget = listingOptions.budgetChars
+    let length = all.reduce((n, { line }) => n + line.length, 0) + Math.max(0, all.length - 1)
+    if (budget !== undefined) {
+      // Drop descriptions from the most recently activated skill backwards,
+      // unconditional skills last, until the block fits; names always stay.
+      for (let k = all.length - 1; k >= 0 && length > budget; k--) {
+        const entry = all[k]!
+        const short = `- ${entry.name}`
+        length -= entry.line.length - short.length
+        entry.line = short
+      }
+    }
+    return all.map(({ line }) => line).join('\n')
+  }
+
+  return {
+    get active() {
+      return activeCache ??= [...unconditional, ...activated].map(i => skills[i]!)
+    },
+    get dormant() {
+      return dormantCache ??= skills.filter((_, i) => !on[i])
+    },
+    isActive(name) {
+      const i = byName.get(name)
+      return i !== undefined && on[i] === 1
+    },
+    observeMessage(text) {
+      return commit(fromPhrases('topics', topics.scan(text)))
+    },
+    observeContext(text) {
+      return commit(fromPhrases('projects', projects.scan(text)))
+    },
+    observePaths(list, observeOptions) {
+      const found = new Map<number, MatchedTrigger>()
+      if (paths.size === 0)
+        return []
+      const cwd = observeOptions?.cwd !== undefined ? parseCwd(observeOptions.cwd) : defaultCwd
+      for (const path of list) {
+        const rel = relativePath(path, cwd)
+        if (rel === undefined)
+          continue
+        paths.match(rel, i => on[i] === 1 || found.has(i), (i, hit) => {
+          found.set(i, { kind: 'paths', value: hit.value, matched: rel })
+        })
+      }
+      return commit(found)
+    },
+    activate(name, trigger) {
+      const i = byName.get(name)
+      if (i === undefined || on[i])
+        return undefined
+      return commit(new Map([[i, trigger ?? { kind: 'load', value: name, matched: name }]]))[0]
+    },
+    listing,
+    stats(): ActivationStats {
+      allTokens ??= estimateTokens(skills.map(listingLine).join('\n'))
+      const listingTokens = estimateTokens(listing())
+      const active = unconditional.length + activated.length
+      return {
+        skills: count,
+        active,
+        dormant: count - active,
+        allTokens,
+        listingTokens,
+        savedTokens: allTokens - listingTokens,
+      }
+    },
+  }
+}
