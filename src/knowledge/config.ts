@@ -1,0 +1,191 @@
+import type { DiagnosticBag } from '../core/diagnostics'
+import type { YamlValue } from '../core/yaml'
+import { isAbsolute, join, normalize, relative, sep } from 'node:path'
+import { closest } from '../core/text'
+import { isYamlMapping, parseYaml } from '../core/yaml'
+
+/** The sentence-embedding model and how texts are fed to it. */
+export interface ModelConfig {
+  /** A Transformers.js feature-extraction model (default `Xenova/all-MiniLM-L6-v2`). */
+  id: string
+  /** An immutable revision (default: the pinned all-MiniLM-L6-v2 commit). */
+  revision: string
+  /** ONNX weights: `q8` (default), `fp32`, `fp16`, `int8`, `uint8`, `q4`, `bnb4`, `q4f16`. */
+  dtype: string
+  /** Where model files live, relative to the project (default `.skill-kit/models`). */
+  cacheDir: string
+  /** The model's token limit, special tokens included (default 256). */
+  maxTokens: number
+  /** Put before every query (e.g. `query: ` for E5 models). */
+  queryPrefix: string
+  /** Put before every embedded document chunk. */
+  documentPrefix: string
+}
+
+/** How documents are cut for embedding. */
+export interface ChunkConfig {
+  /** Tokens of one embedded window, metadata context included (default 256, at most `model.maxTokens`). */
+  maxTokens: number
+  /** Tokens shared by consecutive windows of an oversized section (default 32). */
+  overlapTokens: number
+}
+
+/** Search defaults. */
+export interface SearchConfig {
+  /** Most documents a search returns (default 5). */
+  topK: number
+  /** Lowest best-chunk cosine similarity returned (default 0.3). */
+  threshold: number
+}
+
+/** A knowledge project (`skill-kit.json`), with defaults filled in and paths absolute. */
+export interface KnowledgeConfig {
+  name: string
+  description: string
+  /** The folder of Markdown documents. */
+  knowledge: string
+  /** Where the CLI publishes the index. */
+  output: string
+  /** Where embedding vectors are cached. */
+  cache: string
+  model: ModelConfig & { cacheDir: string }
+  chunk: ChunkConfig
+  search: SearchConfig
+}
+
+export const DEFAULT_MODEL: ModelConfig = {
+  id: 'Xenova/all-MiniLM-L6-v2',
+  revision: '751bff37182d3f1213fa05d7196b954e230abad9',
+  dtype: 'q8',
+  cacheDir: '.skill-kit/models',
+  maxTokens: 256,
+  queryPrefix: '',
+  documentPrefix: '',
+}
+export const DEFAULT_CHUNK: ChunkConfig = { maxTokens: 256, overlapTokens: 32 }
+export const DEFAULT_SEARCH: SearchConfig = { topK: 5, threshold: 0.3 }
+const DTYPES = ['q8', 'fp32', 'fp16', 'int8', 'uint8', 'q4', 'bnb4', 'q4f16']
+const TOP_KEYS = ['name', 'description', 'knowledge', 'output', 'cache', 'model', 'chunk', 'search', 'watch', 'routing', '$schema']
+
+/** What `skill-kit init` writes: every default, spelled out. */
+export function defaultProjectConfig(name: string): Record<string, unknown> {
+  return {
+    name,
+    description: `Search the ${name} knowledge base, then read only the documents that answer the question.`,
+    knowledge: 'knowledge',
+    output: '.skill-kit/index',
+    cache: '.skill-kit/cache',
+    model: { ...DEFAULT_MODEL },
+    chunk: { ...DEFAULT_CHUNK },
+    search: { ...DEFAULT_SEARCH },
+  }
+}
+
+/**
+ * Reads a project's `skill-kit.json` text (JSON, read with the YAML parser
+ * for positions) against `projectDir`. Every problem goes to `bag`;
+ * `undefined` when the configuration cannot be used.
+ */
+export function parseProjectConfig(projectDir: string, text: string, bag: DiagnosticBag): KnowledgeConfig | undefined {
+  try {
+    JSON.parse(text)
+  }
+  catch (error) {
+    const position = Number(/position (\d+)/.exec((error as Error).message)?.[1] ?? 0)
+    const before = text.slice(0, position).split('\n')
+    bag.error('config-json', `skill-kit.json is not valid JSON: ${(error as Error).message}.`, { line: before.length, column: before.at(-1)!.length + 1 })
+    return undefined
+  }
+  const doc = parseYaml(text, 1, bag)
+  if (doc.value === undefined)
+    return undefined
+  const raw = doc.value ?? {}
+  if (!isYamlMapping(raw)) {
+    bag.error('config-invalid', 'skill-kit.json must hold a JSON object.', { line: 1, column: 1 })
+    return undefined
+  }
+  for (const key of Object.keys(raw)) {
+    if (!TOP_KEYS.includes(key)) {
+      const guess = closest(key, TOP_KEYS)
+      bag.warning('config-unknown-key', `Unknown key "${key}".${guess ? ` Did you mean "${guess}"?` : ''}`, doc.locate([key], 'key'))
+    }
+  }
+  const at = (path: string[]) => doc.locate(path)
+  const section = (key: string): Record<string, YamlValue> => {
+    const value = raw[key]
+    if (value === undefined)
+      return {}
+    if (isYamlMapping(value))
+      return value
+    bag.error('config-invalid', `"${key}" must be an object.`, at([key]))
+    return {}
+  }
+  const string = (path: string[], value: YamlValue | undefined, fallback: string, allowEmpty = false): string => {
+    if (value === undefined)
+      return fallback
+    if (typeof value === 'string' && (allowEmpty || value.trim() !== ''))
+      return value
+    bag.error('config-invalid', `"${path.join('.')}" must be a ${allowEmpty ? '' : 'non-empty '}string.`, at(path))
+    return fallback
+  }
+  const number = (path: string[], value: YamlValue | undefined, fallback: number, check: (n: number) => boolean, rule: string): number => {
+    if (value === undefined)
+      return fallback
+    if (typeof value === 'number' && check(value))
+      return value
+    bag.error('config-invalid', `"${path.join('.')}" must be ${rule}.`, at(path))
+    return fallback
+  }
+  const folder = (key: string, fallback: string): string => {
+    const value = string([key], raw[key], fallback)
+    const absolute = normalize(join(projectDir, value))
+    const inside = relative(projectDir, absolute)
+    if (isAbsolute(value) || inside === '' || inside.startsWith('..'))
+      bag.error('config-path-outside', `"${key}" must be a subfolder of the project, e.g. "${fallback}".`, at([key]))
+    return absolute
+  }
+
+  const model = section('model')
+  const chunk = section('chunk')
+  const search = section('search')
+  const dtype = string(['model', 'dtype'], model.dtype, DEFAULT_MODEL.dtype)
+  if (!DTYPES.includes(dtype))
+    bag.error('config-invalid', `"model.dtype" must be one of ${DTYPES.join(', ')}.`, at(['model', 'dtype']))
+  const positive = (n: number) => Number.isInteger(n) && n > 0
+  const config: KnowledgeConfig = {
+    name: string(['name'], raw.name, projectDir.split(sep).pop() || 'knowledge'),
+    description: string(['description'], raw.description, ''),
+    knowledge: folder('knowledge', 'knowledge'),
+    output: folder('output', '.skill-kit/index'),
+    cache: folder('cache', '.skill-kit/cache'),
+    model: {
+      id: string(['model', 'id'], model.id, DEFAULT_MODEL.id),
+      revision: string(['model', 'revision'], model.revision, DEFAULT_MODEL.revision),
+      dtype,
+      cacheDir: normalize(join(projectDir, string(['model', 'cacheDir'], model.cacheDir, DEFAULT_MODEL.cacheDir))),
+      maxTokens: number(['model', 'maxTokens'], model.maxTokens, DEFAULT_MODEL.maxTokens, n => positive(n) && n >= 8, 'an integer of at least 8'),
+      queryPrefix: string(['model', 'queryPrefix'], model.queryPrefix, '', true),
+      documentPrefix: string(['model', 'documentPrefix'], model.documentPrefix, '', true),
+    },
+    chunk: {
+      maxTokens: number(['chunk', 'maxTokens'], chunk.maxTokens, DEFAULT_CHUNK.maxTokens, n => positive(n) && n >= 16, 'an integer of at least 16'),
+      overlapTokens: number(['chunk', 'overlapTokens'], chunk.overlapTokens, DEFAULT_CHUNK.overlapTokens, n => Number.isInteger(n) && n >= 0, 'a non-negative integer'),
+    },
+    search: {
+      topK: number(['search', 'topK'], search.topK, DEFAULT_SEARCH.topK, positive, 'a positive integer'),
+      threshold: number(['search', 'threshold'], search.threshold, DEFAULT_SEARCH.threshold, n => n >= -1 && n <= 1, 'a number from -1 to 1'),
+    },
+  }
+  if (config.chunk.maxTokens > config.model.maxTokens)
+    bag.error('config-invalid', `"chunk.maxTokens" (${config.chunk.maxTokens}) cannot exceed "model.maxTokens" (${config.model.maxTokens}).`, at(['chunk', 'maxTokens']))
+  if (config.chunk.overlapTokens * 2 >= config.chunk.maxTokens)
+    bag.error('config-invalid', '"chunk.overlapTokens" must be less than half of "chunk.maxTokens".', at(['chunk', 'overlapTokens']))
+  const folders = (['knowledge', 'output', 'cache'] as const).map(key => [key, config[key]] as const)
+  for (const [i, [key, path]] of folders.entries()) {
+    for (const [otherKey, other] of folders.slice(i + 1)) {
+      if (path === other || path.startsWith(other + sep) || other.startsWith(path + sep))
+        bag.error('config-path-overlap', `"${key}" and "${otherKey}" must be separate folders of the project.`, at([otherKey]))
+    }
+  }
+  return bag.hasErrors ? undefined : config
+}

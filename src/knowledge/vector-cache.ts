@@ -1,0 +1,87 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { writeFileAtomic } from '../core/atomic'
+import { hash } from '../core/hash'
+
+const MAGIC = 0x53_4B_56_43 // "SKVC"
+const VERSION = 1
+const HEADER_BYTES = 16
+/** Keys are stored as their first 16 bytes. */
+const KEY_BYTES = 16
+
+/**
+ * Content-addressed embedding vectors of one model fingerprint, persisted in
+ * one file under the cache folder. A vector is keyed by what was embedded
+ * (see {@link vectorKey}); a damaged or foreign file is ignored, which costs
+ * only time. Saved atomically.
+ */
+export class VectorCache {
+  private readonly vectors = new Map<string, Float32Array>()
+  private dirty = false
+  readonly file: string
+
+  constructor(folder: string, fingerprint: string, readonly dimensions: number) {
+    this.file = join(folder, `vectors-${hash(fingerprint).slice(0, 16)}.bin`)
+    if (existsSync(this.file))
+      this.read(readFileSync(this.file))
+  }
+
+  get size(): number {
+    return this.vectors.size
+  }
+
+  get(key: string): Float32Array | undefined {
+    return this.vectors.get(key)
+  }
+
+  set(key: string, vector: Float32Array): void {
+    if (vector.length !== this.dimensions)
+      throw new Error(`A ${vector.length}-dimensional vector cannot go into a ${this.dimensions}-dimensional cache.`)
+    this.vectors.set(key, vector)
+    this.dirty = true
+  }
+
+  /** Writes the cache if anything was added. */
+  save(): void {
+    if (!this.dirty)
+      return
+    const record = KEY_BYTES + this.dimensions * 4
+    const bytes = new Uint8Array(HEADER_BYTES + this.vectors.size * record)
+    const view = new DataView(bytes.buffer)
+    view.setUint32(0, MAGIC, true)
+    view.setUint32(4, VERSION, true)
+    view.setUint32(8, this.dimensions, true)
+    view.setUint32(12, this.vectors.size, true)
+    let offset = HEADER_BYTES
+    for (const [key, vector] of this.vectors) {
+      bytes.set(Buffer.from(key, 'hex'), offset)
+      bytes.set(new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength), offset + KEY_BYTES)
+      offset += record
+    }
+    writeFileAtomic(this.file, bytes)
+    this.dirty = false
+  }
+
+  private read(bytes: Uint8Array): void {
+    if (bytes.byteLength < HEADER_BYTES)
+      return
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    const count = view.getUint32(12, true)
+    const record = KEY_BYTES + this.dimensions * 4
+    if (view.getUint32(0, true) !== MAGIC || view.getUint32(4, true) !== VERSION || view.getUint32(8, true) !== this.dimensions || bytes.byteLength !== HEADER_BYTES + count * record)
+      return
+    for (let offset = HEADER_BYTES; offset < bytes.byteLength; offset += record) {
+      const key = Buffer.from(bytes.subarray(offset, offset + KEY_BYTES)).toString('hex')
+      // Copy: a Buffer from readFileSync may share its memory with others.
+      const vector = new Float32Array(this.dimensions)
+      new Uint8Array(vector.buffer).set(bytes.subarray(offset + KEY_BYTES, offset + record))
+      this.vectors.set(key, vector)
+    }
+  }
+}
+
+/** The cache key of one embedded input: its token IDs, or its text. */
+export function vectorKey(input: string | readonly number[]): string {
+  const text = typeof input === 'string' ? `t:${input}` : `i:${input.join(',')}`
+  return Buffer.from(hash(text), 'base64url').subarray(0, KEY_BYTES).toString('hex')
+}

@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { DiagnosticBag } from '../../src/core/diagnostics'
+import { defaultProjectConfig, parseProjectConfig } from '../../src/knowledge/config'
+import { VectorCache, vectorKey } from '../../src/knowledge/vector-cache'
+
+const project = '/projects/home'
+const parse = (text: string) => {
+  const bag = new DiagnosticBag(`${project}/skill-kit.json`)
+  return { config: parseProjectConfig(project, text, bag), diagnostics: bag.sorted().map(d => [d.code, d.line, d.message]) }
+}
+
+describe('parseProjectConfig', () => {
+  it('fills every default, with absolute folders', () => {
+    const { config, diagnostics } = parse('{ "name": "home" }')
+    expect(diagnostics).toEqual([])
+    expect(config).toEqual({
+      name: 'home',
+      description: '',
+      knowledge: '/projects/home/knowledge',
+      output: '/projects/home/.skill-kit/index',
+      cache: '/projects/home/.skill-kit/cache',
+      model: { id: 'Xenova/all-MiniLM-L6-v2', revision: '751bff37182d3f1213fa05d7196b954e230abad9', dtype: 'q8', cacheDir: '/projects/home/.skill-kit/models', maxTokens: 256, queryPrefix: '', documentPrefix: '' },
+      chunk: { maxTokens: 256, overlapTokens: 32 },
+      search: { topK: 5, threshold: 0.3 },
+    })
+  })
+
+  it('reads what init writes', () => {
+    const { config, diagnostics } = parse(JSON.stringify(defaultProjectConfig('home'), null, 2))
+    expect(diagnostics).toEqual([])
+    expect(config?.description).toContain('home knowledge base')
+  })
+
+  it('reports every problem with its line', () => {
+    const { config, diagnostics } = parse([
+      '{',
+      '  "output": "../elsewhere",',
+      '  "cache": "knowledge/cache",',
+      '  "model": { "dtype": "q3", "maxTokens": 128 },',
+      '  "chunk": { "maxTokens": 512, "overlapTokens": -1 },',
+      '  "search": { "threshold": 2 },',
+      '  "serach": {}',
+      '}',
+    ].join('\n'))
+    expect(config).toBeUndefined()
+    expect(diagnostics.map(([code, line]) => [code, line])).toEqual([
+      ['config-path-outside', 2],
+      ['config-path-overlap', 3],
+      ['config-invalid', 4],
+      ['config-invalid', 5],
+      ['config-invalid', 5],
+      ['config-invalid', 6],
+      ['config-unknown-key', 7],
+    ])
+  })
+
+  it('reports JSON syntax errors', () => {
+    expect(parse('{\n  "name": "home",\n}').diagnostics).toEqual([['config-json', 3, expect.stringContaining('skill-kit.json is not valid JSON')]])
+  })
+})
+
+describe('VectorCache', () => {
+  it('round-trips vectors through its file, and ignores a damaged one', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skill-kit-vectors-'))
+    const cache = new VectorCache(dir, 'model@rev', 3)
+    cache.set(vectorKey([101, 2023, 102]), new Float32Array([0.1, 0.2, 0.3]))
+    cache.set(vectorKey('text'), new Float32Array([1, 0, 0]))
+    cache.save()
+    const again = new VectorCache(dir, 'model@rev', 3)
+    expect(again.size).toBe(2)
+    expect([...again.get(vectorKey([101, 2023, 102]))!]).toEqual([...new Float32Array([0.1, 0.2, 0.3])])
+    expect(new VectorCache(dir, 'other-model', 3).size).toBe(0)
+    writeFileSync(again.file, 'garbage')
+    expect(new VectorCache(dir, 'model@rev', 3).size).toBe(0)
+    expect(() => again.set('x', new Float32Array(2))).toThrow(/2-dimensional/)
+    rmSync(dir, { recursive: true })
+  })
+})
