@@ -10,6 +10,8 @@ export interface Chunk {
   kind: 'metadata' | 'section'
   /** The headings above this chunk's own heading, outermost first. */
   context: string[]
+  /** The chunk's own heading, if it starts with one. */
+  title?: string
   /** The chunk's Markdown as written (its heading line included), trimmed. */
   text: string
 }
@@ -34,12 +36,13 @@ export function chunkDocument(document: KnowledgeDocument, index: number): Chunk
 
   const stack: string[] = []
   let context: string[] = []
+  let title: string | undefined
   let parts: string[] = []
   let hasContent = false
   const flush = () => {
     const text = parts.join('').trim()
     if (text && hasContent)
-      chunks.push({ document: index, kind: 'section', context, text })
+      chunks.push({ document: index, kind: 'section', context, ...(title === undefined ? {} : { title }), text })
     parts = []
     hasContent = false
   }
@@ -49,7 +52,8 @@ export function chunkDocument(document: KnowledgeDocument, index: number): Chunk
       const depth = (token as Tokens.Heading).depth
       stack.length = Math.min(stack.length, depth - 1)
       context = stack.filter(Boolean)
-      stack[depth - 1] = headingText(token as Tokens.Heading)
+      title = headingText(token as Tokens.Heading)
+      stack[depth - 1] = title
     }
     else if (token.type !== 'space') {
       hasContent = true

@@ -1,7 +1,9 @@
 /** How a chunk's tokens are cut into model inputs. */
 export interface WindowOptions {
-  /** Tokens of one model input, the two special tokens ([CLS], [SEP]) included. */
+  /** Tokens of one model input, special tokens and prefix included. */
   maxTokens: number
+  /** Of those, the tokens the embedder adds itself (default 2: [CLS] and [SEP]). */
+  reserved?: number
   /** Content tokens shared by consecutive windows. */
   overlapTokens: number
 }
@@ -11,11 +13,11 @@ export interface WindowOptions {
  * re-tokenizing): each window is the context tokens (document ID, category,
  * headings) followed by a slice of the content, overlapping the previous
  * slice by `overlapTokens`. Context longer than half a window is cut, so
- * that content always gets at least half of every window. Special tokens are
- * left to the embedder.
+ * that content always gets at least half of every window. Special tokens and
+ * prefixes (`reserved`) are left to the embedder.
  */
-export function tokenWindows(context: readonly number[], content: readonly number[], { maxTokens, overlapTokens }: WindowOptions): number[][] {
-  const room = maxTokens - 2
+export function tokenWindows(context: readonly number[], content: readonly number[], { maxTokens, overlapTokens, reserved = 2 }: WindowOptions): number[][] {
+  const room = maxTokens - reserved
   const head = context.slice(0, Math.min(context.length, Math.floor(room / 2)))
   const budget = room - head.length
   if (content.length <= budget)

@@ -64,9 +64,9 @@ describe('chunkDocument', () => {
   it('splits at headings, keeps fenced code whole, and adds a metadata chunk', () => {
     expect(chunkDocument(documents[0]!, 0)).toEqual([
       { document: 0, kind: 'metadata', context: [], text: 'Restore deleted files from a backup archive.\nCategories: backups\nTags: restore, recovery' },
-      { document: 0, kind: 'section', context: [], text: '# Restore a backup\n\nFind the newest archive that still has the file, then extract only that path.' },
-      { document: 0, kind: 'section', context: ['Restore a backup'], text: '## From the command line\n\n```sh\n# list the archives\nborg list /mnt/backup\n```' },
-      { document: 0, kind: 'section', context: ['Restore a backup'], text: '## From the desktop app\n\nOpen Backups, pick a date, select the files and press Restore.' },
+      { document: 0, kind: 'section', context: [], title: 'Restore a backup', text: '# Restore a backup\n\nFind the newest archive that still has the file, then extract only that path.' },
+      { document: 0, kind: 'section', context: ['Restore a backup'], title: 'From the command line', text: '## From the command line\n\n```sh\n# list the archives\nborg list /mnt/backup\n```' },
+      { document: 0, kind: 'section', context: ['Restore a backup'], title: 'From the desktop app', text: '## From the desktop app\n\nOpen Backups, pick a date, select the files and press Restore.' },
     ])
   })
 
