@@ -5,8 +5,15 @@ export { readSection, resolveSection, SkillReadError, sliceLines } from './read-
 export { createRegistry } from './registry'
 export type { RegistryEntry } from './registry'
 export type { SkillReadErrorCode } from './read-section'
+export { buildLexicalIndex, searchHybrid, searchLexical, tokenize } from './lexical'
+export type { HybridHit, HybridOptions, LexicalChunk, LexicalIndex, LexicalSearchOptions } from './lexical'
+export { searchVectors } from './search'
+export type { VectorSearchOptions } from './search'
+export type { SearchHit, SearchResult } from './search-rank'
 export { createSkillTool } from './skill-tool'
 export type { SkillTool, SkillToolArgs, SkillToolOptions, SkillToolResult } from './skill-tool'
+export { chunkHeading, decodeSnapshot, SnapshotError } from './snapshot-reader'
+export type { DecodeOptions, Snapshot, SnapshotDocument, SnapshotErrorCode } from './snapshot-reader'
 export { estimateTokens, listingLine } from './tokens'
 export type {
   Activated,

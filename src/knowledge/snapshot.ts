@@ -1,0 +1,285 @@
+// Writes the binary knowledge snapshot (layout: src/runtime/snapshot-reader.ts).
+// Pure: the same input gives the same bytes, whatever the order of its documents.
+
+import type { LexicalIndex } from '../runtime/lexical'
+import type { ElementTypeCode, SnapshotDocument } from '../runtime/snapshot-reader'
+import { buildLexicalIndex } from '../runtime/lexical'
+import { crc32, DIRECTORY_ENTRY_BYTES, ElementType, HEADER_BYTES, SECTION_ALIGN, SNAPSHOT_MAGIC, SNAPSHOT_VERSION } from '../runtime/snapshot-reader'
+
+export { decodeSnapshot, SnapshotError } from '../runtime/snapshot-reader'
+export type { Snapshot, SnapshotDocument, SnapshotErrorCode } from '../runtime/snapshot-reader'
+
+export interface SnapshotDocumentInput {
+  id: string
+  description?: string
+  category?: string
+  categories?: readonly string[]
+  tags?: readonly string[]
+  path?: string
+  tokenCount?: number
+}
+
+export interface SnapshotChunkInput {
+  /** Index of the chunk's document in `SnapshotInput.documents`. */
+  documentIndex: number
+  /** The embedding; normalised to unit length here unless it already is (±1e-6). */
+  vector: ArrayLike<number>
+  /** Heading path of the chunk's section, outermost first. */
+  heading?: readonly string[]
+  /** The embedded text, for the lexical index; not stored. */
+  text?: string
+}
+
+export interface SnapshotInput {
+  /** Fingerprint of the embedding model and chunking settings. */
+  model: string
+  documents: readonly SnapshotDocumentInput[]
+  chunks: readonly SnapshotChunkInput[]
+  /** Vector length; taken from the first chunk when omitted (0 without chunks). */
+  dimensions?: number
+  /**
+   * `int8` (default): a byte per dimension plus a float32 scale per chunk,
+   * about a quarter of `float32`, with similarities within about ±0.001.
+   */
+  encoding?: 'float32' | 'int8'
+  /** A lexical index of the chunks: `true` builds it from each chunk's `text`; or pass one built by `buildLexicalIndex`. */
+  lexical?: boolean | LexicalIndex
+}
+
+/** Vectors whose length is within this of 1 are stored as given (so decoding and re-encoding is idempotent). */
+const UNIT_TOLERANCE = 1e-6
+
+function fail(message: string): never {
+  throw new TypeError(`Cannot encode the knowledge snapshot: ${message}`)
+}
+
+function stringField(doc: SnapshotDocumentInput, key: 'description' | 'category' | 'path'): string {
+  const value = doc[key] ?? ''
+  if (typeof value !== 'string')
+    fail(`document ${JSON.stringify(doc.id)} has a non-string ${key}.`)
+  return value
+}
+
+function listField(doc: SnapshotDocumentInput, key: 'categories' | 'tags'): string[] {
+  const value = doc[key] ?? []
+  if (!Array.isArray(value) || value.some(v => typeof v !== 'string'))
+    fail(`document ${JSON.stringify(doc.id)} has ${key} that are not a list of strings.`)
+  return [...value]
+}
+
+function normaliseDocument(doc: SnapshotDocumentInput): SnapshotDocument {
+  if (typeof doc?.id !== 'string' || doc.id === '')
+    fail(`a document has no ID.`)
+  const tokenCount = doc.tokenCount ?? 0
+  if (!Number.isSafeInteger(tokenCount) || tokenCount < 0)
+    fail(`document ${JSON.stringify(doc.id)} has an invalid tokenCount: ${String(tokenCount)}.`)
+  return {
+    id: doc.id,
+    description: stringField(doc, 'description'),
+    category: stringField(doc, 'category'),
+    categories: listField(doc, 'categories'),
+    tags: listField(doc, 'tags'),
+    path: stringField(doc, 'path'),
+    tokenCount,
+  }
+}
+
+/** The chunk's vector at unit length, in float64. */
+function unitVector(chunk: SnapshotChunkInput, c: number, dims: number): Float64Array {
+  const v = chunk.vector
+  if (!v || v.length !== dims)
+    fail(`chunk ${c} has ${v?.length ?? 'no'} dimensions, expected ${dims}.`)
+  const u = new Float64Array(dims)
+  let norm = 0
+  for (let i = 0; i < dims; i++) {
+    const x = Number(v[i])
+    if (!Number.isFinite(x))
+      fail(`chunk ${c} has a non-finite component at ${i}.`)
+    u[i] = x
+    norm += x * x
+  }
+  norm = Math.sqrt(norm)
+  if (norm === 0)
+    fail(`chunk ${c} has a zero vector.`)
+  if (Math.abs(norm - 1) > UNIT_TOLERANCE) {
+    for (let i = 0; i < dims; i++)
+      u[i]! /= norm
+  }
+  return u
+}
+
+interface PendingSection { tag: string, type: ElementTypeCode, bytes: Uint8Array }
+
+const encoder = new TextEncoder()
+const bytesOf = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength)
+const indexSection = (tag: string, values: ArrayLike<number>, max: number): PendingSection =>
+  max > 0xFFFF
+    ? { tag, type: ElementType.u32, bytes: bytesOf(Uint32Array.from(values)) }
+    : { tag, type: ElementType.u16, bytes: bytesOf(Uint16Array.from(values)) }
+
+const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1
+
+/** Typed-array bytes in little-endian order whatever the platform. */
+function littleEndian(section: PendingSection): PendingSection {
+  const size = section.type === ElementType.u16 ? 2 : section.type === ElementType.u32 || section.type === ElementType.f32 ? 4 : 1
+  if (LITTLE_ENDIAN || size === 1)
+    return section
+  const out = new Uint8Array(section.bytes.length)
+  for (let i = 0; i < out.length; i += size) {
+    for (let k = 0; k < size; k++)
+      out[i + k] = section.bytes[i + size - 1 - k]!
+  }
+  return { ...section, bytes: out }
+}
+
+function lexicalSections(index: LexicalIndex, chunks: readonly SnapshotChunkInput[]): PendingSection[] {
+  const n = chunks.length
+  const { terms, offsets, postings, frequencies, lengths } = index
+  if (lengths.length !== n || index.chunkDocuments.length !== n || chunks.some((chunk, c) => index.chunkDocuments[c] !== chunk.documentIndex))
+    fail('the lexical index was not built from these chunks.')
+  if (offsets.length !== terms.length + 1 || offsets[terms.length] !== postings.length || frequencies.length !== postings.length)
+    fail('the lexical index is inconsistent.')
+  for (let t = 0; t < terms.length; t++) {
+    if (terms[t]!.includes('\n') || (t > 0 && !(terms[t - 1]! < terms[t]!)))
+      fail('lexical terms must be unique, sorted and free of line breaks.')
+  }
+  let maxLength = 0
+  for (let c = 0; c < n; c++)
+    maxLength = Math.max(maxLength, lengths[c]!)
+  return [
+    { tag: 'LTRM', type: ElementType.utf8, bytes: encoder.encode(terms.join('\n')) },
+    { tag: 'LOFF', type: ElementType.u32, bytes: bytesOf(Uint32Array.from(offsets)) },
+    indexSection('LPST', postings, n - 1),
+    { tag: 'LFRQ', type: ElementType.u8, bytes: bytesOf(Uint8Array.from(frequencies)) },
+    indexSection('LLEN', lengths, maxLength),
+  ]
+}
+
+/** Encodes a knowledge snapshot. Documents are stored sorted by ID; chunks keep their order. */
+export function encodeSnapshot(input: SnapshotInput): Uint8Array {
+  if (typeof input.model !== 'string')
+    fail('the model fingerprint must be a string.')
+  const encoding = input.encoding ?? 'int8'
+  if (encoding !== 'int8' && encoding !== 'float32')
+    fail(`unknown encoding ${JSON.stringify(encoding)}.`)
+
+  // Documents, sorted by ID (UTF-16 code units) so that ties by ID are ties by index.
+  const given = input.documents.map(normaliseDocument)
+  const order = given.map((_, i) => i).sort((a, b) => (given[a]!.id < given[b]!.id ? -1 : given[a]!.id > given[b]!.id ? 1 : 0))
+  const documents = order.map(i => given[i]!)
+  const newIndex = new Uint32Array(given.length)
+  for (const [rank, i] of order.entries()) {
+    if (rank > 0 && documents[rank - 1]!.id === documents[rank]!.id)
+      fail(`the document ID ${JSON.stringify(documents[rank]!.id)} is not unique.`)
+    newIndex[i] = rank
+  }
+
+  // Chunks.
+  const chunks = input.chunks
+  const n = chunks.length
+  const dims = input.dimensions ?? chunks[0]?.vector.length ?? 0
+  if (!Number.isSafeInteger(dims) || dims < 0 || (n > 0 && dims === 0))
+    fail(`invalid dimensions: ${String(dims)}.`)
+  const chunkDocuments = new Uint32Array(n)
+  const vectors = encoding === 'int8' ? new Int8Array(n * dims) : new Float32Array(n * dims)
+  const scales = encoding === 'int8' ? new Float32Array(n) : null
+  const headingIds = new Map<string, number>()
+  const headings: string[][] = []
+  const chunkHeadings = new Uint32Array(n)
+  for (const [c, chunk] of chunks.entries()) {
+    if (!Number.isSafeInteger(chunk.documentIndex) || chunk.documentIndex < 0 || chunk.documentIndex >= given.length)
+      fail(`chunk ${c} refers to document ${String(chunk.documentIndex)} of ${given.length}.`)
+    chunkDocuments[c] = newIndex[chunk.documentIndex]!
+    const u = unitVector(chunk, c, dims)
+    const row = c * dims
+    if (scales) {
+      let maxAbs = 0
+      for (let i = 0; i < dims; i++)
+        maxAbs = Math.max(maxAbs, Math.abs(u[i]!))
+      const scale = Math.fround(maxAbs / 127)
+      scales[c] = scale
+      for (let i = 0; i < dims; i++)
+        vectors[row + i] = Math.max(-127, Math.min(127, Math.round(u[i]! / scale)))
+    }
+    else {
+      vectors.set(u, row)
+    }
+    const heading = chunk.heading ?? []
+    if (!Array.isArray(heading) || heading.some(h => typeof h !== 'string'))
+      fail(`chunk ${c} has a heading path that is not a list of strings.`)
+    const key = JSON.stringify(heading)
+    let id = headingIds.get(key)
+    if (id === undefined) {
+      headingIds.set(key, id = headings.length)
+      headings.push([...heading])
+    }
+    chunkHeadings[c] = id
+  }
+  const withHeadings = headings.some(h => h.length > 0)
+
+  let lexical: LexicalIndex | undefined
+  if (input.lexical === true) {
+    for (const [c, chunk] of chunks.entries()) {
+      if (typeof chunk.text !== 'string')
+        fail(`chunk ${c} has no text for the lexical index.`)
+    }
+    lexical = buildLexicalIndex(chunks.map(chunk => ({ text: chunk.text!, documentIndex: chunk.documentIndex })))
+  }
+  else if (input.lexical) {
+    lexical = input.lexical
+  }
+
+  const meta = withHeadings
+    ? { model: input.model, documents: documents.map(documentRow), headings }
+    : { model: input.model, documents: documents.map(documentRow) }
+  const sections: PendingSection[] = [
+    { tag: 'META', type: ElementType.utf8, bytes: encoder.encode(JSON.stringify(meta)) },
+    indexSection('CDOC', chunkDocuments, documents.length - 1),
+  ]
+  if (withHeadings)
+    sections.push(indexSection('HEAD', chunkHeadings, headings.length - 1))
+  if (scales)
+    sections.push({ tag: 'SCAL', type: ElementType.f32, bytes: bytesOf(scales) })
+  sections.push({ tag: 'VECT', type: scales ? ElementType.i8 : ElementType.f32, bytes: bytesOf(vectors) })
+  if (lexical)
+    sections.push(...lexicalSections(lexical, chunks))
+  return assemble(dims, n, documents.length, sections.map(littleEndian))
+}
+
+function documentRow(doc: SnapshotDocument): unknown[] {
+  return [doc.id, doc.description, doc.category, doc.categories, doc.tags, doc.path, doc.tokenCount]
+}
+
+function assemble(dims: number, chunkCount: number, documentCount: number, sections: PendingSection[]): Uint8Array {
+  const directoryEnd = HEADER_BYTES + sections.length * DIRECTORY_ENTRY_BYTES
+  let end = directoryEnd
+  const offsets = sections.map((section) => {
+    const offset = Math.ceil(end / SECTION_ALIGN) * SECTION_ALIGN
+    end = offset + section.bytes.length
+    return offset
+  })
+  if (end > 0xFFFFFFFF)
+    fail(`it would take ${end} bytes, more than the format's 4 GiB.`)
+  const out = new Uint8Array(end)
+  const dv = new DataView(out.buffer)
+  out.set(SNAPSHOT_MAGIC, 0)
+  dv.setUint16(8, SNAPSHOT_VERSION, true)
+  dv.setUint16(10, 0, true)
+  dv.setUint32(16, end, true)
+  dv.setUint32(20, dims, true)
+  dv.setUint32(24, chunkCount, true)
+  dv.setUint32(28, documentCount, true)
+  dv.setUint32(32, sections.length, true)
+  dv.setUint32(36, 0, true)
+  for (const [s, section] of sections.entries()) {
+    const at = HEADER_BYTES + s * DIRECTORY_ENTRY_BYTES
+    for (let k = 0; k < 4; k++)
+      out[at + k] = section.tag.charCodeAt(k)
+    dv.setUint32(at + 4, section.type, true)
+    dv.setUint32(at + 8, offsets[s]!, true)
+    dv.setUint32(at + 12, section.bytes.length, true)
+    out.set(section.bytes, offsets[s])
+  }
+  dv.setUint32(12, crc32(out, 16), true)
+  return out
+}

@@ -1,0 +1,299 @@
+// A lexical (BM25) index of the same chunks as the vectors, built at build
+// time and searched at run time; and reciprocal rank fusion of both rankings.
+//
+// Tokenisation: NFKC, lowercase, then runs of letters, marks and digits in any
+// script; each Han, Hiragana or Katakana character is a token of its own (those
+// scripts do not separate words with spaces). Everything else separates tokens,
+// so `content-visibility` gives `content` and `visibility`.
+//
+// Stemming: plural folding only (see `stem`), for lowercase ASCII words of four
+// letters or more. The lexical index is there for what embeddings blur: exact
+// identifiers, API and property names, error messages, rare terms. A full
+// Porter stemmer would conflate those (`universal`/`universe`, `general`/
+// `generate`) and mangle non-English words, while the embedding side already
+// matches inflections and synonyms. Plural folding fixes the commonest miss
+// (`images` vs `image`) at little risk.
+
+import type { Snapshot } from './snapshot-reader'
+import type { SearchHit, SearchResult } from './search-rank'
+import { selectTop, toResult } from './search-rank'
+
+/** A BM25 index of chunks: a serialisable set of typed arrays (see the LT… sections of the snapshot). */
+export interface LexicalIndex {
+  /** Vocabulary, sorted by UTF-16 code units. */
+  terms: string[]
+  /** Term `t`'s postings are `postings[offsets[t] … offsets[t + 1]]`; `terms.length + 1` entries. */
+  offsets: Uint32Array
+  /** Posting → chunk index, ascending within a term. */
+  postings: Uint16Array | Uint32Array
+  /** Posting → occurrences of the term in the chunk, capped at 255 (BM25 saturates long before). */
+  frequencies: Uint8Array
+  /** Chunk → token count. */
+  lengths: Uint16Array | Uint32Array
+  /** Chunk → document index. */
+  chunkDocuments: Uint16Array | Uint32Array
+  documentCount: number
+}
+
+export interface LexicalChunk {
+  text: string
+  documentIndex: number
+}
+
+export interface LexicalSearchOptions {
+  /** Documents to return (default 5). */
+  topK?: number
+  /** Minimum normalised score (default 0.15; see `searchLexical`). */
+  threshold?: number
+}
+
+export interface HybridOptions {
+  /** Documents to return (default 5). */
+  topK?: number
+  /** The RRF constant (default 60, as in Cormack et al. 2009). */
+  k?: number
+}
+
+/** BM25 parameters (the usual defaults). */
+export const BM25_K1 = 1.2
+export const BM25_B = 0.75
+export const LEXICAL_THRESHOLD = 0.15
+
+const CJK = '\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}'
+const TOKEN = /* @__PURE__ */ new RegExp(`[${CJK}]|(?:(?![${CJK}])[\\p{L}\\p{M}\\p{N}])+`, 'gu')
+const ASCII_WORD = /^[a-z]+$/
+
+/**
+ * Folds English plurals, so that singular and plural meet on one key:
+ * `queries`/`query` → `queri`, `cookies`/`cookie` → `cooki`, `caches`/`cache` → `cach`,
+ * `boxes`/`box` → `box`, `classes`/`class` → `class`, `images`/`image` → `imag`.
+ * Words under four letters, and words with other characters than a–z, are left alone.
+ */
+export function stem(word: string): string {
+  if (word.length < 4 || !ASCII_WORD.test(word))
+    return word
+  let w = word
+  if (w.endsWith('ies'))
+    w = `${w.slice(0, -3)}i`
+  else if (/(?:ss|sh|ch|x|z)es$/.test(w))
+    w = w.slice(0, -2)
+  else if (w.endsWith('s') && !/(?:ss|us|is)$/.test(w))
+    w = w.slice(0, -1)
+  if (w.length > 3 && w.endsWith('e'))
+    w = w.slice(0, -1)
+  else if (w.length > 3 && /[^aeiou]y$/.test(w))
+    w = `${w.slice(0, -1)}i`
+  return w
+}
+
+/** The index terms of a text, in order, repeats included. */
+export function tokenize(text: string): string[] {
+  const out: string[] = []
+  for (const match of text.normalize('NFKC').toLowerCase().matchAll(TOKEN))
+    out.push(stem(match[0]))
+  return out
+}
+
+/**
+ * Builds the lexical index of `chunks` (in snapshot chunk order). Deterministic:
+ * the same chunks give the same arrays.
+ */
+export function buildLexicalIndex(chunks: readonly LexicalChunk[]): LexicalIndex {
+  const byTerm = new Map<string, number[]>() // term → [chunk, tf, chunk, tf, …]
+  const lengths: number[] = []
+  let documentCount = 0
+  for (const [c, chunk] of chunks.entries()) {
+    if (!Number.isSafeInteger(chunk.documentIndex) || chunk.documentIndex < 0)
+      throw new TypeError(`Chunk ${c} has an invalid documentIndex: ${String(chunk.documentIndex)}.`)
+    documentCount = Math.max(documentCount, chunk.documentIndex + 1)
+    const tokens = tokenize(chunk.text)
+    lengths.push(tokens.length)
+    const counts = new Map<string, number>()
+    for (const token of tokens)
+      counts.set(token, (counts.get(token) ?? 0) + 1)
+    for (const [term, tf] of counts) {
+      let list = byTerm.get(term)
+      if (!list)
+        byTerm.set(term, list = [])
+      list.push(c, Math.min(tf, 255))
+    }
+  }
+  const terms = [...byTerm.keys()].sort()
+  const offsets = new Uint32Array(terms.length + 1)
+  let total = 0
+  for (const [t, term] of terms.entries()) {
+    total += byTerm.get(term)!.length / 2
+    offsets[t + 1] = total
+  }
+  const wide = chunks.length > 0x10000
+  const postings = wide ? new Uint32Array(total) : new Uint16Array(total)
+  const frequencies = new Uint8Array(total)
+  let p = 0
+  for (const term of terms) {
+    const list = byTerm.get(term)!
+    for (let i = 0; i < list.length; i += 2, p++) {
+      postings[p] = list[i]!
+      frequencies[p] = list[i + 1]!
+    }
+  }
+  const maxLength = lengths.reduce((a, b) => Math.max(a, b), 0)
+  return {
+    terms,
+    offsets,
+    postings,
+    frequencies,
+    lengths: maxLength > 0xFFFF ? Uint32Array.from(lengths) : Uint16Array.from(lengths),
+    chunkDocuments: documentCount > 0x10000 ? Uint32Array.from(chunks, c => c.documentIndex) : Uint16Array.from(chunks, c => c.documentIndex),
+    documentCount,
+  }
+}
+
+function findTerm(terms: readonly string[], term: string): number {
+  let lo = 0
+  let hi = terms.length - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1
+    const t = terms[mid]!
+    if (t === term)
+      return mid
+    if (t < term)
+      lo = mid + 1
+    else hi = mid - 1
+  }
+  return -1
+}
+
+const averageLengths = new WeakMap<LexicalIndex, number>()
+
+function validate(topK: number, threshold: number): void {
+  if (!Number.isSafeInteger(topK) || topK < 1)
+    throw new RangeError(`topK must be a positive integer, got ${String(topK)}.`)
+  if (!Number.isFinite(threshold) || threshold < 0 || threshold > 1)
+    throw new RangeError(`threshold must be a number from 0 to 1, got ${String(threshold)}.`)
+}
+
+function isSnapshot(source: Snapshot | LexicalIndex): source is Snapshot {
+  return 'vectors' in source
+}
+
+/**
+ * BM25 search (k1 = 1.2, b = 0.75, idf = ln(1 + (N − df + 0.5) / (df + 0.5)))
+ * over chunks; a document scores its best chunk.
+ *
+ * Scores are normalised to 0–1 by dividing by the query's ceiling,
+ * Σ max(idf(t), ln 2) · (k1 + 1) over the distinct query terms (those absent
+ * from the vocabulary included, with df = 0): a chunk would reach 1 only by
+ * holding every term infinitely often. The divisor depends on the query alone,
+ * so the order is pure BM25 and the score says how much of the (idf-weighted)
+ * query a chunk covers. The ln 2 floor (the idf of a term in half the chunks)
+ * keeps a query of only very common words ("how do I") from scoring high
+ * against itself. A chunk of average length holding each query term once
+ * scores 1 / (k1 + 1) ≈ 0.45, half of the terms ≈ 0.23; hence a default
+ * threshold of 0.15, not the 0.3 of cosine similarity, whose scale differs.
+ *
+ * Ties go to the lower document index, which in a snapshot is the lower ID.
+ * Given a Snapshot, results carry the document metadata like `searchVectors`;
+ * given a bare index, `{ documentIndex, chunk, score }`.
+ */
+export function searchLexical(source: Snapshot, query: string, options?: LexicalSearchOptions): SearchResult[]
+export function searchLexical(source: LexicalIndex, query: string, options?: LexicalSearchOptions): SearchHit[]
+export function searchLexical(source: Snapshot | LexicalIndex, query: string, { topK = 5, threshold = LEXICAL_THRESHOLD }: LexicalSearchOptions = {}): SearchHit[] | SearchResult[] {
+  validate(topK, threshold)
+  const snapshot = isSnapshot(source) ? source : undefined
+  const index = snapshot ? snapshot.lexical : source as LexicalIndex
+  if (!index)
+    throw new Error('This snapshot has no lexical index: build it with the lexical option.')
+  const n = index.lengths.length
+  const queryTerms = [...new Set(tokenize(query))]
+  if (n === 0 || queryTerms.length === 0)
+    return []
+  let average = averageLengths.get(index)
+  if (average === undefined) {
+    let sum = 0
+    for (let c = 0; c < n; c++)
+      sum += index.lengths[c]!
+    averageLengths.set(index, average = sum / n || 1)
+  }
+  const { offsets, postings, frequencies, lengths, chunkDocuments } = index
+  const scores = new Float64Array(n)
+  let ceiling = 0
+  for (const term of queryTerms) {
+    const t = findTerm(index.terms, term)
+    const df = t < 0 ? 0 : offsets[t + 1]! - offsets[t]!
+    const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5))
+    ceiling += Math.max(idf, Math.LN2) * (BM25_K1 + 1)
+    if (t < 0)
+      continue
+    for (let p = offsets[t]!, end = offsets[t + 1]!; p < end; p++) {
+      const c = postings[p]!
+      const tf = frequencies[p]!
+      scores[c]! += idf * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * lengths[c]! / average))
+    }
+  }
+  const best = new Float64Array(index.documentCount)
+  const bestChunk = new Int32Array(index.documentCount).fill(-1)
+  for (let c = 0; c < n; c++) {
+    const s = scores[c]!
+    if (s > 0) {
+      const d = chunkDocuments[c]!
+      if (s > best[d]!) {
+        best[d] = s
+        bestChunk[d] = c
+      }
+    }
+  }
+  for (let d = 0; d < best.length; d++)
+    best[d]! /= ceiling
+  const hits: SearchHit[] = []
+  for (const d of selectTop(best, bestChunk, topK, threshold))
+    hits.push({ documentIndex: d, chunk: bestChunk[d]!, score: best[d]! })
+  return snapshot ? hits.map(hit => toResult(snapshot, hit)) : hits
+}
+
+export type HybridHit<T extends SearchHit> = T & {
+  /** 1-based rank in the vector results, or null when absent there. */
+  vectorRank: number | null
+  /** 1-based rank in the lexical results, or null when absent there. */
+  lexicalRank: number | null
+  /** The document's score in the vector results (cosine similarity), or null. */
+  vectorScore: number | null
+  /** The document's score in the lexical results (normalised BM25), or null. */
+  lexicalScore: number | null
+}
+
+/**
+ * Reciprocal rank fusion (Cormack, Clarke & Büttcher, 2009): a document scores
+ * Σ 1 / (k + rank) over the lists it appears in (rank 1-based, k = 60), so
+ * agreement between the two rankings counts and raw scores of different scales
+ * never mix. `score` becomes the fused score (at most 2 / (k + 1) ≈ 0.033; not
+ * comparable to a similarity threshold: thresholds apply to each list before
+ * fusion). Ties go to the lower document index (the lower ID in a snapshot).
+ * Both lists must come from the same snapshot; pass longer lists (e.g. topK 20)
+ * than the fused topK so that fusion has something to reorder. A document's
+ * other fields come from the vector list when it is there.
+ */
+export function searchHybrid<T extends SearchHit>(vectorResults: readonly T[], lexicalResults: readonly T[], { topK = 5, k = 60 }: HybridOptions = {}): HybridHit<T>[] {
+  if (!Number.isSafeInteger(topK) || topK < 1)
+    throw new RangeError(`topK must be a positive integer, got ${String(topK)}.`)
+  if (!Number.isFinite(k) || k < 0)
+    throw new RangeError(`k must be a non-negative number, got ${String(k)}.`)
+  const fused = new Map<number, HybridHit<T>>()
+  for (const [i, hit] of vectorResults.entries()) {
+    if (!fused.has(hit.documentIndex))
+      fused.set(hit.documentIndex, { ...hit, score: 1 / (k + i + 1), vectorRank: i + 1, lexicalRank: null, vectorScore: hit.score, lexicalScore: null })
+  }
+  for (const [i, hit] of lexicalResults.entries()) {
+    const entry = fused.get(hit.documentIndex)
+    if (!entry) {
+      fused.set(hit.documentIndex, { ...hit, score: 1 / (k + i + 1), vectorRank: null, lexicalRank: i + 1, vectorScore: null, lexicalScore: hit.score })
+    }
+    else if (entry.lexicalRank === null) {
+      entry.score += 1 / (k + i + 1)
+      entry.lexicalRank = i + 1
+      entry.lexicalScore = hit.score
+    }
+  }
+  return [...fused.values()]
+    .sort((a, b) => b.score - a.score || a.documentIndex - b.documentIndex)
+    .slice(0, topK)
+}

@@ -1,0 +1,224 @@
+import type { SearchHit } from '../../src/runtime/search-rank'
+import { describe, expect, it } from 'vitest'
+import { encodeSnapshot } from '../../src/knowledge/snapshot'
+import { buildLexicalIndex, searchHybrid, searchLexical, stem, tokenize } from '../../src/runtime/lexical'
+import { searchVectors } from '../../src/runtime/search'
+import { decodeSnapshot } from '../../src/runtime/snapshot-reader'
+
+describe('tokenize', () => {
+  it('lowercases runs of letters and digits in any script; everything else separates', () => {
+    expect(tokenize('Use content-visibility: auto; (CSS) v2.0')).toEqual(['use', 'content', stem('visibility'), 'auto', 'css', 'v2', '0'])
+    expect(tokenize('Größe ändern — ÉCOLE naïve')).toEqual(['größe', 'ändern', 'école', 'naïve'])
+    expect(tokenize('Привет мир')).toEqual(['привет', 'мир'])
+    expect(tokenize('don\'t')).toEqual(['don', 't'])
+  })
+
+  it('applies NFKC: full-width letters and ligatures, composed and decomposed accents meet', () => {
+    expect(tokenize('ＡＢＣ ﬁle')).toEqual(tokenize('abc file'))
+    expect(tokenize('cafe\u0301')).toEqual(tokenize('caf\u00E9'))
+  })
+
+  it('makes each Han, Hiragana or Katakana character a token', () => {
+    expect(tokenize('日本語のテスト abc')).toEqual(['日', '本', '語', 'の', 'テ', 'ス', 'ト', 'abc'])
+  })
+})
+
+describe('stem (plural folding)', () => {
+  it.each([
+    ['images', 'image', 'imag'],
+    ['caches', 'cache', 'cach'],
+    ['queries', 'query', 'queri'],
+    ['cookies', 'cookie', 'cooki'],
+    ['policies', 'policy', 'polici'],
+    ['boxes', 'box', 'box'],
+    ['classes', 'class', 'class'],
+    ['matches', 'match', 'match'],
+    ['processes', 'process', 'process'],
+    ['keys', 'key', 'key'],
+    ['uses', 'use', 'use'],
+    ['styles', 'style', 'styl'],
+  ])('%s and %s → %s', (plural, singular, key) => {
+    expect(stem(plural)).toBe(key)
+    expect(stem(singular)).toBe(key)
+  })
+
+  it('leaves short, non-plural and non-ASCII words alone', () => {
+    for (const word of ['css', 'status', 'focus', 'analysis', 'access', 'loading', 'größe', 'v2', 'is'])
+      expect(stem(word)).toBe(word)
+  })
+})
+
+describe('buildLexicalIndex', () => {
+  it('stores sorted terms with ascending postings, term frequencies and chunk lengths', () => {
+    const index = buildLexicalIndex([
+      { text: 'b a a', documentIndex: 0 },
+      { text: 'a c', documentIndex: 1 },
+    ])
+    expect(index.terms).toEqual(['a', 'b', 'c'])
+    expect([...index.offsets]).toEqual([0, 2, 3, 4])
+    expect([...index.postings]).toEqual([0, 1, 0, 1])
+    expect([...index.frequencies]).toEqual([2, 1, 1, 1])
+    expect([...index.lengths]).toEqual([3, 2])
+    expect([...index.chunkDocuments]).toEqual([0, 1])
+    expect(index.documentCount).toBe(2)
+  })
+
+  it('is deterministic', () => {
+    const chunks = [{ text: 'Zeta alpha beta', documentIndex: 0 }, { text: 'beta gamma', documentIndex: 0 }]
+    expect(buildLexicalIndex(chunks)).toEqual(buildLexicalIndex(chunks))
+  })
+})
+
+// Documents in ID order (as in a snapshot): a-images, b-backup, c-cookies, d-empty.
+const CHUNKS = [
+  { text: 'Lazy loading images: add loading="lazy" to offscreen images.', documentIndex: 0 },
+  { text: 'Image formats: AVIF and WebP compress better than JPEG.', documentIndex: 0 },
+  { text: 'Restore deleted files from a backup archive.', documentIndex: 1 },
+  { text: 'Cookies: set the SameSite attribute on every cookie.', documentIndex: 2 },
+  { text: 'Storage partitioning keys third-party storage by top-level site.', documentIndex: 2 },
+  { text: 'Nothing to see here.', documentIndex: 3 },
+]
+
+/** BM25 written out term by term, to check the index arithmetic. */
+function referenceScores(query: string): number[] {
+  const docs = CHUNKS.map(c => tokenize(c.text))
+  const avg = docs.reduce((a, d) => a + d.length, 0) / docs.length
+  const terms = [...new Set(tokenize(query))]
+  let ceiling = 0
+  const scores = docs.map(() => 0)
+  for (const term of terms) {
+    const df = docs.filter(d => d.includes(term)).length
+    const idf = Math.log(1 + (docs.length - df + 0.5) / (df + 0.5))
+    ceiling += Math.max(idf, Math.LN2) * 2.2
+    for (const [c, d] of docs.entries()) {
+      const tf = d.filter(t => t === term).length
+      if (tf)
+        scores[c]! += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * d.length / avg))
+    }
+  }
+  return scores.map(s => s / ceiling)
+}
+
+describe('searchLexical', () => {
+  const index = buildLexicalIndex(CHUNKS)
+
+  it('scores BM25 (k1 1.2, b 0.75) normalised by the query\'s ceiling', () => {
+    // One term in one of two chunks: idf = ln 2, length 2 vs average 1.5 → 2.2 / (1 + 1.2 · 1.25) / 2.2 = 0.4.
+    const tiny = buildLexicalIndex([{ text: 'x y', documentIndex: 0 }, { text: 'z', documentIndex: 1 }])
+    const [hit] = searchLexical(tiny, 'x')
+    expect(hit!.documentIndex).toBe(0)
+    expect(hit!.score).toBeCloseTo(0.4, 12)
+
+    for (const query of ['lazy loading images', 'cookie storage', 'restore backup of images']) {
+      const expected = referenceScores(query)
+      for (const hit of searchLexical(index, query, { topK: 10, threshold: 0 }))
+        expect(hit.score).toBeCloseTo(expected[hit.chunk]!, 12)
+    }
+  })
+
+  it('scores a document by its best chunk, best first, and folds plurals', () => {
+    const hits = searchLexical(index, 'image', { threshold: 0 })
+    expect(hits.map(h => h.documentIndex)).toEqual([0])
+    expect(hits[0]!.chunk).toBe(0) // two occurrences of "images" beat one of "Image"
+    expect(searchLexical(index, 'cookie storage partitioning', { threshold: 0 }).map(h => [h.documentIndex, h.chunk])).toEqual([[2, 4]])
+  })
+
+  it('keeps scores between 0 and 1; unknown query terms lower them', () => {
+    const full = searchLexical(index, 'restore backup')[0]!
+    const diluted = searchLexical(index, 'restore backup kubernetes', { threshold: 0 })[0]!
+    expect(full.score).toBeGreaterThan(diluted.score)
+    expect(full.score).toBeLessThan(1)
+    expect(diluted.score).toBeGreaterThan(0)
+  })
+
+  it('applies the threshold (default 0.15) and topK; ties by document index', () => {
+    expect(searchLexical(index, 'kubernetes')).toEqual([])
+    expect(searchLexical(index, '')).toEqual([])
+    const tie = buildLexicalIndex([{ text: 'same words', documentIndex: 1 }, { text: 'same words', documentIndex: 0 }, { text: 'other', documentIndex: 2 }])
+    expect(searchLexical(tie, 'same').map(h => h.documentIndex)).toEqual([0, 1])
+    expect(searchLexical(tie, 'same', { topK: 1 }).map(h => h.documentIndex)).toEqual([0])
+    const all = searchLexical(index, 'restore images cookie storage webp', { threshold: 0, topK: 10 })
+    expect(all.map(h => h.documentIndex).sort()).toEqual([0, 1, 2])
+    expect(all[0]!.score > all[1]!.score && all[1]!.score > all[2]!.score).toBe(true)
+    const middle = all[1]!.score
+    expect(searchLexical(index, 'restore images cookie storage webp', { threshold: middle, topK: 10 })).toEqual(all.slice(0, 2))
+    expect(searchLexical(index, 'restore images cookie storage webp', { threshold: middle + 1e-9, topK: 10 })).toEqual(all.slice(0, 1))
+    expect(searchLexical(index, 'restore images cookie storage webp', { topK: 10 }).every(h => h.score >= 0.15)).toBe(true)
+    expect(() => searchLexical(index, 'x', { threshold: 2 })).toThrow(/threshold/)
+    expect(() => searchLexical(index, 'x', { topK: 0 })).toThrow(/topK/)
+  })
+
+  it('given a snapshot, returns document metadata like searchVectors', () => {
+    const snap = decodeSnapshot(encodeSnapshot({
+      model: 'test',
+      documents: [{ id: 'b-backup', description: 'Backups' }, { id: 'a-images', description: 'Images', tags: ['img'] }],
+      chunks: [
+        { documentIndex: 1, vector: [1, 0], text: CHUNKS[0]!.text, heading: ['Lazy loading'] },
+        { documentIndex: 0, vector: [0, 1], text: CHUNKS[2]!.text },
+      ],
+      lexical: true,
+    }))
+    expect(searchLexical(snap, 'lazy images')).toEqual([{
+      id: 'a-images',
+      description: 'Images',
+      category: '',
+      categories: [],
+      tags: ['img'],
+      path: '',
+      tokenCount: 0,
+      score: expect.any(Number),
+      documentIndex: 0,
+      chunk: 0,
+      heading: ['Lazy loading'],
+    }])
+    const withoutLexical = decodeSnapshot(encodeSnapshot({ model: 'test', documents: [{ id: 'a' }], chunks: [{ documentIndex: 0, vector: [1] }] }))
+    expect(() => searchLexical(withoutLexical, 'x')).toThrow(/no lexical index/)
+  })
+})
+
+describe('searchHybrid (reciprocal rank fusion, k = 60)', () => {
+  const hit = (documentIndex: number, score = 0.5): SearchHit => ({ documentIndex, chunk: documentIndex * 10, score })
+
+  it('sums 1 / (60 + rank) over both lists', () => {
+    const fused = searchHybrid([hit(3), hit(1), hit(2)], [hit(1), hit(4)], { topK: 10 })
+    expect(fused.map(h => h.documentIndex)).toEqual([1, 3, 4, 2])
+    expect(fused[0]).toMatchObject({ documentIndex: 1, vectorRank: 2, lexicalRank: 1, vectorScore: 0.5, lexicalScore: 0.5 })
+    expect(fused[0]!.score).toBeCloseTo(1 / 62 + 1 / 61, 15)
+    expect(fused[1]).toMatchObject({ documentIndex: 3, score: 1 / 61, vectorRank: 1, lexicalRank: null, lexicalScore: null })
+    expect(fused[2]).toMatchObject({ documentIndex: 4, score: 1 / 62, vectorRank: null, lexicalRank: 2 })
+  })
+
+  it('breaks ties by document index and keeps topK (default 5)', () => {
+    const fused = searchHybrid([hit(5), hit(2)], [hit(2), hit(5)])
+    expect(fused.map(h => h.documentIndex)).toEqual([2, 5])
+    const many = searchHybrid([0, 1, 2, 3, 4, 5, 6].map(d => hit(d)), [])
+    expect(many.map(h => h.documentIndex)).toEqual([0, 1, 2, 3, 4])
+    expect(searchHybrid([], [])).toEqual([])
+  })
+
+  it('fuses snapshot results: a document found both ways rises; metadata stays', () => {
+    // Vectors favour "c-cookies" then "a-images"; words favour "a-images".
+    const snap = decodeSnapshot(encodeSnapshot({
+      model: 'test',
+      documents: [{ id: 'a-images' }, { id: 'b-backup' }, { id: 'c-cookies' }],
+      chunks: [
+        { documentIndex: 0, vector: [0.8, 0.6], text: CHUNKS[0]!.text },
+        { documentIndex: 1, vector: [0, 1], text: CHUNKS[2]!.text },
+        { documentIndex: 2, vector: [0.9, Math.sqrt(1 - 0.81)], text: CHUNKS[3]!.text },
+      ],
+      lexical: true,
+    }))
+    const vector = searchVectors(snap, [1, 0], { topK: 20 })
+    const lexical = searchLexical(snap, 'lazy images', { topK: 20 })
+    expect(vector.map(r => r.id)).toEqual(['c-cookies', 'a-images'])
+    expect(lexical.map(r => r.id)).toEqual(['a-images'])
+    const fused = searchHybrid(vector, lexical)
+    expect(fused.map(r => r.id)).toEqual(['a-images', 'c-cookies'])
+    expect(fused[0]).toMatchObject({ id: 'a-images', vectorRank: 2, lexicalRank: 1, vectorScore: vector[1]!.score, lexicalScore: lexical[0]!.score })
+  })
+
+  it('validates its options', () => {
+    expect(() => searchHybrid([], [], { topK: 0 })).toThrow(/topK/)
+    expect(() => searchHybrid([], [], { k: -1 })).toThrow(/k must/)
+  })
+})
