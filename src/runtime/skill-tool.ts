@@ -1,4 +1,5 @@
 import type { Activation, RegistrySkill, SectionIndexEntry, Skill } from './types'
+import { closestMatches } from './closest'
 import { SkillReadError } from './read-section'
 import { listingLine } from './tokens'
 
@@ -103,36 +104,8 @@ function parameters(): SkillToolParameters {
   }
 }
 
-/** Levenshtein distance, case-insensitive (the runtime cannot import `src/core`). */
-function editDistance(a: string, b: string): number {
-  a = a.toLowerCase()
-  b = b.toLowerCase()
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0]!
-    row[0] = i
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j]!
-      row[j] = Math.min(above + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1))
-      diagonal = above
-    }
-  }
-  return row[b.length]!
-}
-
-/** Up to three candidates close enough to `word` to be likely typos, closest first. */
-function closestNames(word: string, candidates: readonly string[]): string[] {
-  const limit = Math.max(2, Math.floor(word.length / 3))
-  return candidates
-    .map(candidate => ({ candidate, distance: editDistance(word, candidate) }))
-    .filter(c => c.distance <= limit)
-    .sort((a, b) => a.distance - b.distance)
-    .slice(0, 3)
-    .map(c => c.candidate)
-}
-
 function didYouMean(word: string, candidates: readonly string[]): string {
-  const names = closestNames(word, candidates)
+  const names = closestMatches(word, candidates)
   return names.length > 0 ? ` Did you mean ${names.map(n => `"${n}"`).join(' or ')}?` : ''
 }
 

@@ -1,10 +1,8 @@
 import type { CompileOptions } from '../../src/skill/compile'
-import type { RegistrySkill, Skill, SkillToolArgs } from '../../src/runtime'
-import { posix } from 'node:path'
+import type { RegistrySkill, SkillToolArgs } from '../../src/runtime'
 import { describe, expect, it } from 'vitest'
-import { createActivation, createSkill, createSkillTool, estimateTokens, listingLine } from '../../src/runtime'
-import { compileSkill } from '../../src/skill/compile'
-import { skillData, skillMeta } from '../../src/skill/shape'
+import { createActivation, createSkillTool } from '../../src/runtime'
+import { registrySkill as makeRegistrySkill } from './registry-skill'
 
 /*
  * One agent session, turn by turn: the user's messages, the files the agent
@@ -16,23 +14,7 @@ import { skillData, skillMeta } from '../../src/skill/shape'
 const ROOT = '/repo'
 
 function registrySkill(name: string, source: string, options: CompileOptions = {}): RegistrySkill {
-  const compiled = compileSkill({ file: `${ROOT}/.skills/${name}/SKILL.md`, source, folder: { files: [], kind: () => 'missing' } }, options)
-  const relativize = (file: string) => posix.relative(ROOT, file)
-  const meta = skillMeta(compiled, relativize)
-  const data = skillData(compiled, relativize)
-  let skill: Skill | undefined
-  const load = async () => (skill ??= createSkill(data))
-  return {
-    name: meta.name,
-    description: meta.description,
-    mode: meta.mode,
-    triggers: meta.triggers,
-    sections: meta.sections,
-    tokens: { listing: estimateTokens(listingLine(meta)), cover: estimateTokens(data.cover), body: estimateTokens(compiled.body) },
-    file: relativize(compiled.file),
-    load,
-    readSection: async (ref, options) => (await load()).readSection(ref, options),
-  }
+  return makeRegistrySkill(name, source, { ...options, folder: '.skills' })
 }
 
 // Always listed: no trigger.

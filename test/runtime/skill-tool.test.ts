@@ -1,33 +1,10 @@
-import type { CompileOptions } from '../../src/skill/compile'
-import type { Activated, Activation, RegistrySkill, Skill, SkillToolArgs } from '../../src/runtime'
-import { posix } from 'node:path'
+import type { Activated, Activation, RegistrySkill, SkillToolArgs } from '../../src/runtime'
 import { describe, expect, it } from 'vitest'
-import { createSkill, createSkillTool, estimateTokens, listingLine } from '../../src/runtime'
+import { createSkillTool, listingLine } from '../../src/runtime'
 import { compileSkill } from '../../src/skill/compile'
-import { skillData, skillMeta } from '../../src/skill/shape'
+import { registrySkill } from './registry-skill'
 
 const ROOT = '/project'
-
-/** A registry entry built the way the plugin builds one, with `load` resolving the created Skill. */
-function registrySkill(name: string, source: string, options: CompileOptions = {}): RegistrySkill {
-  const compiled = compileSkill({ file: `${ROOT}/skills/${name}/SKILL.md`, source, folder: { files: [], kind: () => 'missing' } }, options)
-  const relativize = (file: string) => posix.relative(ROOT, file)
-  const meta = skillMeta(compiled, relativize)
-  const data = skillData(compiled, relativize)
-  let skill: Skill | undefined
-  const load = async () => (skill ??= createSkill(data))
-  return {
-    name: meta.name,
-    description: meta.description,
-    mode: meta.mode,
-    triggers: meta.triggers,
-    sections: meta.sections,
-    tokens: { listing: estimateTokens(listingLine(meta)), cover: estimateTokens(data.cover), body: estimateTokens(compiled.body) },
-    file: relativize(compiled.file),
-    load,
-    readSection: async (ref, options) => (await load()).readSection(ref, options),
-  }
-}
 
 const POSTGRES = `---
 name: postgres-migrations
