@@ -129,36 +129,23 @@ export async function build(bundler: Bundler, entry: string, options: PluginOpti
       warnings.push(...result.warnings.map(w => w.text))
       break
     }
-    case 'webpack': {
-      const { default: webpack } = await import('webpack')
-      const compiler = webpack({
-        mode: 'none',
-        context: root,
-        entry,
-        target: 'node20',
-        devtool: false,
-        cache: false,
-        experiments: { outputModule: true },
-        output: { path: outDir, filename: 'index.mjs', module: true, library: { type: 'module' }, chunkFormat: 'module', publicPath: './' },
-        plugins: [plugin(options)],
-        infrastructureLogging: { level: 'none' },
-      })
-      warnings.push(...(await runCompiler(compiler)).warnings)
-      break
-    }
+    case 'webpack':
     case 'rspack': {
-      const { rspack } = await import('@rspack/core')
-      const compiler = rspack({
-        mode: 'none',
+      // The same configuration for both: rspack follows webpack's.
+      const config = {
+        mode: 'none' as const,
         context: root,
         entry,
-        target: 'node20',
-        devtool: false,
+        target: 'node20' as const,
+        devtool: false as const,
         cache: false,
-        output: { path: outDir, filename: 'index.mjs', module: true, library: { type: 'module' }, chunkFormat: 'module', publicPath: './' },
+        output: { path: outDir, filename: 'index.mjs', module: true, library: { type: 'module' as const }, chunkFormat: 'module' as const, publicPath: './' },
         plugins: [plugin(options)],
-        infrastructureLogging: { level: 'none' },
-      })
+        infrastructureLogging: { level: 'none' as const },
+      }
+      const compiler = bundler === 'webpack'
+        ? (await import('webpack')).default({ ...config, experiments: { outputModule: true } })
+        : (await import('@rspack/core')).rspack(config)
       warnings.push(...(await runCompiler(compiler)).warnings)
       break
     }
