@@ -1,0 +1,93 @@
+// Where an embedding model's files are on disk, checked before Transformers.js is even
+// imported, so that an offline build with no model fails in milliseconds with a message
+// that says what to do.
+
+import { createHash } from 'node:crypto'
+import { createReadStream, existsSync } from 'node:fs'
+import { join } from 'node:path'
+
+/** ONNX file suffixes of Transformers.js dtypes (its DEFAULT_DTYPE_SUFFIX_MAPPING). */
+const DTYPE_SUFFIX: Record<string, string> = {
+  fp32: '',
+  fp16: '_fp16',
+  int8: '_int8',
+  uint8: '_uint8',
+  q8: '_quantized',
+  q4: '_q4',
+  q4f16: '_q4f16',
+  bnb4: '_bnb4',
+}
+
+export const MODEL_TEXT_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json'] as const
+
+/** `onnx/model_quantized.onnx` for q8, `onnx/model.onnx` for fp32, … */
+export function onnxFileOf(dtype: string): string {
+  const suffix = DTYPE_SUFFIX[dtype]
+  if (suffix === undefined)
+    throw new Error(`Unknown model dtype "${dtype}"; expected one of ${Object.keys(DTYPE_SUFFIX).join(', ')}.`)
+  return `onnx/model${suffix}.onnx`
+}
+
+export interface ModelFiles {
+  /** `<cacheDir>/<model>`: where a prepared (`skill-kit model`) or converted model lives. */
+  localDir: string
+  /** `<cacheDir>/<model>/<revision>`: where Transformers.js keeps what it downloads for a pinned revision. */
+  downloadDir: string
+  /** Path of each needed file, as Transformers.js will pick it (download cache first, then local). */
+  found: Record<string, string>
+  /** Needed files found in neither place. */
+  missing: string[]
+}
+
+/** Finds the files Transformers.js will load for `model` in `cacheDir` (used as both its cacheDir and localModelPath). */
+export function locateModelFiles(cacheDir: string, model: string, revision: string, dtype: string): ModelFiles {
+  const localDir = join(cacheDir, ...model.split('/'))
+  const downloadDir = revision === 'main' ? localDir : join(localDir, revision)
+  const found: Record<string, string> = {}
+  const missing: string[] = []
+  for (const file of [...MODEL_TEXT_FILES, onnxFileOf(dtype)]) {
+    const path = [join(downloadDir, file), join(localDir, file)].find(p => existsSync(p))
+    if (path)
+      found[file] = path
+    else missing.push(file)
+  }
+  return { localDir, downloadDir, found, missing }
+}
+
+export class ModelNotAvailableError extends Error {
+  override name = 'ModelNotAvailableError'
+  constructor(readonly model: string, readonly folder: string, readonly missing: readonly string[]) {
+    super(`The embedding model ${model} is not available offline: ${folder} lacks ${missing.join(', ')}. `
+      + `Run \`skill-kit model\` once (it needs network access) to prepare it in that folder, or build without --offline.`)
+  }
+}
+
+/**
+ * SHA-256 (hex) of a file, streamed, and which of `needles` occur in its bytes (ONNX op
+ * types are plain strings in the protobuf, so this tells which operators a model uses
+ * without parsing it).
+ */
+export function inspectFile(path: string, needles: readonly string[] = []): Promise<{ sha256: string, contains: Set<string> }> {
+  const patterns = needles.map(n => Buffer.from(n, 'utf8'))
+  const overlap = Math.max(0, ...patterns.map(p => p.length - 1))
+  return new Promise((resolve, reject) => {
+    const h = createHash('sha256')
+    const contains = new Set<string>()
+    let tail = Buffer.alloc(0)
+    createReadStream(path)
+      .on('data', (data: string | Buffer) => {
+        const chunk = typeof data === 'string' ? Buffer.from(data) : data
+        h.update(chunk)
+        if (patterns.length === 0)
+          return
+        const window = Buffer.concat([tail, chunk])
+        patterns.forEach((p, i) => {
+          if (!contains.has(needles[i]!) && window.includes(p))
+            contains.add(needles[i]!)
+        })
+        tail = window.subarray(Math.max(0, window.length - overlap))
+      })
+      .on('error', reject)
+      .on('end', () => resolve({ sha256: h.digest('hex'), contains }))
+  })
+}
