@@ -8,9 +8,9 @@
 //   per-call  the seed's method: Transformers.js feature-extraction pipeline, one text per
 //             call, { pooling: 'mean', normalize: true }. Goal: ours / per-call ≤ 0.6
 //
-// Methods alternate within each round; the median round counts.
+// Methods alternate slice by slice (--slice texts each) within a round; the median round counts.
 //
-//   node bench/embed.bench.mjs [--count 300] [--rounds 3] [--dtype q8|fp32] [--max-tokens 512] [--batching] [--json]
+//   node bench/embed.bench.mjs [--count 300] [--rounds 3] [--dtype q8|fp32] [--max-tokens 512] [--slice 50] [--batching] [--json]
 //
 // --max-tokens cuts every text to that many tokens (special tokens included), for all three.
 //
@@ -89,62 +89,81 @@ async function timeRaw(session, feeds) {
   return performance.now() - start
 }
 
-export async function run({ count = 300, rounds = 3, dtype = 'q8', maxTokens = 512, batching = false, log = console.log } = {}) {
+export async function run({ count = 300, rounds = 3, dtype = 'q8', maxTokens = 512, slice = 50, batching = false, log = console.log } = {}) {
   const modelsDir = join(root, '.cache', 'models')
   await buildMiniLM(modelsDir, { log })
-  const { createTransformersEmbedder, planBatches, locateModelFiles, onnxFileOf, DEFAULT_EMBEDDING_MODEL, DEFAULT_EMBEDDING_REVISION } = await loadEmbedderModule()
+  const { createTransformersEmbedder, planBatches, locateModelFiles, onnxFileOf, DEFAULT_EMBEDDING_MODEL, DEFAULT_EMBEDDING_REVISION, MAX_BATCH_TOKENS } = await loadEmbedderModule()
   const embedder = await createTransformersEmbedder({ cacheDir: modelsDir, offline: true, dtype, maxTokens })
   // Texts that fit, so that the per-call pipeline (which truncates differently) does the same work.
   const { AutoTokenizer } = await import('@huggingface/transformers')
   const tokenizer = await AutoTokenizer.from_pretrained(DEFAULT_EMBEDDING_MODEL, { local_files_only: true })
   const texts = guideTexts(count).map(t => maxTokens >= 512 ? t : tokenizer.decode(embedder.tokenize(t).slice(0, maxTokens - 2)))
   const room = embedder.maxTokens - embedder.reservedTokens.document
-  const cls = 101
-  const sep = 102
+  const [cls, sep] = tokenizer.encode('') // [CLS] [SEP]
   const sequences = texts.map(t => [cls, ...embedder.tokenize(t).slice(0, room), sep])
   const tokens = sequences.reduce((a, s) => a + s.length, 0)
 
-  // The same batches the embedder runs, as ready-made tensors.
-  const batches = planBatches(sequences.map(s => s.length), embedder.batchSize, Math.max(8 * 512, embedder.maxTokens))
-  const feeds = batches.map(b => tensors(sequences, b))
   const onnxPath = locateModelFiles(modelsDir, DEFAULT_EMBEDDING_MODEL, DEFAULT_EMBEDDING_REVISION, dtype).found[onnxFileOf(dtype)]
   const session = await ort.InferenceSession.create(onnxPath, { executionProviders: ['cpu'], logSeverityLevel: 3 })
-
   const { pipeline } = await import('@huggingface/transformers')
   const extractor = await pipeline('feature-extraction', DEFAULT_EMBEDDING_MODEL, { dtype, revision: DEFAULT_EMBEDDING_REVISION, local_files_only: true, device: 'cpu' })
 
-  log(`${texts.length} chunks, ${tokens} tokens (mean ${(tokens / texts.length).toFixed(0)}), dtype ${dtype}, embedder batch size ${embedder.batchSize}, ${batches.length} runs`)
-  // Warm-up of each.
-  await embedder.embed(texts.slice(0, 8))
-  await timeRaw(session, feeds.slice(0, 2))
-  await extractor(texts[0], { pooling: 'mean', normalize: true })
-
-  const times = { ours: [], raw: [], perCall: [] }
-  const extra = batching ? { 'sorted 1': [], 'sorted 8': [], 'sorted 16': [], 'input order 8': [] } : {}
-  const extraFeeds = {
-    'sorted 1': () => planBatches(sequences.map(s => s.length), 1),
-    'sorted 8': () => planBatches(sequences.map(s => s.length), 8),
-    'sorted 16': () => planBatches(sequences.map(s => s.length), 16, 16 * 512),
-    'input order 8': () => Array.from({ length: Math.ceil(sequences.length / 8) }, (_, i) => Array.from({ length: Math.min(8, sequences.length - i * 8) }, (_, k) => i * 8 + k)),
+  // The machine is shared and noisy: the methods alternate slice by slice (in rotating order),
+  // so that all of them see the same conditions. Each slice is planned as the embedder plans
+  // it (length-sorted batches); raw gets those very batches as ready-made tensors.
+  const slices = []
+  for (let i = 0; i < texts.length; i += slice)
+    slices.push({ texts: texts.slice(i, i + slice), sequences: sequences.slice(i, i + slice) })
+  const plans = {
+    raw: seqs => planBatches(seqs.map(q => q.length), embedder.batchSize, MAX_BATCH_TOKENS),
+    ...(batching
+      ? {
+          'raw sorted 1': seqs => planBatches(seqs.map(q => q.length), 1),
+          'raw sorted 8': seqs => planBatches(seqs.map(q => q.length), 8),
+          'raw sorted 16': seqs => planBatches(seqs.map(q => q.length), 16, 16 * 512),
+          'raw input order 8': seqs => Array.from({ length: Math.ceil(seqs.length / 8) }, (_, i) => Array.from({ length: Math.min(8, seqs.length - i * 8) }, (_, k) => i * 8 + k)),
+        }
+      : {}),
   }
+  for (const sl of slices)
+    sl.feeds = Object.fromEntries(Object.entries(plans).map(([k, plan]) => [k, plan(sl.sequences).map(b => tensors(sl.sequences, b))]))
+  const runs = slices.reduce((a, sl) => a + sl.feeds.raw.length, 0)
+
+  const methods = {
+    ours: async sl => embedder.embed(sl.texts),
+    perCall: async (sl) => {
+      for (const text of sl.texts)
+        await extractor(text, { pooling: 'mean', normalize: true })
+    },
+    ...Object.fromEntries(Object.keys(plans).map(k => [k, sl => timeRaw(session, sl.feeds[k])])),
+  }
+
+  log(`${texts.length} chunks, ${tokens} tokens (mean ${(tokens / texts.length).toFixed(0)}), dtype ${dtype}, maxTokens ${embedder.maxTokens}, embedder batch size ${embedder.batchSize}, ${runs} runs, slices of ${slice}`)
+  // Warm-up of each.
+  for (const fn of Object.values(methods))
+    await fn({ ...slices[0], texts: slices[0].texts.slice(0, 4), feeds: Object.fromEntries(Object.entries(slices[0].feeds).map(([k, f]) => [k, f.slice(0, 1)])) })
+
+  const times = Object.fromEntries(Object.keys(methods).map(k => [k, []]))
+  const names = Object.keys(methods)
   for (let round = 0; round < rounds; round++) {
-    let start = performance.now()
-    await embedder.embed(texts)
-    times.ours.push(performance.now() - start)
-    times.raw.push(await timeRaw(session, feeds))
-    start = performance.now()
-    for (const text of texts)
-      await extractor(text, { pooling: 'mean', normalize: true })
-    times.perCall.push(performance.now() - start)
-    for (const key of Object.keys(extra))
-      extra[key].push(await timeRaw(session, extraFeeds[key]().map(b => tensors(sequences, b))))
-    log(`round ${round + 1}: ours ${fmtMs(times.ours.at(-1))}, raw ${fmtMs(times.raw.at(-1))}, per-call ${fmtMs(times.perCall.at(-1))}${Object.entries(extra).map(([k, v]) => `, raw ${k} ${fmtMs(v.at(-1))}`).join('')}`)
+    const spent = Object.fromEntries(names.map(k => [k, 0]))
+    for (const [i, sl] of slices.entries()) {
+      for (let j = 0; j < names.length; j++) {
+        const name = names[(i + j + round) % names.length]
+        const start = performance.now()
+        await methods[name](sl)
+        spent[name] += performance.now() - start
+      }
+    }
+    for (const k of names)
+      times[k].push(spent[k])
+    log(`round ${round + 1}: ${names.map(k => `${k} ${fmtMs(spent[k])}`).join(', ')}`)
   }
   await embedder.dispose()
   await session.release()
   await extractor.dispose()
 
-  const medianMs = Object.fromEntries(Object.entries({ ...times, ...Object.fromEntries(Object.entries(extra).map(([k, v]) => [`raw ${k}`, v])) }).map(([k, v]) => [k, median(v)]))
+  const medianMs = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]))
   const ratio = { raw: medianMs.raw / medianMs.ours, perCall: medianMs.ours / medianMs.perCall }
   return { count: texts.length, tokens, dtype, maxTokens: embedder.maxTokens, batchSize: embedder.batchSize, medianMs, ratio, goal: { raw: RAW_GOAL, perCall: PER_CALL_GOAL } }
 }
@@ -155,6 +174,7 @@ if (isMain(import.meta)) {
     rounds: Number(arg('rounds', 3)),
     dtype: arg('dtype', 'q8'),
     maxTokens: Number(arg('max-tokens', 512)),
+    slice: Number(arg('slice', 50)),
     batching: process.argv.includes('--batching'),
   })
   const m = result.medianMs

@@ -95,14 +95,12 @@ export function bertModel(config, weights, { dtype = 'fp32', activations = 'per-
   const half = g.float('const_half', 0.5)
   const invSqrt2 = g.float('const_inv_sqrt2', Math.SQRT1_2)
   const attnScale = g.float('const_attention_scale', 1 / Math.sqrt(headSize))
-  const lastAxis = g.int64('const_last_axis', [-1])
-  const zero = g.float('const_zero', 0)
-  const c255 = g.float('const_255', 255)
-  const tiny = g.float('const_tiny', 1e-30)
   const headsShape = g.int64('const_heads_shape', [0, 0, heads, headSize])
   const hiddenShape = g.int64('const_hidden_shape', [0, 0, H])
 
-  const cache = new Map() // per activation: its DynamicQuantizeLinear and row sums
+  const cache = new Map() // per activation: its quantization and row sums
+  let rowQuantConstants
+  let lastAxis
   const dense = (prefix, x, w, inDim, outDim) => {
     checkDims(`${prefix}.weight`, w.kernel, [inDim, outDim])
     checkDims(`${prefix}.bias`, w.bias, [outDim])
@@ -120,6 +118,7 @@ export function bertModel(config, weights, { dtype = 'fp32', activations = 'per-
         // Each token row gets its own scale and zero point, so a sequence's vector does not
         // depend on the other sequences (or the padding) of its batch.
         if (!xq) {
+          const [zero, c255, tiny] = rowQuantConstants ??= [g.float('const_zero', 0), g.float('const_255', 255), g.float('const_tiny', 1e-30)]
           const lo = g.node('Min', [g.node('ReduceMin', [x], { axes: [-1], keepdims: 1, name: `${x}_rowmin` }), zero], { name: `${x}_lo` })
           const hi = g.node('Max', [g.node('ReduceMax', [x], { axes: [-1], keepdims: 1, name: `${x}_rowmax` }), zero], { name: `${x}_hi` })
           const xScale = g.node('Max', [g.node('Div', [g.node('Sub', [hi, lo], { name: `${x}_range` }), c255], { name: `${x}_scale_raw` }), tiny], { name: `${x}_scale` })
@@ -154,6 +153,7 @@ export function bertModel(config, weights, { dtype = 'fp32', activations = 'per-
         y = g.node('Mul', [cast, scales], { name: `${prefix}/MatMul` })
       }
       if (Math.fround(leftover) !== 0) {
+        lastAxis ??= g.int64('const_last_axis', [-1])
         xq.rowSum ??= g.node('ReduceSum', [x, lastAxis], { keepdims: 1, name: `${x}_rowsum` })
         const c = g.float(`${prefix}.weight_offset`, leftover)
         y = g.node('Add', [y, g.node('Mul', [xq.rowSum, c], { name: `${prefix}/offset` })], { name: `${prefix}/offset_add` })

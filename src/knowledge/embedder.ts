@@ -60,14 +60,21 @@ export const DEFAULT_EMBEDDING_REVISION = '751bff37182d3f1213fa05d7196b954e230ab
 
 /**
  * Inputs per ONNX run, for models that batch without changing vectors (fp32, fp16). Inputs
- * are sorted by length first, so a batch pads little; unsorted batches pad to their longest
- * input and lose to one input per run. Measured with bench/embed.bench.mjs.
+ * are sorted by length first, so a batch pads little (batches in input order pad to their
+ * longest input: 2x slower than one input per run on the guides' chunks). Batching pays for
+ * short inputs only: on 2 cores, fp32 MiniLM, texts cut to 64 tokens ran 1.5x faster in
+ * sorted batches of 8 than one per run, while on the guides' chunks (mean 197 tokens, up to
+ * 512) one per run was ~10% faster than batches of 8. See bench/embed.bench.mjs.
  */
 export const DEFAULT_BATCH_SIZE = 8
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
 
-/** Padded tokens per ONNX run (batch size × its longest input), which bounds memory. */
-const MAX_BATCH_TOKENS = 8 * 512
+/**
+ * Padded tokens per ONNX run (batch size × its longest input): 8 inputs of 64 tokens, 4 of
+ * 128, 2 of 256, 1 of 512.
+ */
+export const MAX_BATCH_TOKENS = 512
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
 
 export interface TransformersEmbedderOptions {
   /** A Transformers.js feature-extraction model with mean pooling (default `Xenova/all-MiniLM-L6-v2`). */
@@ -245,7 +252,7 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
         if (disposed)
           throw new Error('This embedder has been disposed.')
         const out: Float32Array[] = Array.from({ length: sequences.length })
-        for (const batch of planBatches(sequences.map(s => s.length), effectiveBatchSize, Math.max(MAX_BATCH_TOKENS, maxTokens))) {
+        for (const batch of planBatches(sequences.map(s => s.length), effectiveBatchSize, MAX_BATCH_TOKENS)) {
           const lengths = batch.map(i => sequences[i]!.length)
           const width = Math.max(...lengths)
           const ids = new BigInt64Array(batch.length * width).fill(BigInt(padId))
