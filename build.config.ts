@@ -11,6 +11,7 @@ export default defineBuildConfig({
     'src/rspack',
     { input: 'src/runtime/index', name: 'runtime' },
     { input: 'src/runtime/modules', name: 'runtime-modules' },
+    { input: 'src/runtime/knowledge-module', name: 'runtime-knowledge' },
     { input: 'src/cli/index', name: 'cli' },
   ],
   declaration: 'node16',

@@ -34,6 +34,10 @@ export interface KnowledgeIndex {
   snapshot: Uint8Array
   /** Markdown files read, for watching. */
   files: string[]
+  /** Hash of the folder's paths and texts the index was built from. */
+  digest: string
+  /** The embedder's fingerprint. */
+  model: string
   /** Warnings of the folder (errors stop the build). */
   diagnostics: Diagnostic[]
   stats: { windows: number, embedded: number, cached: number }
@@ -112,6 +116,8 @@ export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOp
     chunks,
     snapshot,
     files: folder.files,
+    digest: folder.digest,
+    model: embedder.fingerprint,
     diagnostics: folder.diagnostics,
     stats: { windows: flat.length, embedded: missing.length, cached: flat.length - missing.length },
   }

@@ -1,6 +1,6 @@
 import type { DiagnosticBag } from '../core/diagnostics'
 import type { YamlValue } from '../core/yaml'
-import { isAbsolute, join, normalize, relative, sep } from 'node:path'
+import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path'
 import { closest } from '../core/text'
 import { isYamlMapping, parseYaml } from '../core/yaml'
 
@@ -84,9 +84,10 @@ export function defaultProjectConfig(name: string): Record<string, unknown> {
 /**
  * Reads a project's `skill-kit.json` text (JSON, read with the YAML parser
  * for positions) against `projectDir`. Every problem goes to `bag`;
- * `undefined` when the configuration cannot be used.
+ * `undefined` when the configuration cannot be used. `bare`: settings made up
+ * for a folder without `skill-kit.json`, whose paths may point outside it.
  */
-export function parseProjectConfig(projectDir: string, text: string, bag: DiagnosticBag): KnowledgeConfig | undefined {
+export function parseProjectConfig(projectDir: string, text: string, bag: DiagnosticBag, { bare = false }: { bare?: boolean } = {}): KnowledgeConfig | undefined {
   try {
     JSON.parse(text)
   }
@@ -140,7 +141,7 @@ export function parseProjectConfig(projectDir: string, text: string, bag: Diagno
     const value = string([key], raw[key], fallback)
     const absolute = normalize(join(projectDir, value))
     const inside = relative(projectDir, absolute)
-    if (isAbsolute(value) || inside === '' || inside.startsWith('..'))
+    if (!bare && (isAbsolute(value) || inside === '' || inside.startsWith('..')))
       bag.error('config-path-outside', `"${key}" must be a subfolder of the project, e.g. "${fallback}".`, at([key]))
     return absolute
   }
@@ -162,7 +163,7 @@ export function parseProjectConfig(projectDir: string, text: string, bag: Diagno
       id: string(['model', 'id'], model.id, DEFAULT_MODEL.id),
       revision: string(['model', 'revision'], model.revision, DEFAULT_MODEL.revision),
       dtype,
-      cacheDir: normalize(join(projectDir, string(['model', 'cacheDir'], model.cacheDir, DEFAULT_MODEL.cacheDir))),
+      cacheDir: resolve(projectDir, string(['model', 'cacheDir'], model.cacheDir, DEFAULT_MODEL.cacheDir)),
       maxTokens: number(['model', 'maxTokens'], model.maxTokens, DEFAULT_MODEL.maxTokens, n => positive(n) && n >= 8, 'an integer of at least 8'),
       queryPrefix: string(['model', 'queryPrefix'], model.queryPrefix, '', true),
       documentPrefix: string(['model', 'documentPrefix'], model.documentPrefix, '', true),
@@ -181,7 +182,8 @@ export function parseProjectConfig(projectDir: string, text: string, bag: Diagno
   if (config.chunk.overlapTokens * 2 >= config.chunk.maxTokens)
     bag.error('config-invalid', '"chunk.overlapTokens" must be less than half of "chunk.maxTokens".', at(['chunk', 'overlapTokens']))
   const folders = (['knowledge', 'output', 'cache'] as const).map(key => [key, config[key]] as const)
-  for (const [i, [key, path]] of folders.entries()) {
+  // A bare folder is its own knowledge folder; its index and cache live in a hidden folder the documents never include.
+  for (const [i, [key, path]] of (bare ? [] : folders).entries()) {
     for (const [otherKey, other] of folders.slice(i + 1)) {
       if (path === other || path.startsWith(other + sep) || other.startsWith(path + sep))
         bag.error('config-path-overlap', `"${key}" and "${otherKey}" must be separate folders of the project.`, at([otherKey]))

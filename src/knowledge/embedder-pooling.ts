@@ -1,4 +1,7 @@
-// Pure helpers of the embedder: batch planning and pooling. No model, no I/O.
+// Pure helpers of the embedder: batch planning and pooling (shared with the
+// runtime's query embedder). No model, no I/O.
+
+export { meanPoolNormalize } from '../runtime/pooling'
 
 /**
  * Groups inputs into batches, longest first, so that each batch pads to a similar length.
@@ -29,37 +32,4 @@ export function planBatches(lengths: readonly number[], batchSize: number, maxBa
   if (current.length > 0)
     batches.push(current)
   return batches
-}
-
-/**
- * Mean of each sequence's hidden states over its attended tokens, L2-normalized: what
- * sentence-transformers' MiniLM (and its TF.js graph) does. Accumulates in float64.
- *
- * @param hidden last_hidden_state, [batch, sequence, dimensions] row-major
- * @param lengths attended tokens of each sequence (the rest is padding at the end)
- */
-export function meanPoolNormalize(hidden: Float32Array, batch: number, sequence: number, dimensions: number, lengths: readonly number[]): Float32Array[] {
-  const out: Float32Array[] = []
-  const sum = new Float64Array(dimensions)
-  for (let b = 0; b < batch; b++) {
-    sum.fill(0)
-    const n = lengths[b]!
-    let offset = b * sequence * dimensions
-    for (let s = 0; s < n; s++, offset += dimensions) {
-      for (let d = 0; d < dimensions; d++)
-        sum[d]! += hidden[offset + d]!
-    }
-    const count = Math.max(n, 1e-9)
-    let norm = 0
-    for (let d = 0; d < dimensions; d++) {
-      sum[d] = sum[d]! / count
-      norm += sum[d]! * sum[d]!
-    }
-    const scale = 1 / Math.sqrt(Math.max(norm, 1e-12))
-    const vector = new Float32Array(dimensions)
-    for (let d = 0; d < dimensions; d++)
-      vector[d] = sum[d]! * scale
-    out.push(vector)
-  }
-  return out
 }

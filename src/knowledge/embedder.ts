@@ -12,6 +12,7 @@ import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { inspectFile, locateModelFiles, ModelNotAvailableError, onnxFileOf } from './embedder-files'
+import { sequenceFrame, wellFormed } from '../runtime/pooling'
 import { meanPoolNormalize, planBatches } from './embedder-pooling'
 
 export { ModelNotAvailableError } from './embedder-files'
@@ -73,8 +74,6 @@ export const DEFAULT_BATCH_SIZE = 8
  * 128, 2 of 256, 1 of 512.
  */
 export const MAX_BATCH_TOKENS = 512
-
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
 
 export interface TransformersEmbedderOptions {
   /** A Transformers.js feature-extraction model with mean pooling (default `Xenova/all-MiniLM-L6-v2`). */
@@ -190,20 +189,13 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
     if (!Number.isInteger(dimensions) || dimensions <= 0)
       throw new Error(`Cannot tell the embedding size of ${modelId}: its config.json has no hidden_size.`)
 
-    // The special tokens around one sequence, read off the tokenizer's own template.
-    const probe = 'a'
-    const plain = tokenizer.encode(probe, { add_special_tokens: false })
-    const framed = tokenizer.encode(probe, { add_special_tokens: true })
-    const at = framed.findIndex((_, i) => plain.every((id, k) => framed[i + k] === id))
-    if (plain.length === 0 || at < 0)
+    const frame = sequenceFrame(tokenizer)
+    if (!frame)
       throw new Error(`Cannot find the special tokens of ${modelId}'s tokenizer.`)
-    const head = framed.slice(0, at)
-    const tail = framed.slice(at + plain.length)
+    const { head, tail } = frame
     const padId = tokenizer.pad_token_id ?? 0
 
-    // Lone surrogates become U+FFFD (String.prototype.toWellFormed, which ES2023 types lack).
-    const safe = (text: string) => (typeof text === 'string' ? text : String(text ?? '')).replace(LONE_SURROGATE, '\uFFFD')
-    const tokenize = (text: string): number[] => tokenizer.encode(safe(text), { add_special_tokens: false })
+    const tokenize = (text: string): number[] => tokenizer.encode(wellFormed(text), { add_special_tokens: false })
     const prefixIds: Record<EmbedKind, number[]> = { document: tokenize(documentPrefix), query: tokenize(queryPrefix) }
     const reservedTokens = Object.freeze({
       document: head.length + tail.length + prefixIds.document.length,
@@ -286,7 +278,7 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
       return job
     }
 
-    const frame = (content: readonly number[], kind: EmbedKind) => [...head, ...prefixIds[kind], ...content, ...tail]
+    const framed = (content: readonly number[], kind: EmbedKind) => [...head, ...prefixIds[kind], ...content, ...tail]
 
     return {
       fingerprint,
@@ -297,7 +289,7 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
       tokenize,
       async embed(texts, kind = 'document') {
         const room = maxTokens - reservedTokens[kind]
-        return run(texts.map(text => frame(tokenize(text).slice(0, room), kind)))
+        return run(texts.map(text => framed(tokenize(text).slice(0, room), kind)))
       },
       async embedTokens(windows, kind = 'document') {
         const room = maxTokens - reservedTokens[kind]
@@ -308,7 +300,7 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
             if (!Number.isInteger(id) || id < 0 || id >= vocabSize)
               throw new RangeError(`Token window ${i} holds ${id}, which is not a token ID of ${modelId}.`)
           }
-          return frame(window, kind)
+          return framed(window, kind)
         }))
       },
       async dispose() {

@@ -3,6 +3,7 @@ import type { KnowledgeDocument } from './document'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import { DiagnosticBag } from '../core/diagnostics'
+import { hash } from '../core/hash'
 import { parseKnowledgeDocument } from './document'
 
 /** The documents of a knowledge folder and every problem found in it. */
@@ -11,6 +12,8 @@ export interface KnowledgeFolder {
   diagnostics: Diagnostic[]
   /** Absolute paths of the Markdown files read, for watching. */
   files: string[]
+  /** Hash of every path and text read: equal digests, equal folders (for staleness checks). */
+  digest: string
 }
 
 /**
@@ -23,6 +26,7 @@ export function loadKnowledgeFolder(dir: string): KnowledgeFolder {
   const documents: KnowledgeDocument[] = []
   const files: string[] = []
   const firstById = new Map<string, string>()
+  const read: string[] = []
 
   const walk = (folder: string) => {
     const entries = readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
@@ -32,6 +36,7 @@ export function loadKnowledgeFolder(dir: string): KnowledgeFolder {
       const path = join(folder, entry.name)
       if (entry.isSymbolicLink()) {
         const bag = new DiagnosticBag(path)
+        read.push(`link:${relative(dir, path)}`)
         bag.error('document-symlink', 'Symbolic links are not followed in a knowledge folder. Copy the file or folder in instead.', { line: 1, column: 1 })
         diagnostics.push(...bag.items)
       }
@@ -41,7 +46,9 @@ export function loadKnowledgeFolder(dir: string): KnowledgeFolder {
       else if (entry.isFile() && entry.name.toLowerCase().endsWith('.md')) {
         files.push(path)
         const bag = new DiagnosticBag(path)
-        const document = parseKnowledgeDocument(relative(dir, path).split(sep).join('/'), readFileSync(path, 'utf8'), bag)
+        const text = readFileSync(path, 'utf8')
+        read.push(`file:${relative(dir, path)}`, text)
+        const document = parseKnowledgeDocument(relative(dir, path).split(sep).join('/'), text, bag)
         if (document) {
           const first = firstById.get(document.id)
           if (first)
@@ -55,5 +62,5 @@ export function loadKnowledgeFolder(dir: string): KnowledgeFolder {
     }
   }
   walk(dir)
-  return { documents, diagnostics, files }
+  return { documents, diagnostics, files, digest: hash(...read) }
 }

@@ -1,23 +1,29 @@
 import type { UnpluginBuildContext, UnpluginContext, UnpluginFactory, UnpluginMessage } from 'unplugin'
 import type { CompiledSkill } from '../skill/compile'
 import type { Diagnostic } from '../core/diagnostics'
+import type { AssetMode } from './knowledge-assets'
+import type { KnowledgeOutcome, KnowledgeTarget } from './knowledge'
 import type { Options } from './options'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { createUnplugin } from 'unplugin'
 import { codeFrame, formatDiagnostic } from '../core/diagnostics'
+import { splitFrontmatter } from '../core/frontmatter'
 import { discoverSkills } from '../skill/discover'
 import { SkillLoader } from '../skill/load'
 import { generateModule, generateRegistry } from './codegen'
 import { canonicalId, parseSkillId } from './ids'
+import { BODY_QUERY, KNOWLEDGE_PREFIX, knowledgeImportPath, knowledgeModuleId, KnowledgeService, parseKnowledgeModuleId } from './knowledge'
+import { modelReference, snapshotReference } from './knowledge-assets'
+import { generateBodyModule, generateKnowledgeModule } from './knowledge-codegen'
 import { createFileFilter, DEFAULT_SKILL_DIRS } from './options'
 
-export type { FilterPattern, Options } from './options'
+export type { FilterPattern, KnowledgeOptions, Options } from './options'
 
 export const REGISTRY_ID = 'virtual:skill-kit/skills'
 const ESBUILD_REGISTRY_FILE = '__skill-kit-skills__.js'
-const OUR_IDS = /\.md(?:\?.*)?$|virtual:skill-kit\/|__skill-kit-skills__\.js$/i
+const OUR_IDS = /\.md(?:\?.*)?$|virtual:skill-kit\/|__skill-kit-skills__\.js$|\?knowledge(?:&.*)?$|skill-kit-knowledge[:_]/i
 
 /**
  * What `load` returns after `this.error`. Rollup and Vite throw there, but
@@ -31,9 +37,9 @@ const FAILED = { code: '' }
  * versions always match; its small entry beside `runtime.mjs`, so that apps
  * get the activation engine only when they import it.
  */
-function runtimePath(): string {
+function runtimePath(entry = 'runtime-modules.mjs'): string {
   const runtime = createRequire(import.meta.url).resolve('unplugin-skill-kit/runtime')
-  return join(dirname(runtime), 'runtime-modules.mjs').replace(/\\/g, '/')
+  return join(dirname(runtime), entry).replace(/\\/g, '/')
 }
 
 /** A diagnostic as a bundler message: location in the text (webpack drops `loc`) and a code frame. */
@@ -58,6 +64,79 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
   const warned = new Set<string>()
   const registryDirs = () => (options.skills?.dirs ?? DEFAULT_SKILL_DIRS).map(dir => resolve(root, dir))
   const codegen = { runtime: () => (runtime ??= runtimePath()), relativize }
+  const knowledge = new KnowledgeService(options, () => root, relativize)
+  let viteServe: { base: string, files: Map<string, string> } | undefined
+
+  /** The resolved id of a `virtual:skill-kit/…` import. */
+  const virtualId = (request: string) => request === REGISTRY_ID
+    ? registryId()
+    : request.startsWith(KNOWLEDGE_PREFIX) ? knowledgeModuleId({ kind: 'name', name: request.slice(KNOWLEDGE_PREFIX.length) }, false, root) : undefined
+
+  /** How this bundler (and, in Vite, this environment) takes the snapshot and model files. */
+  function assetMode(context: UnpluginBuildContext & UnpluginContext): AssetMode {
+    const rollupLike = context as unknown as {
+      emitFile: (file: { type: 'asset', fileName?: string, name?: string, source: Uint8Array }) => string
+      environment?: { config: { consumer?: string, build?: { emitAssets?: boolean } } }
+    }
+    const server = rollupLike.environment?.config.consumer === 'server'
+    if (meta.framework === 'vite' && viteServe) {
+      const { base, files } = viteServe
+      return server ? { kind: 'file' } : { kind: 'dev-server', base, serve: (path, file) => files.set(path, file) }
+    }
+    if (meta.framework === 'vite' && server && !rollupLike.environment?.config.build?.emitAssets)
+      return { kind: 'file' }
+    if (meta.framework === 'vite' || meta.framework === 'rollup' || meta.framework === 'rolldown')
+      return { kind: 'emit', emit: (fileName, name, source) => rollupLike.emitFile({ type: 'asset', ...(fileName ? { fileName } : { name }), source }) }
+    if (meta.framework === 'webpack' || meta.framework === 'rspack')
+      return { kind: 'url-asset' }
+    if (meta.framework === 'esbuild')
+      return { kind: 'esbuild' }
+    return { kind: 'file' }
+  }
+
+  /** The knowledge module, or `undefined` after reporting why it cannot be built. */
+  async function loadKnowledge(context: UnpluginBuildContext & UnpluginContext, target: KnowledgeTarget): Promise<string | undefined> {
+    const outcome: KnowledgeOutcome = await knowledge.build(target)
+    for (const file of outcome.watch)
+      context.addWatchFile(file)
+    if (!outcome.ok) {
+      const at = outcome.diagnostic
+      context.error(at ? { message: outcome.message, id: at.file, loc: { file: at.file, line: at.line, column: at.column } } : outcome.message)
+      return undefined
+    }
+    for (const d of outcome.warnings) {
+      if (!warned.has(`${d.file}:${d.line}:${d.code}`)) {
+        warned.add(`${d.file}:${d.line}:${d.code}`)
+        context.warn({ message: formatDiagnostic(d, relativize), id: d.file, loc: { file: d.file, line: d.line, column: d.column } })
+      }
+    }
+    const { project, build } = outcome
+    const mode = assetMode(context)
+    const snapshot = snapshotReference(mode, build.snapshotFile, outcome.name, build.snapshot)
+    let browserModel
+    if (outcome.includeModel) {
+      const reference = modelReference(mode, project.config.model, file => readFileSync(file))
+      if ('error' in reference) {
+        context.error(`${relativize(project.dir)}: ${reference.error}`)
+        return undefined
+      }
+      browserModel = reference
+    }
+    const paths = new Map(build.documents.map(d => [d.id, join(project.config.knowledge, d.path)]))
+    const { model, search } = project.config
+    return generateKnowledgeModule({
+      name: outcome.name,
+      runtime: runtimePath('runtime-knowledge.mjs'),
+      documents: outcome.documents,
+      bodies: outcome.documents.map(d => `${paths.get(d.id)!.replace(/\\/g, '/')}${BODY_QUERY}`),
+      search,
+      model: { id: model.id, revision: model.revision, dtype: model.dtype, maxTokens: model.maxTokens, queryPrefix: model.queryPrefix },
+      snapshotUrl: snapshot.url,
+      imports: snapshot.imports,
+      nodeModelPath: model.cacheDir.replace(/\\/g, '/'),
+      browserModel,
+    })
+  }
 
   /** Compiles a skill for a module: watches its files, fails on errors, warns once. `undefined` after an error. */
   function compile(context: UnpluginBuildContext & UnpluginContext, file: string): CompiledSkill | undefined {
@@ -109,6 +188,11 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
 
     buildStart() {
       warned.clear()
+      knowledge.reset()
+    },
+
+    watchChange() {
+      knowledge.reset()
     },
 
     resolveId: {
@@ -116,6 +200,19 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
       async handler(source, importer) {
         if (source === REGISTRY_ID || source === registryId())
           return registryId()
+        if (source.startsWith(KNOWLEDGE_PREFIX))
+          return knowledgeModuleId({ kind: 'name', name: source.slice(KNOWLEDGE_PREFIX.length) }, meta.framework === 'esbuild', root)
+        if (parseKnowledgeModuleId(source, root))
+          return source
+        if (source.endsWith(BODY_QUERY) && isAbsolute(source))
+          return meta.framework === 'webpack' || meta.framework === 'rspack' ? null : source
+        const folder = knowledgeImportPath(source)
+        if (folder !== undefined) {
+          const dir = folder.startsWith('.') || folder === ''
+            ? resolve(importer ? dirname(importer.split('?')[0]!) : root, folder || '.')
+            : isAbsolute(folder) && !existsSync(folder) ? join(root, folder) : resolve(root, folder)
+          return knowledgeModuleId({ kind: 'dir', dir }, meta.framework === 'esbuild', root)
+        }
         const parsed = parseSkillId(source)
         if (!parsed)
           return null
@@ -147,10 +244,20 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
 
     load: {
       filter: { id: OUR_IDS },
-      handler(id) {
+      async handler(id) {
         if (id === registryId()) {
           const code = loadRegistry(this)
           return code === undefined ? FAILED : { code, map: null }
+        }
+        const target = parseKnowledgeModuleId(id, root)
+        if (target) {
+          const code = await loadKnowledge(this, target)
+          return code === undefined ? FAILED : { code, map: null }
+        }
+        if (id.endsWith(BODY_QUERY)) {
+          const file = id.slice(0, -BODY_QUERY.length)
+          this.addWatchFile(file)
+          return { code: generateBodyModule(knowledge.body(file) ?? splitFrontmatter(readFileSync(file, 'utf8')).body), map: null }
         }
         const parsed = parseSkillId(id)
         if (!parsed || !filter(parsed.file))
@@ -173,6 +280,8 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
 
     vite: {
       configResolved(config) {
+        if (config.command === 'serve')
+          viteServe = { base: config.base, files: new Map() }
         if (options.root)
           return
         root = config.root
@@ -193,21 +302,53 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
         }
         for (const event of ['add', 'change', 'unlink', 'addDir', 'unlinkDir'] as const)
           server.watcher.on(event, onChange)
+        server.watcher.add(knowledge.namedFolders())
+
+        // A document or setting of a knowledge base changed: its module builds again (unchanged windows come from the cache).
+        const onKnowledgeChange = (path: string) => {
+          for (const environment of Object.values(server.environments)) {
+            for (const [id, module] of environment.moduleGraph.idToModuleMap) {
+              const target = parseKnowledgeModuleId(id, root)
+              const dir = target && (target.kind === 'dir' ? target.dir : knowledge.folderOf(target.name))
+              if (dir && (path === dir || path.startsWith(dir + sep))) {
+                knowledge.reset()
+                void environment.reloadModule(module)
+              }
+            }
+          }
+        }
+        for (const event of ['add', 'change', 'unlink', 'unlinkDir'] as const)
+          server.watcher.on(event, onKnowledgeChange)
+
+        // Snapshots and (with includeModel) model files, as the knowledge modules named them.
+        server.middlewares.use((request, response, next) => {
+          const path = request.url?.split('?')[0] ?? ''
+          const file = viteServe && path.startsWith(viteServe.base) ? viteServe.files.get(path.slice(viteServe.base.length)) : undefined
+          if (!file || !existsSync(file))
+            return next()
+          response.setHeader('Content-Type', file.endsWith('.json') ? 'application/json' : file.endsWith('.mjs') ? 'text/javascript' : file.endsWith('.wasm') ? 'application/wasm' : 'application/octet-stream')
+          response.setHeader('Cache-Control', 'no-cache')
+          response.end(readFileSync(file))
+        })
       },
     },
 
     webpack(compiler) {
-      rewriteRegistryScheme(compiler, registryId())
+      rewriteVirtualScheme(compiler, virtualId)
     },
 
     rspack(compiler) {
-      rewriteRegistryScheme(compiler, registryId())
+      rewriteVirtualScheme(compiler, virtualId)
     },
 
     esbuild: {
       onResolveFilter: OUR_IDS,
       onLoadFilter: OUR_IDS,
       loader: 'js',
+      config(build) {
+        // Snapshots are imported for their URL: esbuild copies them next to the bundle.
+        build.loader = { '.skillkit': 'file', ...build.loader }
+      },
     },
   }
 }
@@ -216,11 +357,12 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
  * webpack and rspack read `virtual:` as a URL scheme and never resolve it
  * through plugins; hand them the resolved id instead, which they do.
  */
-function rewriteRegistryScheme(compiler: { hooks: { normalModuleFactory: { tap: (name: string, fn: (factory: SchemeFactory) => void) => void } } }, resolvedId: string): void {
+function rewriteVirtualScheme(compiler: { hooks: { normalModuleFactory: { tap: (name: string, fn: (factory: SchemeFactory) => void) => void } } }, resolve: (request: string) => string | undefined): void {
   compiler.hooks.normalModuleFactory.tap('unplugin-skill-kit', (factory) => {
     factory.hooks.beforeResolve.tap('unplugin-skill-kit', (data) => {
-      if (data.request === REGISTRY_ID)
-        data.request = resolvedId
+      const resolved = data.request.startsWith('virtual:skill-kit/') ? resolve(data.request) : undefined
+      if (resolved)
+        data.request = resolved
     })
   })
 }

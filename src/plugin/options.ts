@@ -1,3 +1,4 @@
+import type { ChunkConfig, ModelConfig, SearchConfig } from '../knowledge/config'
 import type { OnInvalid } from '../skill/compile'
 import { isAbsolute, resolve } from 'node:path'
 import picomatch from 'picomatch'
@@ -26,6 +27,39 @@ export interface Options {
     /** Folders holding `<name>/SKILL.md` and `<name>.skill.md`, relative to `root` (default `['skills', '.agents/skills']`; missing ones are skipped). */
     dirs?: string[]
   }
+  /**
+   * Named knowledge bases, imported as `virtual:skill-kit/knowledge/<name>`: a
+   * folder (relative to `root`) holding `skill-kit.json` or just Markdown, or
+   * the folder with settings that replace the project's.
+   */
+  knowledge?: Record<string, string | KnowledgeOptions>
+  /**
+   * Never download embedding models while building (default `false`): a missing
+   * model fails the build at once, naming its folder. Fill the cache first with
+   * `skill-kit model`.
+   */
+  offline?: boolean
+  /**
+   * Emit the embedding model and ONNX Runtime's WebAssembly files as assets, so
+   * that browsers embed queries themselves (vector search with no server). About
+   * 23 MB for the default model, loaded on the first vector search. Default `false`:
+   * browsers search lexically unless the app passes `embedQuery`.
+   */
+  includeModel?: boolean
+}
+
+/** One named knowledge base. */
+export interface KnowledgeOptions {
+  /** The folder, relative to `root`. */
+  dir: string
+  /** Replaces `model` settings of `skill-kit.json` (or the defaults), key by key; `cacheDir` is relative to `dir`. */
+  model?: Partial<ModelConfig>
+  /** Replaces `chunk` settings, key by key. */
+  chunk?: Partial<ChunkConfig>
+  /** Replaces `search` settings (the module's defaults), key by key. */
+  search?: Partial<SearchConfig>
+  /** Overrides the plugin's `includeModel` for this knowledge base. */
+  includeModel?: boolean
 }
 
 export const DEFAULT_SKILL_DIRS = ['skills', '.agents/skills']

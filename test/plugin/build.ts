@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 export type Bundler = 'vite' | 'rollup' | 'esbuild' | 'rolldown' | 'webpack' | 'rspack'
-export interface PluginOptions { onInvalid?: 'error' | 'fallback', strict?: boolean, root?: string, skills?: { dirs?: string[] } }
+export type PluginOptions = import('../../src/plugin/options').Options
 
 export interface BuildResult {
   /** The namespace of the built entry file, imported (through Vitest's module runner: Node's own `import()` is unavailable in a test file). */
@@ -17,6 +17,8 @@ export interface BuildResult {
   code: string
   /** Warnings the bundler reported while building, as text. */
   warnings: string[]
+  /** The output folder. */
+  outDir: string
 }
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
@@ -75,6 +77,8 @@ export async function build(bundler: Bundler, entry: string, options: PluginOpti
       await viteBuild({
         configFile: false,
         root,
+        // The output runs from disk in Node: asset URLs relative to the chunk, not to a site root.
+        base: './',
         logLevel: 'silent',
         plugins: [plugin(options)],
         build: {
@@ -156,7 +160,7 @@ export async function build(bundler: Bundler, entry: string, options: PluginOpti
   const code = readFileSync(outFile, 'utf8')
   // A plain path, not a file: URL: vitest resolves chunk imports relative to it correctly.
   const module = await import(/* @vite-ignore */ `${outFile}?t=${Date.now()}`)
-  return { module, code, warnings }
+  return { module, code, warnings, outDir }
 }
 
 /** A build's outcome, kept so that one failed build fails only the tests that use it. */

@@ -1,0 +1,205 @@
+// A knowledge project on disk: its configuration (a `skill-kit.json`, or the
+// defaults around a bare folder of Markdown), the embedder it needs, and the
+// index it publishes. The CLI and the bundler plugin both build through here,
+// so one folder gives the same snapshot bytes from the same cache either way.
+
+import type { Diagnostic } from '../core/diagnostics'
+import type { KnowledgeBuildFailure, KnowledgeIndex } from './build'
+import type { ChunkConfig, KnowledgeConfig, ModelConfig, SearchConfig } from './config'
+import type { Embedder } from './embedder'
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { basename, join, relative, resolve, sep } from 'node:path'
+import { DiagnosticBag } from '../core/diagnostics'
+import type { IndexManifest } from './publish'
+import { hash } from '../core/hash'
+import { buildKnowledgeIndex, PIPELINE_VERSION } from './build'
+import { parseProjectConfig } from './config'
+import { createTransformersEmbedder } from './embedder'
+import { loadKnowledgeFolder } from './load-folder'
+import { publishIndex, readManifest } from './publish'
+
+export const PROJECT_FILE = 'skill-kit.json'
+
+/** Settings that replace those of `skill-kit.json` (or the defaults), key by key. */
+export interface KnowledgeOverrides {
+  model?: Partial<ModelConfig>
+  chunk?: Partial<ChunkConfig>
+  search?: Partial<SearchConfig>
+}
+
+/** A knowledge folder with its settings resolved. */
+export interface KnowledgeProject {
+  /** The project folder (the knowledge folder itself when there is no `skill-kit.json`). */
+  dir: string
+  /** `skill-kit.json`, when the project has one. */
+  configFile: string | undefined
+  config: KnowledgeConfig
+}
+
+export interface OpenProjectOptions {
+  overrides?: KnowledgeOverrides
+  /**
+   * Where a bare folder (no `skill-kit.json`) keeps its index, vector cache and
+   * models: `<root>/.skill-kit/…` (default: the folder's parent).
+   */
+  root?: string
+}
+
+/** A project, or why it cannot be used. */
+export type OpenedProject = { project: KnowledgeProject, diagnostics: Diagnostic[] } | { project: undefined, diagnostics: Diagnostic[] }
+
+/**
+ * Reads the project in `dir`: its `skill-kit.json` if there is one, else
+ * `dir` is a bare folder of Markdown with every default. Overrides are
+ * checked by the same rules as the file.
+ */
+export function openKnowledgeProject(dir: string, options: OpenProjectOptions = {}): OpenedProject {
+  const projectDir = resolve(dir)
+  const configFile = join(projectDir, PROJECT_FILE)
+  const hasFile = existsSync(configFile)
+  const bag = new DiagnosticBag(hasFile ? configFile : projectDir)
+  if (!existsSync(projectDir) || !statSync(projectDir).isDirectory()) {
+    bag.error('knowledge-missing', `${projectDir} is not a folder. Point it at a folder of Markdown documents, or create one with "skill-kit init".`, { line: 1, column: 1 })
+    return { project: undefined, diagnostics: bag.items }
+  }
+
+  let text = hasFile ? readFileSync(configFile, 'utf8') : ''
+  let raw: unknown
+  if (!hasFile) {
+    // A bare folder: the documents are the folder; index, cache and models live under the root.
+    const root = resolve(options.root ?? join(projectDir, '..'))
+    const away = (folder: string) => relative(projectDir, join(root, '.skill-kit', folder)).split(sep).join('/')
+    raw = {
+      name: basename(projectDir),
+      knowledge: '.',
+      output: away(`index/${relative(root, projectDir).split(sep).join('-') || basename(projectDir)}`),
+      cache: away('cache'),
+      model: { cacheDir: away('models') },
+    }
+  }
+  else if (options.overrides) {
+    try {
+      raw = JSON.parse(text)
+    }
+    catch {
+      // Left to parseProjectConfig, which reports where the JSON breaks.
+    }
+  }
+  if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
+    const fields = raw as Record<string, unknown>
+    for (const key of ['model', 'chunk', 'search'] as const) {
+      const override = options.overrides?.[key]
+      const base = fields[key]
+      if (override !== undefined)
+        fields[key] = { ...(base && typeof base === 'object' ? base : {}), ...override }
+    }
+    text = JSON.stringify(fields, null, 2)
+  }
+  const config = parseProjectConfig(projectDir, text, bag, { bare: !hasFile })
+  if (!config)
+    return { project: undefined, diagnostics: bag.sorted() }
+  if (!existsSync(config.knowledge) || !statSync(config.knowledge).isDirectory()) {
+    bag.error('knowledge-missing', `The knowledge folder ${relative(projectDir, config.knowledge) || '.'} does not exist. Create it and put Markdown documents in it.`, { line: 1, column: 1 })
+    return { project: undefined, diagnostics: bag.sorted() }
+  }
+  return { project: { dir: projectDir, configFile: hasFile ? configFile : undefined, config }, diagnostics: bag.sorted() }
+}
+
+export interface EmbedderOptions {
+  /** Never download model files; fail at once when they are missing. */
+  offline?: boolean
+}
+
+const embedders = new Map<string, Promise<Embedder>>()
+
+/**
+ * The embedder of a project's model, shared by every project and build of
+ * this process that uses the same model settings (loading one takes a second).
+ */
+export function projectEmbedder(model: ModelConfig, { offline = false }: EmbedderOptions = {}): Promise<Embedder> {
+  const key = JSON.stringify([model, offline])
+  let embedder = embedders.get(key)
+  if (!embedder) {
+    embedder = createTransformersEmbedder({
+      model: model.id,
+      revision: model.revision,
+      dtype: model.dtype,
+      cacheDir: model.cacheDir,
+      offline,
+      maxTokens: model.maxTokens,
+      queryPrefix: model.queryPrefix,
+      documentPrefix: model.documentPrefix,
+    })
+    embedders.set(key, embedder)
+    embedder.catch(() => embedders.delete(key))
+  }
+  return embedder
+}
+
+/** Releases every embedder {@link projectEmbedder} loaded. */
+export async function disposeProjectEmbedders(): Promise<void> {
+  const all = [...embedders.values()]
+  embedders.clear()
+  await Promise.all(all.map(async e => (await e.catch(() => undefined))?.dispose()))
+}
+
+export interface ProjectBuildOptions extends EmbedderOptions {
+  /** Re-embed every window. */
+  force?: boolean
+  /** Another embedder than the project's model (tests, remote services). */
+  embedder?: Embedder
+  onProgress?: (done: number, total: number) => void
+}
+
+/** A built and published index. */
+export interface ProjectBuild extends KnowledgeIndex {
+  /** The published snapshot file (content-addressed, never rewritten). */
+  snapshotFile: string
+  /** The published document bodies. */
+  documentsFile: string
+}
+
+/**
+ * Builds a project's index (reusing cached vectors) and publishes it under
+ * `output`: snapshot and bodies first, then the manifest that names them, so
+ * a reader sees one whole version or the previous one.
+ */
+export async function buildKnowledgeProject(project: KnowledgeProject, options: ProjectBuildOptions = {}): Promise<ProjectBuild | KnowledgeBuildFailure> {
+  const { config } = project
+  const embedder = options.embedder ?? await projectEmbedder(config.model, options)
+  const index = await buildKnowledgeIndex(config.knowledge, {
+    embedder,
+    chunk: config.chunk,
+    cacheDir: config.cache,
+    force: options.force,
+    onProgress: options.onProgress,
+  })
+  if (!('snapshot' in index))
+    return index
+  const published = publishIndex(config.output, { name: config.name, index, settings: settingsDigest(config) })
+  return { ...index, snapshotFile: published.snapshotFile, documentsFile: published.documentsFile }
+}
+
+/** Digest of the settings an index depends on: the model (not where its files are) and chunking. */
+export function settingsDigest(config: KnowledgeConfig): string {
+  const { cacheDir: _, ...model } = config.model
+  return hash(JSON.stringify([model, config.chunk, PIPELINE_VERSION]))
+}
+
+/** Whether a project's published index matches its folder and settings. */
+export type IndexState =
+  | { state: 'missing' }
+  | { state: 'stale', manifest: IndexManifest, reason: string }
+  | { state: 'fresh', manifest: IndexManifest }
+
+/** Compares the published index with the folder and settings as they are now (reads every document). */
+export function indexState(project: KnowledgeProject): IndexState {
+  const manifest = readManifest(project.config.output)
+  if (!manifest)
+    return { state: 'missing' }
+  if (manifest.settings !== settingsDigest(project.config))
+    return { state: 'stale', manifest, reason: 'the model or chunk settings changed' }
+  if (manifest.digest !== loadKnowledgeFolder(project.config.knowledge).digest)
+    return { state: 'stale', manifest, reason: 'documents changed' }
+  return { state: 'fresh', manifest }
+}

@@ -1,0 +1,115 @@
+// The published index of a knowledge project: content-addressed snapshot and
+// document files, and a manifest naming the pair that belongs together. The
+// manifest is written last (atomically), so a reader that follows it never
+// mixes the vectors of one build with the texts of another.
+
+import type { KnowledgeIndex } from './build'
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { writeFileAtomic } from '../core/atomic'
+import { hash } from '../core/hash'
+
+export const MANIFEST_FILE = 'manifest.json'
+export const MANIFEST_FORMAT = 1
+
+/** What `manifest.json` says about the published index. */
+export interface IndexManifest {
+  format: typeof MANIFEST_FORMAT
+  name: string
+  /** File name of the snapshot, beside the manifest. */
+  snapshot: string
+  /** File name of the document bodies (JSON), beside the manifest. */
+  documents: string
+  /** Digest of the knowledge folder the index was built from. */
+  digest: string
+  /** Digest of the settings that shape the index (model and chunking). */
+  settings: string
+  /** The embedding model's fingerprint. */
+  model: string
+  documentCount: number
+  chunkCount: number
+}
+
+/** One document's text as published. */
+export interface PublishedDocument {
+  id: string
+  path: string
+  body: string
+}
+
+const PUBLISHED = /^(?:snapshot-[\w-]+\.skillkit|documents-[\w-]+\.json)$/
+
+/**
+ * Writes the index into `output`: the snapshot and the bodies under names
+ * derived from their content, then the manifest. Files of older builds are
+ * removed, except the previous manifest's, which a reader may still be
+ * following.
+ */
+export function publishIndex(output: string, { name, index, settings }: { name: string, index: KnowledgeIndex, settings: string }): { snapshotFile: string, documentsFile: string, manifest: IndexManifest } {
+  const documents: PublishedDocument[] = index.documents.map(d => ({ id: d.id, path: d.path, body: d.body }))
+  const documentsText = JSON.stringify({ format: MANIFEST_FORMAT, documents })
+  const manifest: IndexManifest = {
+    format: MANIFEST_FORMAT,
+    name,
+    snapshot: `snapshot-${hash(index.snapshot).slice(0, 16)}.skillkit`,
+    documents: `documents-${hash(documentsText).slice(0, 16)}.json`,
+    digest: index.digest,
+    settings,
+    model: index.model,
+    documentCount: index.documents.length,
+    chunkCount: index.stats.windows,
+  }
+  const snapshotFile = join(output, manifest.snapshot)
+  const documentsFile = join(output, manifest.documents)
+  if (!existsSync(snapshotFile))
+    writeFileAtomic(snapshotFile, index.snapshot)
+  if (!existsSync(documentsFile))
+    writeFileAtomic(documentsFile, documentsText)
+  const previous = readManifest(output)
+  const text = `${JSON.stringify(manifest, null, 2)}\n`
+  if (!existsSync(join(output, MANIFEST_FILE)) || readFileSync(join(output, MANIFEST_FILE), 'utf8') !== text)
+    writeFileAtomic(join(output, MANIFEST_FILE), text)
+  const keep = new Set([manifest.snapshot, manifest.documents, previous?.snapshot, previous?.documents])
+  for (const file of readdirSync(output)) {
+    if (PUBLISHED.test(file) && !keep.has(file))
+      rmSync(join(output, file), { force: true })
+  }
+  return { snapshotFile, documentsFile, manifest }
+}
+
+/** The manifest in `output`, or `undefined` when there is none or it is not ours. */
+export function readManifest(output: string): IndexManifest | undefined {
+  let value: unknown
+  try {
+    value = JSON.parse(readFileSync(join(output, MANIFEST_FILE), 'utf8'))
+  }
+  catch {
+    return undefined
+  }
+  const m = value as Partial<IndexManifest> | null
+  if (!m || m.format !== MANIFEST_FORMAT || typeof m.snapshot !== 'string' || typeof m.documents !== 'string' || !PUBLISHED.test(m.snapshot) || !PUBLISHED.test(m.documents))
+    return undefined
+  return m as IndexManifest
+}
+
+/** The published pair the manifest names, read. */
+export interface PublishedIndex {
+  manifest: IndexManifest
+  snapshot: Uint8Array
+  documents: PublishedDocument[]
+}
+
+/** Reads the index published in `output`; `undefined` when there is none (or it was replaced while reading). */
+export function readPublishedIndex(output: string): PublishedIndex | undefined {
+  const manifest = readManifest(output)
+  if (!manifest)
+    return undefined
+  try {
+    const snapshot = readFileSync(join(output, manifest.snapshot))
+    const documents = (JSON.parse(readFileSync(join(output, manifest.documents), 'utf8')) as { documents: PublishedDocument[] }).documents
+    return { manifest, snapshot: new Uint8Array(snapshot.buffer, snapshot.byteOffset, snapshot.byteLength), documents }
+  }
+  catch {
+    return undefined
+  }
+}

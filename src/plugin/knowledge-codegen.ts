@@ -1,0 +1,67 @@
+import type { SnapshotDocument } from '../runtime/snapshot-reader'
+
+/** Everything a knowledge module is generated from. */
+export interface KnowledgeModuleSource {
+  name: string
+  /** Import path of `runtime-knowledge.mjs`. */
+  runtime: string
+  /** Metadata of every document, in snapshot order (sorted by ID). */
+  documents: readonly SnapshotDocument[]
+  /** Module id of each document's body, in the order of `documents`. */
+  bodies: readonly string[]
+  search: { topK: number, threshold: number }
+  model: { id: string, revision: string, dtype: string, maxTokens: number, queryPrefix: string }
+  /** An expression for the snapshot's URL (or a string it resolves against `import.meta.url`). */
+  snapshotUrl: string
+  /** Statements the URL expression needs (an asset import for esbuild). */
+  imports?: string
+  /** The model cache folder, for query embedding in Node. */
+  nodeModelPath?: string
+  /** URL expressions of the emitted model folder and ONNX Runtime files (`includeModel`). */
+  browserModel?: { modelUrl: string, wasmMjsUrl: string, wasmUrl: string }
+}
+
+const json = (value: unknown) => JSON.stringify(value)
+
+/**
+ * The module of a knowledge base: metadata inline; snapshot, bodies and (in
+ * browsers) Transformers.js behind functions, so none of them is in the chunk
+ * that imports the module.
+ */
+export function generateKnowledgeModule(source: KnowledgeModuleSource): string {
+  const lines = [
+    `import { defineKnowledge } from ${json(source.runtime)}`,
+    ...(source.imports ? [source.imports] : []),
+    `const knowledge = /*#__PURE__*/ defineKnowledge({`,
+    `  name: ${json(source.name)},`,
+    `  documents: JSON.parse(${json(json(source.documents))}),`,
+    `  search: ${json(source.search)},`,
+    `  model: ${json(source.model)},`,
+    `  snapshotUrl: () => new URL(${source.snapshotUrl}, import.meta.url),`,
+    `  bodies: [`,
+    ...source.bodies.map(id => `    () => import(${json(id)}),`),
+    `  ],`,
+    ...(source.nodeModelPath ? [`  nodeModelPath: ${json(source.nodeModelPath)},`] : []),
+    ...(source.browserModel
+      ? [
+          `  browserModel: {`,
+          `    load: () => import('@huggingface/transformers'),`,
+          `    modelUrl: () => new URL(${source.browserModel.modelUrl}, import.meta.url),`,
+          `    wasmUrls: () => ({ mjs: new URL(${source.browserModel.wasmMjsUrl}, import.meta.url), wasm: new URL(${source.browserModel.wasmUrl}, import.meta.url) }),`,
+          `  },`,
+        ]
+      : []),
+    `})`,
+    `export default knowledge`,
+    `export const documents = knowledge.documents`,
+    `export const search = knowledge.search`,
+    `export const retrieve = knowledge.retrieve`,
+    '',
+  ]
+  return lines.join('\n')
+}
+
+/** A document body as a module. */
+export function generateBodyModule(body: string): string {
+  return `export default ${json(body)}\n`
+}

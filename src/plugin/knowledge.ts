@@ -1,0 +1,187 @@
+// Knowledge modules: which ids they have, and building their index through
+// the same project code as the CLI (same cache, same published files).
+
+import type { Diagnostic } from '../core/diagnostics'
+import type { KnowledgeProject, ProjectBuild } from '../knowledge/project'
+import type { SnapshotDocument } from '../runtime/snapshot-reader'
+import type { KnowledgeOptions, Options } from './options'
+import { readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { codeFrame, formatDiagnostic } from '../core/diagnostics'
+import { closest } from '../core/text'
+import { ModelNotAvailableError } from '../knowledge/embedder-files'
+import { buildKnowledgeProject, openKnowledgeProject } from '../knowledge/project'
+import { decodeSnapshot } from '../runtime/snapshot-reader'
+
+export const KNOWLEDGE_PREFIX = 'virtual:skill-kit/knowledge/'
+/** Resolved ids: `\0skill-kit-knowledge:<kind>:<key>`, or for esbuild a (never written) file in the root. */
+const RESOLVED_PREFIX = '\0skill-kit-knowledge:'
+/** esbuild resolves a module's imports from its folder, which must exist: the root. */
+const ESBUILD_PREFIX = '__skill-kit-knowledge__'
+export const BODY_QUERY = '?knowledge-document'
+
+/** A knowledge base: a folder imported with `?knowledge`, or a name from the options. */
+export type KnowledgeTarget = { kind: 'dir', dir: string } | { kind: 'name', name: string }
+
+/** `./folder?knowledge` (with or without bundler keys such as `&t=…`): the folder part; else `undefined`. */
+export function knowledgeImportPath(source: string): string | undefined {
+  const mark = source.indexOf('?')
+  if (mark < 0)
+    return undefined
+  const keys = [...new URLSearchParams(source.slice(mark + 1)).keys()].filter(k => !['t', 'v', 'import'].includes(k))
+  return keys.length === 1 && keys[0] === 'knowledge' ? source.slice(0, mark) : undefined
+}
+
+/** The id a knowledge module resolves to in this bundler. */
+export function knowledgeModuleId(target: KnowledgeTarget, esbuild: boolean, root: string): string {
+  const key = target.kind === 'dir' ? target.dir : target.name
+  return esbuild
+    ? join(root, `${ESBUILD_PREFIX}${target.kind}-${encodeURIComponent(key)}.js`)
+    : `${RESOLVED_PREFIX}${target.kind}:${key}`
+}
+
+/** The knowledge base a resolved id stands for. */
+export function parseKnowledgeModuleId(id: string, root: string): KnowledgeTarget | undefined {
+  let rest: string | undefined
+  if (id.startsWith(RESOLVED_PREFIX)) {
+    rest = id.slice(RESOLVED_PREFIX.length)
+  }
+  else {
+    const prefix = join(root, ESBUILD_PREFIX)
+    if (id.startsWith(prefix) && id.endsWith('.js')) {
+      const file = id.slice(prefix.length, -3)
+      const dash = file.indexOf('-')
+      rest = `${file.slice(0, dash)}:${decodeURIComponent(file.slice(dash + 1))}`
+    }
+  }
+  if (rest?.startsWith('dir:'))
+    return { kind: 'dir', dir: rest.slice(4) }
+  if (rest?.startsWith('name:'))
+    return { kind: 'name', name: rest.slice(5) }
+  return undefined
+}
+
+/** A built knowledge base, or the report of why it could not be built. */
+export type KnowledgeOutcome =
+  | { ok: true, name: string, project: KnowledgeProject, build: ProjectBuild, documents: SnapshotDocument[], includeModel: boolean, warnings: Diagnostic[], watch: string[] }
+  | { ok: false, message: string, diagnostic?: Diagnostic, watch: string[] }
+
+/** Diagnostics as one report: location, message and code frame of each. */
+function report(diagnostics: readonly Diagnostic[], relativize: (file: string) => string): string {
+  return diagnostics.map((d) => {
+    let frame = ''
+    try {
+      frame = `\n${codeFrame(readFileSync(d.file, 'utf8'), d)}`
+    }
+    catch {
+      // A folder, or a file gone since: the location says enough.
+    }
+    return `${formatDiagnostic(d, relativize)}${frame}`
+  }).join('\n\n')
+}
+
+/**
+ * Builds knowledge bases for the plugin. Builds are shared while they run, so
+ * two environments importing one knowledge base embed it once; bodies of the
+ * last build are kept for their modules, so they match the snapshot.
+ */
+export class KnowledgeService {
+  private readonly running = new Map<string, Promise<KnowledgeOutcome>>()
+  private readonly bodies = new Map<string, string>()
+
+  constructor(
+    private readonly options: Options,
+    private readonly root: () => string,
+    private readonly relativize: (file: string) => string,
+  ) {}
+
+  /** The configured names, for messages. */
+  get names(): string[] {
+    return Object.keys(this.options.knowledge ?? {})
+  }
+
+  /** The body of a document as of the last build of its knowledge base. */
+  body(file: string): string | undefined {
+    return this.bodies.get(file)
+  }
+
+  /** Forgets finished builds, so the next import builds again (cached vectors make that cheap). */
+  reset(): void {
+    this.running.clear()
+  }
+
+  /** The folders of the named knowledge bases, for watching. */
+  namedFolders(): string[] {
+    return this.names.map(name => this.folderOf(name)!)
+  }
+
+  /** The folder of a named knowledge base. */
+  folderOf(name: string): string | undefined {
+    const entry = this.options.knowledge?.[name]
+    return entry === undefined ? undefined : resolve(this.root(), typeof entry === 'string' ? entry : entry.dir)
+  }
+
+  build(target: KnowledgeTarget): Promise<KnowledgeOutcome> {
+    const key = JSON.stringify(target)
+    let outcome = this.running.get(key)
+    if (!outcome) {
+      outcome = this.run(target)
+      this.running.set(key, outcome)
+    }
+    return outcome
+  }
+
+  private async run(target: KnowledgeTarget): Promise<KnowledgeOutcome> {
+    let entry: KnowledgeOptions
+    if (target.kind === 'name') {
+      const configured = this.options.knowledge?.[target.name]
+      if (configured === undefined) {
+        const guess = closest(target.name, this.names)
+        return {
+          ok: false,
+          watch: [],
+          message: `No knowledge base is named "${target.name}".${guess ? ` Did you mean "${guess}"?` : ''} Name it in the plugin options: knowledge: { ${JSON.stringify(target.name)}: './folder' }${this.names.length ? ` (configured: ${this.names.join(', ')})` : ''}.`,
+        }
+      }
+      entry = typeof configured === 'string' ? { dir: configured } : configured
+    }
+    else {
+      entry = { dir: target.dir }
+    }
+    const dir = resolve(this.root(), entry.dir)
+    const opened = openKnowledgeProject(dir, { root: this.root(), overrides: { model: entry.model, chunk: entry.chunk, search: entry.search } })
+    const watch = [dir, join(dir, 'skill-kit.json')]
+    const label = target.kind === 'name' ? `Knowledge base "${target.name}" (${this.relativize(dir)})` : `Knowledge folder ${this.relativize(dir)}`
+    if (!opened.project) {
+      const errors = opened.diagnostics.filter(d => d.severity === 'error')
+      return { ok: false, watch, diagnostic: errors[0], message: `${label} cannot be built. Fix its settings:\n\n${report(opened.diagnostics, this.relativize)}` }
+    }
+    const { project } = opened
+    let build: Awaited<ReturnType<typeof buildKnowledgeProject>>
+    try {
+      build = await buildKnowledgeProject(project, { offline: this.options.offline })
+    }
+    catch (error) {
+      if (error instanceof ModelNotAvailableError)
+        return { ok: false, watch, message: `${label}: ${error.message}` }
+      return { ok: false, watch, message: `${label}: embedding failed: ${(error as Error).message}` }
+    }
+    watch.push(...build.files)
+    if (!('snapshot' in build)) {
+      const errors = build.diagnostics.filter(d => d.severity === 'error')
+      return { ok: false, watch, diagnostic: errors[0], message: `${label} has ${errors.length} invalid document${errors.length === 1 ? '' : 's'}. Fix ${errors.length === 1 ? 'it' : 'them'}:\n\n${report(build.diagnostics, this.relativize)}` }
+    }
+    for (const document of build.documents)
+      this.bodies.set(join(project.config.knowledge, document.path), document.body)
+    return {
+      ok: true,
+      name: target.kind === 'name' ? target.name : project.config.name,
+      project,
+      build,
+      documents: decodeSnapshot(build.snapshot, { verify: false }).documents,
+      includeModel: entry.includeModel ?? this.options.includeModel ?? false,
+      warnings: [...opened.diagnostics, ...build.diagnostics],
+      watch,
+    }
+  }
+}

@@ -1,0 +1,151 @@
+// A knowledge base at run time: document metadata up front, the snapshot and
+// the document bodies loaded on first use. Vector search needs a query
+// embedder (the build's model, or one the caller passes); without one, search
+// is lexical, over the BM25 index the snapshot carries.
+
+import type { EmbedQuery } from './query-embedder'
+import type { SearchResult } from './search-rank'
+import type { Snapshot, SnapshotDocument } from './snapshot-reader'
+import { closestMatches } from './closest'
+import { LEXICAL_THRESHOLD, searchHybrid, searchLexical } from './lexical'
+import { DEFAULT_THRESHOLD, DEFAULT_TOP_K, searchVectors } from './search'
+import { decodeSnapshot } from './snapshot-reader'
+
+/** A document's metadata (its body comes from `retrieve`). */
+export type KnowledgeDocumentInfo = SnapshotDocument
+
+/**
+ * How a search ranks: `vector` (cosine similarity of the query's embedding,
+ * best chunk per document), `lexical` (BM25 over the same chunks, no model),
+ * `hybrid` (both, fused by reciprocal rank), or `auto` (the default: `vector`
+ * when a query embedder is available, else `lexical`).
+ */
+export type KnowledgeSearchMode = 'auto' | 'vector' | 'lexical' | 'hybrid'
+
+export interface KnowledgeSearchOptions {
+  /** Documents to return (default: the build's `search.topK`, 5). */
+  topK?: number
+  /**
+   * Lowest score returned, on the scale of the ranking used: cosine similarity
+   * for `vector` (default: the build's `search.threshold`, 0.3), normalised BM25
+   * for `lexical` (default 0.15). `hybrid` applies it to the vector list.
+   */
+  threshold?: number
+  mode?: KnowledgeSearchMode
+  /** Embeds the query for this search, instead of the knowledge base's embedder. */
+  embedQuery?: EmbedQuery
+}
+
+/** A found document: metadata, score and the heading path of its best chunk. */
+export interface KnowledgeSearchResult extends KnowledgeDocumentInfo {
+  /** Similarity (vector), normalised BM25 (lexical) or fused reciprocal rank (hybrid). */
+  score: number
+  /** Heading path of the document's best chunk (empty for its metadata). */
+  heading: string[]
+}
+
+export interface KnowledgeBase {
+  readonly name: string
+  /** Every document's metadata, sorted by ID. */
+  readonly documents: readonly KnowledgeDocumentInfo[]
+  /** Ranks documents for a query: metadata and scores, never bodies. */
+  search: (query: string, options?: KnowledgeSearchOptions) => Promise<KnowledgeSearchResult[]>
+  /** The complete body of a document (loaded on first request). Throws {@link KnowledgeError} for an unknown ID. */
+  retrieve: (id: string) => Promise<string>
+  /** The decoded snapshot (loaded on first use). */
+  snapshot: () => Promise<Snapshot>
+}
+
+export type KnowledgeErrorCode = 'unknown-document' | 'no-embedder' | 'invalid-query'
+
+/** A request the knowledge base cannot answer; the message says what to do instead. */
+export class KnowledgeError extends Error {
+  override name = 'KnowledgeError'
+  constructor(readonly code: KnowledgeErrorCode, message: string) {
+    super(message)
+  }
+}
+
+/** What {@link createKnowledgeBase} is built from (generated modules pass it). */
+export interface KnowledgeBaseInit {
+  name: string
+  documents: readonly KnowledgeDocumentInfo[]
+  /** The snapshot's bytes. */
+  loadSnapshot: () => Promise<ArrayBuffer | ArrayBufferView>
+  /** Loaders of the documents' bodies, in the order of `documents`. */
+  bodies: readonly (() => Promise<string | { default: string }>)[]
+  /** Search defaults. */
+  search?: { topK?: number, threshold?: number }
+  /** The query embedder of `auto`, `vector` and `hybrid` searches. */
+  embedQuery?: EmbedQuery
+}
+
+/** Candidates each list gives hybrid fusion, so that it has something to reorder. */
+const HYBRID_DEPTH = 20
+
+export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
+  const ids = init.documents.map(d => d.id)
+  const positions = new Map(ids.map((id, i) => [id, i]))
+  const topKDefault = init.search?.topK ?? DEFAULT_TOP_K
+  const thresholdDefault = init.search?.threshold ?? DEFAULT_THRESHOLD
+  let snapshot: Promise<Snapshot> | undefined
+  const bodies = new Map<string, Promise<string>>()
+
+  const loadSnapshot = () => snapshot ??= init.loadSnapshot().then(decodeSnapshot).catch((error: unknown) => {
+    snapshot = undefined
+    throw error
+  })
+
+  const result = (hit: SearchResult): KnowledgeSearchResult => {
+    const { documentIndex: _, chunk: __, ...rest } = hit
+    return rest
+  }
+
+  return {
+    name: init.name,
+    documents: init.documents,
+    snapshot: loadSnapshot,
+
+    async search(query, options = {}) {
+      if (typeof query !== 'string')
+        throw new KnowledgeError('invalid-query', `Search for a string, not ${query === null ? 'null' : typeof query}.`)
+      const embedQuery = options.embedQuery ?? init.embedQuery
+      const mode = options.mode === undefined || options.mode === 'auto' ? (embedQuery ? 'vector' : 'lexical') : options.mode
+      const topK = options.topK ?? topKDefault
+      if (mode !== 'lexical' && !embedQuery)
+        throw new KnowledgeError('no-embedder', `A ${mode} search of "${init.name}" needs a query embedder: pass embedQuery, build with includeModel for browsers, or search with mode: 'lexical'.`)
+      const data = await loadSnapshot()
+      if (query.trim() === '')
+        return []
+      if (mode === 'lexical')
+        return searchLexical(data, query, { topK, threshold: options.threshold ?? LEXICAL_THRESHOLD }).map(result)
+      const vector = await embedQuery!(query)
+      const threshold = options.threshold ?? thresholdDefault
+      if (mode === 'vector')
+        return searchVectors(data, vector, { topK, threshold }).map(result)
+      const depth = Math.max(topK, HYBRID_DEPTH)
+      const fused = searchHybrid(
+        searchVectors(data, vector, { topK: depth, threshold }),
+        searchLexical(data, query, { topK: depth, threshold: LEXICAL_THRESHOLD }),
+        { topK },
+      )
+      return fused.map(({ vectorRank: _, lexicalRank: __, vectorScore: ___, lexicalScore: ____, ...hit }) => result(hit))
+    },
+
+    async retrieve(id) {
+      const index = typeof id === 'string' ? positions.get(id) : undefined
+      const load = index === undefined ? undefined : init.bodies[index]
+      if (!load) {
+        const near = closestMatches(String(id), ids)
+        throw new KnowledgeError('unknown-document', `"${String(id)}" is not a document of "${init.name}".${near.length ? ` Did you mean ${near.map(n => `"${n}"`).join(' or ')}?` : ' Search first, and retrieve an ID from the results.'}`)
+      }
+      let body = bodies.get(id)
+      if (!body) {
+        body = load().then(m => typeof m === 'string' ? m : m.default)
+        body.catch(() => bodies.delete(id))
+        bodies.set(id, body)
+      }
+      return body
+    },
+  }
+}

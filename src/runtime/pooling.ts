@@ -1,0 +1,65 @@
+// Sentence embedding from a BERT-style model's output, shared by the build-time
+// embedder and the run-time query embedder so that both make the same vectors.
+
+/** The special tokens a tokenizer puts around one sequence ([CLS] … [SEP] for BERT). */
+export interface SequenceFrame {
+  head: number[]
+  tail: number[]
+}
+
+/** The part of a Transformers.js tokenizer this module reads. */
+export interface EncodingTokenizer {
+  encode: (text: string, options: { add_special_tokens: boolean }) => number[]
+}
+
+/** Reads the special tokens around a sequence off the tokenizer's own template; `undefined` when it has none it can tell. */
+export function sequenceFrame(tokenizer: EncodingTokenizer): SequenceFrame | undefined {
+  const probe = 'a'
+  const plain = tokenizer.encode(probe, { add_special_tokens: false })
+  const framed = tokenizer.encode(probe, { add_special_tokens: true })
+  const at = framed.findIndex((_, i) => plain.every((id, k) => framed[i + k] === id))
+  if (plain.length === 0 || at < 0)
+    return undefined
+  return { head: framed.slice(0, at), tail: framed.slice(at + plain.length) }
+}
+
+/** Lone surrogates become U+FFFD (String.prototype.toWellFormed, which ES2023 types lack). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+
+/** Any value as text a tokenizer accepts: never throws on odd input. */
+export function wellFormed(text: unknown): string {
+  return (typeof text === 'string' ? text : String(text ?? '')).replace(LONE_SURROGATE, '\uFFFD')
+}
+
+/**
+ * Mean of each sequence's hidden states over its attended tokens, L2-normalized: what
+ * sentence-transformers' MiniLM (and its TF.js graph) does. Accumulates in float64.
+ *
+ * @param hidden last_hidden_state, [batch, sequence, dimensions] row-major
+ * @param lengths attended tokens of each sequence (the rest is padding at the end)
+ */
+export function meanPoolNormalize(hidden: Float32Array, batch: number, sequence: number, dimensions: number, lengths: readonly number[]): Float32Array[] {
+  const out: Float32Array[] = []
+  const sum = new Float64Array(dimensions)
+  for (let b = 0; b < batch; b++) {
+    sum.fill(0)
+    const n = lengths[b]!
+    let offset = b * sequence * dimensions
+    for (let s = 0; s < n; s++, offset += dimensions) {
+      for (let d = 0; d < dimensions; d++)
+        sum[d]! += hidden[offset + d]!
+    }
+    const count = Math.max(n, 1e-9)
+    let norm = 0
+    for (let d = 0; d < dimensions; d++) {
+      sum[d] = sum[d]! / count
+      norm += sum[d]! * sum[d]!
+    }
+    const scale = 1 / Math.sqrt(Math.max(norm, 1e-12))
+    const vector = new Float32Array(dimensions)
+    for (let d = 0; d < dimensions; d++)
+      vector[d] = sum[d]! * scale
+    out.push(vector)
+  }
+  return out
+}

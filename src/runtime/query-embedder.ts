@@ -1,0 +1,99 @@
+// Query embedding at run time with Transformers.js, which the caller hands in
+// (Node: the installed package; browsers: the app's own bundled copy), so this
+// module imports nothing. It frames and pools exactly like the build-time
+// embedder, so queries land in the space of the snapshot's vectors.
+
+import { meanPoolNormalize, sequenceFrame, wellFormed } from './pooling'
+
+/** Embeds one query into the snapshot's vector space. */
+export type EmbedQuery = (query: string) => Promise<ArrayLike<number>>
+
+/** The part of Transformers.js the query embedder uses. */
+export interface TransformersModule {
+  env: {
+    localModelPath: string
+    cacheDir?: string | null
+    allowLocalModels: boolean
+    allowRemoteModels: boolean
+    backends?: { onnx?: { wasm?: { wasmPaths?: unknown } } }
+  }
+  AutoTokenizer: { from_pretrained: (id: string, options: object) => Promise<unknown> }
+  AutoModel: { from_pretrained: (id: string, options: object) => Promise<unknown> }
+  Tensor: new (type: 'int64', data: BigInt64Array, dims: number[]) => unknown
+}
+
+/** The model a snapshot was built with, and where its files are. */
+export interface QueryModel {
+  id: string
+  revision: string
+  dtype: string
+  /** Tokens of one model input, special tokens and prefix included; longer queries are cut. */
+  maxTokens: number
+  queryPrefix: string
+  /** Folder or base URL holding `<id>/config.json`, `<id>/tokenizer.json`, `<id>/onnx/…`. */
+  localModelPath: string
+  /** URLs of ONNX Runtime's WebAssembly files (browsers): its `.mjs` factory and `.wasm` binary. */
+  wasmPaths?: { mjs: string, wasm: string }
+  /** ONNX Runtime backend: `cpu` in Node, `wasm` in browsers. */
+  device: 'cpu' | 'wasm'
+}
+
+interface Tokenizer {
+  encode: (text: string, options: { add_special_tokens: boolean }) => number[]
+  pad_token_id?: number
+}
+
+interface Model {
+  forward: (inputs: Record<string, unknown>) => Promise<Record<string, { dims: number[], data: ArrayLike<number>, dispose?: () => void }>>
+}
+
+/**
+ * A query embedder that loads the model on first use, without ever reaching
+ * the network: only `localModelPath` is read. A query longer than the model's
+ * limit is cut to it (never an error).
+ */
+export function transformersQueryEmbedder(loadTransformers: () => Promise<TransformersModule>, model: QueryModel): EmbedQuery {
+  let ready: Promise<(query: string) => Promise<Float32Array>> | undefined
+  const load = async () => {
+    const { env, AutoTokenizer, AutoModel, Tensor } = await loadTransformers()
+    env.localModelPath = model.localModelPath
+    if (model.device === 'cpu')
+      env.cacheDir = model.localModelPath
+    env.allowLocalModels = true
+    env.allowRemoteModels = false
+    if (model.wasmPaths && env.backends?.onnx?.wasm)
+      env.backends.onnx.wasm.wasmPaths = model.wasmPaths
+    const options = { revision: model.revision, local_files_only: true }
+    const tokenizer = await AutoTokenizer.from_pretrained(model.id, options) as Tokenizer
+    const network = await AutoModel.from_pretrained(model.id, { ...options, dtype: model.dtype, device: model.device }) as Model
+    const frame = sequenceFrame(tokenizer)
+    if (!frame)
+      throw new Error(`Cannot find the special tokens of ${model.id}'s tokenizer.`)
+    const prefix = model.queryPrefix ? tokenizer.encode(model.queryPrefix, { add_special_tokens: false }) : []
+    const room = Math.max(0, model.maxTokens - frame.head.length - frame.tail.length - prefix.length)
+    return async (query: string) => {
+      const content = tokenizer.encode(wellFormed(query), { add_special_tokens: false }).slice(0, room)
+      const ids = [...frame.head, ...prefix, ...content, ...frame.tail]
+      const dims = [1, ids.length]
+      const outputs = await network.forward({
+        input_ids: new Tensor('int64', BigInt64Array.from(ids, BigInt), dims),
+        attention_mask: new Tensor('int64', new BigInt64Array(ids.length).fill(1n), dims),
+        token_type_ids: new Tensor('int64', new BigInt64Array(ids.length), dims),
+      })
+      const hidden = outputs.last_hidden_state ?? outputs.token_embeddings
+      if (!hidden || hidden.dims.length !== 3)
+        throw new Error(`${model.id} did not return last_hidden_state.`)
+      const [vector] = meanPoolNormalize(hidden.data instanceof Float32Array ? hidden.data : Float32Array.from(hidden.data), 1, ids.length, hidden.dims[2]!, [ids.length])
+      for (const tensor of Object.values(outputs))
+        tensor.dispose?.()
+      return vector!
+    }
+  }
+  return async (query) => {
+    ready ??= load().catch((error: unknown) => {
+      ready = undefined
+      throw error
+    })
+    return (await ready)(query)
+  }
+}
