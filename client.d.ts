@@ -42,3 +42,23 @@ declare module 'virtual:skill-kit/skills' {
   const skills: import('unplugin-skill-kit/runtime').RegistrySkill[]
   export default skills
 }
+
+// A folder of Markdown (with or without skill-kit.json), imported as a searchable knowledge base.
+declare module '*?knowledge' {
+  /** Documents, search and retrieval; the snapshot and bodies load on first use. */
+  const knowledge: import('unplugin-skill-kit/runtime').KnowledgeBase
+  export default knowledge
+  /** Every document's metadata (no bodies), sorted by ID. */
+  export const documents: readonly import('unplugin-skill-kit/runtime').KnowledgeDocumentInfo[]
+  export const search: import('unplugin-skill-kit/runtime').KnowledgeBase['search']
+  export const retrieve: import('unplugin-skill-kit/runtime').KnowledgeBase['retrieve']
+}
+
+// A knowledge base named in the plugin options: knowledge: { guides: './guides' }.
+declare module 'virtual:skill-kit/knowledge/*' {
+  const knowledge: import('unplugin-skill-kit/runtime').KnowledgeBase
+  export default knowledge
+  export const documents: readonly import('unplugin-skill-kit/runtime').KnowledgeDocumentInfo[]
+  export const search: import('unplugin-skill-kit/runtime').KnowledgeBase['search']
+  export const retrieve: import('unplugin-skill-kit/runtime').KnowledgeBase['retrieve']
+}

@@ -4,7 +4,7 @@ import type { Diagnostic } from '../core/diagnostics'
 import type { AssetMode } from './knowledge-assets'
 import type { KnowledgeOutcome, KnowledgeTarget } from './knowledge'
 import type { Options } from './options'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { createUnplugin } from 'unplugin'
@@ -97,8 +97,11 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
   /** The knowledge module, or `undefined` after reporting why it cannot be built. */
   async function loadKnowledge(context: UnpluginBuildContext & UnpluginContext, target: KnowledgeTarget): Promise<string | undefined> {
     const outcome: KnowledgeOutcome = await knowledge.build(target)
-    for (const file of outcome.watch)
-      context.addWatchFile(file)
+    // Vite resolves watched files as imports: there, folders and files yet to exist are watched by the dev server instead.
+    for (const file of outcome.watch) {
+      if (meta.framework !== 'vite' || (existsSync(file) && statSync(file).isFile()))
+        context.addWatchFile(file)
+    }
     if (!outcome.ok) {
       const at = outcome.diagnostic
       context.error(at ? { message: outcome.message, id: at.file, loc: { file: at.file, line: at.line, column: at.column } } : outcome.message)

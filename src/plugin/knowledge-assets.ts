@@ -35,7 +35,8 @@ export function snapshotReference(mode: AssetMode, file: string, name: string, b
     case 'dev-server': {
       const path = `@skill-kit/knowledge/${basename(file)}`
       mode.serve(path, file)
-      return { url: json(`${mode.base}${path}`) }
+      // In a variable: Vite's dev server rewrites `new URL('<literal>', import.meta.url)` to a file path.
+      return { url: 'snapshotPath', imports: `const snapshotPath = ${json(`${mode.base}${path}`)}` }
     }
     case 'file':
       return { url: json(pathToFileURL(file).href) }
@@ -85,10 +86,11 @@ export function modelReference(
       mode.serve(`@skill-kit/models/${model.id}/${file}`, path)
     for (const [kind, path] of Object.entries(files.wasm))
       mode.serve(`@skill-kit/ort/${ORT_WASM_FILES[kind as 'mjs' | 'wasm']}`, path)
+    // Not literals, which Vite's dev server would rewrite (see snapshotReference).
     return {
-      modelUrl: json(`${mode.base}@skill-kit/models/`),
-      wasmMjsUrl: json(`${mode.base}@skill-kit/ort/${ORT_WASM_FILES.mjs}`),
-      wasmUrl: json(`${mode.base}@skill-kit/ort/${ORT_WASM_FILES.wasm}`),
+      modelUrl: `String(${json(`${mode.base}@skill-kit/models/`)})`,
+      wasmMjsUrl: `String(${json(`${mode.base}@skill-kit/ort/${ORT_WASM_FILES.mjs}`)})`,
+      wasmUrl: `String(${json(`${mode.base}@skill-kit/ort/${ORT_WASM_FILES.wasm}`)})`,
     }
   }
   // Fixed names keep the layout Transformers.js expects (<model id>/onnx/…); the revision is pinned by the build.

@@ -169,7 +169,8 @@ export class KnowledgeService {
     watch.push(...build.files)
     if (!('snapshot' in build)) {
       const errors = build.diagnostics.filter(d => d.severity === 'error')
-      return { ok: false, watch, diagnostic: errors[0], message: `${label} has ${errors.length} invalid document${errors.length === 1 ? '' : 's'}. Fix ${errors.length === 1 ? 'it' : 'them'}:\n\n${report(build.diagnostics, this.relativize)}` }
+      const files = new Set(errors.map(d => d.file)).size
+      return { ok: false, watch, diagnostic: errors[0], message: `${label} has ${files} invalid document${files === 1 ? '' : 's'}. Fix ${files === 1 ? 'it' : 'them'}:\n\n${report(build.diagnostics, this.relativize)}` }
     }
     for (const document of build.documents)
       this.bodies.set(join(project.config.knowledge, document.path), document.body)

@@ -1,0 +1,68 @@
+import type { ViteDevServer } from 'vite'
+import { cpSync, rmSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { createServer } from 'vite'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+// @ts-expect-error: a plain .mjs script without types
+import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
+import skillKitVite from '../../dist/vite.mjs'
+import { readPublishedIndex } from '../../src/knowledge/publish'
+
+const repo = resolve(import.meta.dirname, '../..')
+const work = join(repo, 'test/.tmp/knowledge-dev')
+
+describe('knowledge in the Vite dev server', () => {
+  let server: ViteDevServer
+  let origin: string
+  beforeAll(async () => {
+    rmSync(work, { recursive: true, force: true })
+    cpSync(join(repo, 'test/fixtures/knowledge-app'), work, { recursive: true })
+    cpSync(join(repo, 'test/fixtures/knowledge/home'), join(work, 'guides'), { recursive: true })
+    await buildTinyModel(join(work, 'models'))
+    server = await createServer({
+      configFile: false,
+      root: work,
+      logLevel: 'silent',
+      plugins: [skillKitVite({ offline: true, knowledge: { guides: { dir: 'guides', model: { id: TINY_MODEL_ID, cacheDir: join(work, 'models') } } } })],
+      server: { port: 0, host: '127.0.0.1' },
+    })
+    await server.listen()
+    const address = server.httpServer!.address() as { port: number }
+    origin = `http://127.0.0.1:${address.port}`
+  }, 60_000)
+  afterAll(async () => {
+    await server?.close()
+  })
+
+  it('serves the snapshot the module points the browser at', async () => {
+    const main = await (await fetch(`${origin}/main.js`)).text()
+    const moduleUrl = /from "(\/@id\/__x00__skill-kit-knowledge:dir:[^"]+)"/.exec(main)?.[1]
+    expect(moduleUrl).toBeDefined()
+    const code = await (await fetch(`${origin}${moduleUrl}`)).text()
+    const snapshotPath = /"(\/@skill-kit\/knowledge\/snapshot-[\w-]+\.skillkit)"/.exec(code)?.[1]
+    expect(snapshotPath).toBeDefined()
+    const response = await fetch(`${origin}${snapshotPath}`)
+    expect(response.status).toBe(200)
+    const published = readPublishedIndex(join(work, 'docs/.skill-kit/index'))!
+    expect(Buffer.from(await response.arrayBuffer()).equals(Buffer.from(published.snapshot))).toBe(true)
+    expect(code).not.toContain('HTTPS_PROXY')
+  })
+
+  it('searches and retrieves in SSR, and rebuilds when a document changes', async () => {
+    const first = await server.ssrLoadModule('/main.js')
+    expect((await first.guides.search('router channel', { mode: 'lexical' }))[0].id).toBe('network/wifi')
+    expect(await first.guides.retrieve('network/wifi')).not.toContain('mesh repeater')
+
+    writeFileSync(join(work, 'guides/network/wifi.md'), '---\ndescription: Fix a Wi-Fi connection.\n---\n\n# Wi-Fi\n\nAdd a mesh repeater upstairs.\n')
+    let latest = first
+    for (let attempt = 0; attempt < 100; attempt++) {
+      await new Promise(done => setTimeout(done, 100))
+      latest = await server.ssrLoadModule('/main.js')
+      if ((await latest.guides.retrieve('network/wifi')).includes('mesh repeater'))
+        break
+    }
+    expect(await latest.guides.retrieve('network/wifi')).toContain('Add a mesh repeater upstairs.')
+    expect((await latest.guides.search('mesh repeater', { mode: 'lexical' }))[0].id).toBe('network/wifi')
+    expect(latest.guides.documents.find((d: { id: string }) => d.id === 'network/wifi').description).toBe('Fix a Wi-Fi connection.')
+  }, 30_000)
+})

@@ -1,0 +1,74 @@
+import type { Options } from '../../src/plugin/options'
+import type { Bundler } from './build'
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+// @ts-expect-error: a plain .mjs script without types
+import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
+import { build } from './build'
+
+const repo = resolve(import.meta.dirname, '../..')
+const work = join(repo, 'test/.tmp/knowledge-errors')
+const models = join(work, 'models')
+
+/** Writes `main.js` importing `specifier` into a fresh app folder; builds it and resolves with the error text. */
+async function buildError(bundler: Bundler, name: string, specifier: string, options: Options): Promise<string> {
+  const app = join(work, name)
+  writeFileSync(join(app, 'main.js'), `export { default } from ${JSON.stringify(specifier)}\n`)
+  try {
+    await build(bundler, join(app, 'main.js'), { root: app, offline: true, ...options }, `knowledge-error-${name}`)
+  }
+  catch (error) {
+    return (error as Error).message
+  }
+  throw new Error(`importing ${specifier} built without an error`)
+}
+
+const tiny = { id: TINY_MODEL_ID, cacheDir: models }
+
+beforeAll(async () => {
+  rmSync(work, { recursive: true, force: true })
+  await buildTinyModel(models)
+  // Four problems in three files, all to be reported at once.
+  mkdirSync(join(work, 'invalid/docs/sub'), { recursive: true })
+  writeFileSync(join(work, 'invalid/docs/a.md'), '---\nid: same\ntags: [one, 2]\ncategory: [x]\n---\n\n# A\n\nText.\n')
+  writeFileSync(join(work, 'invalid/docs/b.md'), '---\nid: same\n---\n\n# B\n\nText.\n')
+  writeFileSync(join(work, 'invalid/docs/sub/c.md'), '---\nid: same\n---\n\n# C\n\nText.\n')
+  writeFileSync(join(work, 'invalid/docs/empty.md'), '---\ndescription: nothing here\n---\n\n')
+  mkdirSync(join(work, 'config/docs/knowledge'), { recursive: true })
+  writeFileSync(join(work, 'config/docs/knowledge/a.md'), '# A\n\nText.\n')
+  writeFileSync(join(work, 'config/docs/skill-kit.json'), '{\n  "knowledge": "knowledge",\n  "chunk": {\n    "maxTokens": "many"\n  }\n}\n')
+  mkdirSync(join(work, 'names'), { recursive: true })
+  mkdirSync(join(work, 'offline/docs'), { recursive: true })
+  cpSync(join(repo, 'test/fixtures/knowledge/home'), join(work, 'offline/docs'), { recursive: true })
+}, 60_000)
+
+describe.each(['rollup', 'esbuild', 'webpack'] as const)('knowledge build errors with %s', (bundler) => {
+  it('reports every invalid document at once, with file, line and fix', async () => {
+    const message = await buildError(bundler, 'invalid', 'virtual:skill-kit/knowledge/docs', { knowledge: { docs: { dir: 'docs', model: tiny } } })
+    expect(message).toContain('Knowledge base "docs" (docs) has 3 invalid documents. Fix them:')
+    expect(message).toContain('docs/a.md:3:7 error document-field-invalid: "tags" must be a list of non-empty strings')
+    expect(message).toContain('docs/a.md:4:11 error document-field-invalid: "category" must be a non-empty string.')
+    expect(message).toContain('docs/empty.md:3:1 error document-empty: The document has no content. Write its guidance, or delete the file.')
+    expect(message).toContain('docs/sub/c.md:1:1 error document-id-duplicate: The ID "same" is already used by b.md.')
+    expect(message).toContain('> 3 | tags: [one, 2]')
+    expect(message).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/)
+  })
+
+  it('reports a bad setting of skill-kit.json with its line', async () => {
+    const message = await buildError(bundler, 'config', './docs?knowledge', {})
+    expect(message).toContain('Knowledge folder docs cannot be built. Fix its settings:')
+    expect(message).toContain('docs/skill-kit.json:4:18 error config-invalid: "chunk.maxTokens" must be an integer of at least 16.')
+  })
+
+  it('names the knowledge bases there are for an unknown one', async () => {
+    const message = await buildError(bundler, 'names', 'virtual:skill-kit/knowledge/guide', { knowledge: { guides: 'guides', notes: 'notes' } })
+    expect(message).toContain('No knowledge base is named "guide". Did you mean "guides"? Name it in the plugin options: knowledge: { "guide": \'./folder\' } (configured: guides, notes).')
+  })
+
+  it('fails at once, naming the folder, when the model is not there offline', async () => {
+    const message = await buildError(bundler, 'offline', './docs?knowledge', {})
+    expect(message).toContain('Knowledge folder docs: The embedding model Xenova/all-MiniLM-L6-v2 is not available offline:')
+    expect(message).toContain(`${join(work, 'offline/.skill-kit/models/Xenova/all-MiniLM-L6-v2')} lacks config.json, tokenizer.json, tokenizer_config.json, onnx/model_quantized.onnx. Run \`skill-kit model\``)
+  })
+})
