@@ -1,4 +1,4 @@
 #!/usr/bin/env node
 import { run } from '../dist/cli.mjs'
 
-process.exitCode = run(process.argv.slice(2))
+process.exitCode = await run(process.argv.slice(2))

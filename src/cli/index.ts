@@ -1,66 +1,65 @@
-import { parseArgs } from 'node:util'
-import { PathError } from './find-skills'
-import { validate } from './validate'
+import type { Command } from './command'
+import type { CliIo } from './io'
+import { disposeProjectEmbedders } from '../knowledge/project'
+import { parseCommandArgs } from './command'
+import { CliError, EXIT_USAGE, processIo, UsageError } from './io'
+import { buildCommand } from './knowledge/build'
+import { initCommand } from './knowledge/init'
+import { modelCommand } from './knowledge/model'
+import { retrieveCommand } from './knowledge/retrieve'
+import { searchCommand } from './knowledge/search'
+import { statusCommand } from './knowledge/status'
+import { validateCommand } from './validate-command'
+
+const COMMANDS: readonly Command[] = [validateCommand, initCommand, buildCommand, searchCommand, retrieveCommand, statusCommand, modelCommand]
 
 const USAGE = `Usage: skill-kit <command> [options]
 
 Commands:
-  validate [paths...]   Check SKILL.md and *.skill.md files (default: the current folder)
-    --strict            A name that differs from its folder or file is an error
-    --format <f>        text (default) or json
+${COMMANDS.map(c => c.summary).join('\n')}
+
+Knowledge commands take --project <dir> (default: the current folder) and
+print JSON or document text on stdout, diagnostics on stderr.
+Run "skill-kit <command> --help" for a command's options.
 
 Options:
   -h, --help            Show this help`
 
-/** Runs the `skill-kit` command line; returns the exit code. */
-export function run(argv: readonly string[], io = { out: (s: string) => process.stdout.write(s), err: (s: string) => process.stderr.write(s) }): number {
-  const [command, ...rest] = argv
-  if (command === '-h' || command === '--help') {
+/**
+ * Runs the `skill-kit` command line; resolves with the exit code: 0, 1 when
+ * the work failed, 2 when the command line is wrong.
+ */
+export async function run(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  const [name, ...rest] = argv
+  if (name === '-h' || name === '--help') {
     io.out(`${USAGE}\n`)
     return 0
   }
-  if (command === undefined) {
+  if (name === undefined) {
     io.err(`${USAGE}\n`)
-    return 2
+    return EXIT_USAGE
   }
-  if (command !== 'validate') {
-    io.err(`Unknown command "${command}".\n\n${USAGE}\n`)
-    return 2
-  }
-  let parsed
-  try {
-    parsed = parseArgs({
-      args: [...rest],
-      allowPositionals: true,
-      options: {
-        strict: { type: 'boolean', default: false },
-        format: { type: 'string', default: 'text' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    })
-  }
-  catch (error) {
-    io.err(`${(error as Error).message}\n\n${USAGE}\n`)
-    return 2
-  }
-  if (parsed.values.help) {
-    io.out(`${USAGE}\n`)
-    return 0
-  }
-  const format = parsed.values.format
-  if (format !== 'text' && format !== 'json') {
-    io.err(`--format must be text or json, got "${format}".\n`)
-    return 2
+  const command = COMMANDS.find(c => c.name === name)
+  if (!command) {
+    io.err(`Unknown command "${name}".\n\n${USAGE}\n`)
+    return EXIT_USAGE
   }
   try {
-    const result = validate(parsed.positionals, { strict: parsed.values.strict, format })
-    io.out(result.stdout)
-    return result.exitCode
+    const args = parseCommandArgs(command, rest)
+    if (!args) {
+      io.out(`${command.usage}\n`)
+      return 0
+    }
+    return await command.run(args, io)
   }
   catch (error) {
-    if (!(error instanceof PathError))
+    if (!(error instanceof CliError))
       throw error
-    io.err(`skill-kit validate: ${error.message}\n`)
-    return 2
+    io.err(`skill-kit ${name}: ${error.message}\n${error instanceof UsageError ? `\n${command.usage}\n` : ''}`)
+    return error.exitCode
+  }
+  finally {
+    // A loaded ONNX session keeps native threads alive: release it so the process exits now.
+    await disposeProjectEmbedders()
   }
 }

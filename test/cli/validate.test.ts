@@ -1,26 +1,16 @@
-import { execFile } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import type { CliRun } from './cli'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { bundleCli, runCli } from './cli'
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
-const bin = join(repo, 'bin/skill-kit.mjs')
 const fixtures = join(repo, 'test/cli/fixtures')
+let script: string
 
-interface Run {
-  code: number
-  stdout: string
-  stderr: string
-}
-
-/** Runs `node bin/skill-kit.mjs …` in a fixture folder; resolves with the exit code, whatever it is. */
-function skillKit(cwd: string, ...args: string[]): Promise<Run> {
-  return new Promise((done) => {
-    execFile(process.execPath, [bin, ...args], { cwd: join(fixtures, cwd) }, (error, stdout, stderr) => {
-      done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr })
-    })
-  })
+/** Runs `skill-kit …` in a fixture folder; resolves with the exit code, whatever it is. */
+function skillKit(cwd: string, ...args: string[]): Promise<CliRun> {
+  return runCli(script, join(fixtures, cwd), args)
 }
 
 interface JsonReport {
@@ -42,9 +32,8 @@ const BROKEN = [
   { code: 'section-id-duplicate', line: 16, column: 15 },
 ]
 
-beforeAll(() => {
-  if (!existsSync(join(repo, 'dist/cli.mjs')))
-    throw new Error('dist/cli.mjs is missing: run "npm run build" first.')
+beforeAll(async () => {
+  script = await bundleCli(join(repo, 'test/.tmp/cli-validate'))
 })
 
 describe('skill-kit validate', () => {

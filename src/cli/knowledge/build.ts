@@ -1,0 +1,56 @@
+import type { Command } from '../command'
+import { buildKnowledgeProject } from '../../knowledge/project'
+import { flag, PROJECT_HELP, PROJECT_OPTION } from '../command'
+import { CliError, json } from '../io'
+import { countDiagnostics, displayPath } from '../report'
+import { loadEmbedder } from './embedder'
+import { openCliProject, printDiagnostics } from './project'
+import { progressBar } from './progress'
+
+/** `skill-kit build`: builds the index and publishes it, or keeps the previous one when a document is invalid. */
+export const buildCommand: Command = {
+  name: 'build',
+  summary: '  build                 Build and publish the search index of a project',
+  usage: `Usage: skill-kit build [options]
+
+Builds the search index of the project's knowledge folder, reusing cached
+vectors, and publishes it in its output folder. Prints a JSON summary; every
+diagnostic goes to stderr. An invalid document fails the build (exit 1) and
+keeps the previously published index.
+
+Options:
+  --force               Embed every window again, ignoring the vector cache
+  --offline             Never download the model; fail when its files are missing
+${PROJECT_HELP}`,
+  options: { ...PROJECT_OPTION, force: { type: 'boolean' }, offline: { type: 'boolean' } },
+  maxPositionals: 0,
+  async run(args, io) {
+    const started = performance.now()
+    const project = openCliProject(args, io)
+    const embedder = await loadEmbedder(project.config.model, flag(args, 'offline'))
+    const bar = progressBar(io, 'Embedding')
+    let result
+    try {
+      result = await buildKnowledgeProject(project, { embedder, force: flag(args, 'force'), onProgress: bar.update })
+    }
+    finally {
+      bar.done()
+    }
+    printDiagnostics(result.diagnostics, io)
+    if (!('snapshot' in result))
+      throw new CliError(`The build failed (${countDiagnostics(result.diagnostics)}); the published index is unchanged.`)
+    io.out(json({
+      name: project.config.name,
+      documents: result.documents.length,
+      chunks: result.chunks.length,
+      windows: result.stats.windows,
+      embedded: result.stats.embedded,
+      cached: result.stats.cached,
+      snapshot: displayPath(result.snapshotFile),
+      bytes: result.snapshot.byteLength,
+      warnings: result.diagnostics.length,
+      ms: Math.round(performance.now() - started),
+    }))
+    return 0
+  },
+}

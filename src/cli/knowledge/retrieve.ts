@@ -1,0 +1,40 @@
+import type { Command } from '../command'
+import { KnowledgeError } from '../../runtime/knowledge'
+import { PROJECT_HELP, PROJECT_OPTION } from '../command'
+import { CliError, UsageError } from '../io'
+import { publishedKnowledgeBase } from './base'
+import { freshIndex, openCliProject } from './project'
+
+/** `skill-kit retrieve <id>`: a document's complete body, as published with the index. */
+export const retrieveCommand: Command = {
+  name: 'retrieve',
+  summary: '  retrieve <id>         Print a document of the published index',
+  usage: `Usage: skill-kit retrieve <id> [options]
+
+Prints the complete body of a document of the published index (an ID from
+"skill-kit search"). The index must be up to date with the documents.
+
+Options:
+${PROJECT_HELP}`,
+  options: { ...PROJECT_OPTION },
+  maxPositionals: 1,
+  async run(args, io) {
+    const id = args.positionals[0]
+    if (id === undefined || id === '')
+      throw new UsageError('retrieve needs a document ID, e.g. skill-kit retrieve restore-backup.')
+    const project = openCliProject(args, io)
+    const base = publishedKnowledgeBase(project, freshIndex(project))
+    let body: string
+    try {
+      body = await base.retrieve(id)
+    }
+    catch (error) {
+      // An unknown ID: the message suggests close IDs ("Did you mean …?").
+      if (error instanceof KnowledgeError)
+        throw new CliError(error.message)
+      throw error
+    }
+    io.out(body.endsWith('\n') ? body : `${body}\n`)
+    return 0
+  },
+}

@@ -1,0 +1,91 @@
+import type { KnowledgeSearchMode } from '../../runtime/knowledge'
+import type { EmbedQuery } from '../../runtime/query-embedder'
+import type { Command, ParsedArgs } from '../command'
+import { flag, PROJECT_HELP, PROJECT_OPTION, stringOption } from '../command'
+import { CliError, json, UsageError } from '../io'
+import { publishedKnowledgeBase } from './base'
+import { loadEmbedder } from './embedder'
+import { freshIndex, openCliProject } from './project'
+
+const MODES = ['vector', 'lexical', 'hybrid'] as const
+
+/** `--top-k`: a positive integer, or the project's default. */
+function topKOption(args: ParsedArgs): number | undefined {
+  const text = stringOption(args, 'top-k')
+  if (text === undefined)
+    return undefined
+  const value = Number(text)
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < 1)
+    throw new UsageError(`--top-k must be a positive integer, got "${text}".`)
+  return value
+}
+
+/** `--threshold`: a number from -1 to 1, or the mode's default. */
+function thresholdOption(args: ParsedArgs): number | undefined {
+  const text = stringOption(args, 'threshold')
+  if (text === undefined)
+    return undefined
+  const value = Number(text)
+  if (text.trim() === '' || !Number.isFinite(value) || value < -1 || value > 1)
+    throw new UsageError(`--threshold must be a number from -1 to 1, got "${text}".`)
+  return value
+}
+
+function modeOption(args: ParsedArgs): Exclude<KnowledgeSearchMode, 'auto'> {
+  const text = stringOption(args, 'mode') ?? 'vector'
+  const mode = MODES.find(m => m === text)
+  if (!mode)
+    throw new UsageError(`--mode must be vector, lexical or hybrid, got "${text}".`)
+  return mode
+}
+
+/** `skill-kit search "<query>"`: ranks the published index's documents; metadata only, never bodies. */
+export const searchCommand: Command = {
+  name: 'search',
+  summary: '  search "<query>"      Rank the documents of the published index for a query (JSON)',
+  usage: `Usage: skill-kit search "<query>" [options]
+
+Prints the best documents for the query as a JSON array (id, description,
+category, categories, tags, path, tokenCount, score, heading), best first.
+Bodies are not printed: use "skill-kit retrieve <id>". The index must be
+up to date with the documents ("skill-kit build").
+
+Options:
+  --top-k <n>           Documents to return (default: search.topK of skill-kit.json)
+  --threshold <x>       Lowest score returned, -1 to 1 (default: search.threshold for
+                        vector and hybrid, 0.15 for lexical)
+  --mode <m>            vector (default), lexical (BM25, no model) or hybrid
+  --offline             Never download the model; fail when its files are missing
+${PROJECT_HELP}`,
+  options: {
+    ...PROJECT_OPTION,
+    'top-k': { type: 'string' },
+    'threshold': { type: 'string' },
+    'mode': { type: 'string' },
+    'offline': { type: 'boolean' },
+  },
+  maxPositionals: Infinity,
+  async run(args, io) {
+    // Unquoted words are one query, as a shell user typing `search restore a backup` means.
+    const query = args.positionals.join(' ')
+    if (query.trim() === '')
+      throw new UsageError('search needs a query, e.g. skill-kit search "restore a deleted file".')
+    const topK = topKOption(args)
+    const threshold = thresholdOption(args)
+    const mode = modeOption(args)
+
+    const project = openCliProject(args, io)
+    const published = freshIndex(project)
+    let embedQuery: EmbedQuery | undefined
+    if (mode !== 'lexical') {
+      const embedder = await loadEmbedder(project.config.model, flag(args, 'offline'))
+      // Same settings, other weights (model files replaced in place): the vectors would not be comparable.
+      if (embedder.fingerprint !== published.manifest.model)
+        throw new CliError(`The index was built with another model (${published.manifest.model}; the project's is ${embedder.fingerprint}). Run "skill-kit build" to update it.`)
+      embedQuery = async text => (await embedder.embed([text], 'query'))[0]!
+    }
+    const results = await publishedKnowledgeBase(project, published, embedQuery).search(query, { mode, topK, threshold })
+    io.out(json(results))
+    return 0
+  },
+}

@@ -1,0 +1,67 @@
+import type { Command } from '../command'
+import { readdirSync, statSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { locateModelFiles } from '../../knowledge/embedder-files'
+import { indexState } from '../../knowledge/project'
+import { PROJECT_HELP, PROJECT_OPTION } from '../command'
+import { json } from '../io'
+import { openCliProject } from './project'
+
+/** Bytes of the files directly in `dir` (0 when it does not exist): the vector cache is one file per model and settings. */
+function folderBytes(dir: string): number {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter(e => e.isFile())
+      .reduce((sum, e) => sum + statSync(join(dir, e.name)).size, 0)
+  }
+  catch {
+    return 0
+  }
+}
+
+/** `skill-kit status`: where things are, whether the index is up to date, whether the model is here. Never fails on a stale index. */
+export const statusCommand: Command = {
+  name: 'status',
+  summary: '  status                Show the project\'s paths, index state and model files (JSON)',
+  usage: `Usage: skill-kit status [options]
+
+Prints the project's state as JSON: its paths, whether the published index
+is fresh, stale (and why) or missing, its size and model, whether the model
+files are in the model folder, and the size of the vector cache.
+
+Options:
+${PROJECT_HELP}`,
+  options: { ...PROJECT_OPTION },
+  maxPositionals: 0,
+  run(args, io) {
+    const project = openCliProject(args, io)
+    const { dir, config } = project
+    const path = (absolute: string) => relative(dir, absolute).split('\\').join('/') || '.'
+    const state = indexState(project)
+    const manifest = state.state === 'missing' ? undefined : state.manifest
+    const model = config.model
+    const files = locateModelFiles(model.cacheDir, model.id, model.revision, model.dtype)
+    io.out(json({
+      name: config.name,
+      paths: { knowledge: path(config.knowledge), output: path(config.output), cache: path(config.cache), models: path(model.cacheDir) },
+      index: {
+        state: state.state,
+        reason: state.state === 'stale' ? state.reason : null,
+        documents: manifest?.documentCount ?? null,
+        chunks: manifest?.chunkCount ?? null,
+        model: manifest?.model ?? null,
+        snapshot: manifest ? path(join(config.output, manifest.snapshot)) : null,
+      },
+      model: {
+        id: model.id,
+        revision: model.revision,
+        dtype: model.dtype,
+        folder: path(files.localDir),
+        present: Object.keys(files.found),
+        missing: files.missing,
+      },
+      cache: { bytes: folderBytes(config.cache) },
+    }))
+    return 0
+  },
+}

@@ -1,0 +1,300 @@
+import type { CliRun } from './cli'
+import type { ProjectBuild } from '../../src/knowledge/project'
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join, relative, resolve } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+// @ts-expect-error: a plain .mjs script without types
+import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
+import { progressBar } from '../../src/cli/knowledge/progress'
+import { DEFAULT_MODEL, defaultProjectConfig } from '../../src/knowledge/config'
+import { createTransformersEmbedder } from '../../src/knowledge/embedder'
+import { buildKnowledgeProject, disposeProjectEmbedders, openKnowledgeProject } from '../../src/knowledge/project'
+import { readManifest, readPublishedIndex } from '../../src/knowledge/publish'
+import { decodeSnapshot, searchVectors } from '../../src/runtime'
+import { bundleCli, runCli } from './cli'
+
+const repo = resolve(import.meta.dirname, '../..')
+const work = join(repo, 'test/.tmp/cli-knowledge')
+const models = join(work, 'models')
+/** The project most tests use: `skill-kit init home`, then the tiny model and the home fixtures. */
+const home = join(work, 'home')
+const output = join(home, '.skill-kit/index')
+let script: string
+
+/** Runs `skill-kit …args` from the work folder. */
+const skillKit = (...args: string[]): Promise<CliRun> => runCli(script, work, args)
+/** Runs a command that must succeed and print JSON. */
+async function jsonOf<T = any>(...args: string[]): Promise<T> {
+  const run = await skillKit(...args)
+  expect(run.stderr).toBe('')
+  expect(run.code).toBe(0)
+  return JSON.parse(run.stdout) as T
+}
+
+const RESULT_KEYS = ['id', 'description', 'category', 'categories', 'tags', 'path', 'tokenCount', 'score', 'heading']
+/** A stack trace line, which an expected failure must never print. */
+const STACK = /^\s+at /m
+
+beforeAll(async () => {
+  rmSync(work, { recursive: true, force: true })
+  ;[script] = await Promise.all([bundleCli(work), buildTinyModel(models)])
+}, 60_000)
+
+afterAll(async () => {
+  await disposeProjectEmbedders()
+})
+
+describe('skill-kit init', () => {
+  it('creates a project with every default and an example document, and refuses an existing one', async () => {
+    const run = await skillKit('init', 'home')
+    expect(run.code).toBe(0)
+    expect(JSON.parse(run.stdout)).toEqual({ project: 'home', created: ['home/skill-kit.json', 'home/knowledge/example.md'] })
+    expect(run.stderr).toContain('skill-kit build --project home')
+    const text = readFileSync(join(home, 'skill-kit.json'), 'utf8')
+    expect(JSON.parse(text)).toEqual(defaultProjectConfig('home'))
+    const opened = openKnowledgeProject(home)
+    expect(opened.diagnostics).toEqual([])
+    expect(opened.project?.config.model.id).toBe('Xenova/all-MiniLM-L6-v2')
+
+    const again = await skillKit('init', 'home')
+    expect(again.code).toBe(1)
+    expect(again.stdout).toBe('')
+    expect(again.stderr).toBe('skill-kit init: home/skill-kit.json already exists; init leaves an existing project alone.\n')
+    expect(readFileSync(join(home, 'skill-kit.json'), 'utf8')).toBe(text)
+
+    // From here on: the tiny model, small windows, and search defaults that show they are read.
+    const config = { ...defaultProjectConfig('home'), model: { id: TINY_MODEL_ID, cacheDir: '../models' }, chunk: { maxTokens: 48, overlapTokens: 8 }, search: { topK: 2, threshold: -1 } }
+    writeFileSync(join(home, 'skill-kit.json'), JSON.stringify(config, null, 2))
+    rmSync(join(home, 'knowledge/example.md'))
+    cpSync(join(repo, 'test/fixtures/knowledge/home'), join(home, 'knowledge'), { recursive: true })
+  })
+})
+
+describe('skill-kit build', () => {
+  let bundlerBuild: ProjectBuild
+
+  it('requires a skill-kit.json project', async () => {
+    const run = await skillKit('build')
+    expect(run.code).toBe(1)
+    expect(run.stderr).toContain('skill-kit build: . is not a knowledge project: it has no skill-kit.json. Create one with "skill-kit init .",')
+  })
+
+  it('after a bundler build of the same project, embeds nothing and publishes the same snapshot', async () => {
+    // What the plugin does in a bundler: open the folder and build through the same function.
+    const opened = openKnowledgeProject(home)
+    const built = await buildKnowledgeProject(opened.project!, { offline: true })
+    await disposeProjectEmbedders()
+    if (!('snapshot' in built))
+      throw new Error(built.diagnostics.map(d => d.message).join('\n'))
+    bundlerBuild = built
+    expect(built.stats.embedded).toBe(built.stats.windows)
+
+    const summary = await jsonOf('build', '--offline', '--project', 'home')
+    expect(summary).toEqual({
+      name: 'home',
+      documents: 3,
+      chunks: built.chunks.length,
+      windows: built.stats.windows,
+      embedded: 0,
+      cached: built.stats.windows,
+      snapshot: relative(work, built.snapshotFile),
+      bytes: built.snapshot.byteLength,
+      warnings: 0,
+      ms: expect.any(Number),
+    })
+    expect(Buffer.compare(readFileSync(built.snapshotFile), Buffer.from(built.snapshot))).toBe(0)
+    expect(readManifest(output)?.snapshot).toBe(relative(output, built.snapshotFile))
+  })
+
+  it('--force embeds every window again, into the same bytes', async () => {
+    const summary = await jsonOf('build', '--force', '--offline', '--project', 'home')
+    expect(summary).toMatchObject({ embedded: bundlerBuild.stats.windows, cached: 0, snapshot: relative(work, bundlerBuild.snapshotFile) })
+  })
+
+  it('reports every invalid document with file:line:col and keeps the published index', async () => {
+    const manifest = readManifest(output)
+    writeFileSync(join(home, 'knowledge/broken.md'), '---\nid: broken\ntags: [a, b\n---\n\n# Broken\n\nText.\n')
+    writeFileSync(join(home, 'knowledge/twin.md'), '---\nid: restore-backup\n---\n\n# Twin\n\nText.\n')
+    try {
+      const run = await skillKit('build', '--offline', '--project', 'home')
+      expect(run.code).toBe(1)
+      expect(run.stdout).toBe('')
+      expect(run.stderr).toContain('home/knowledge/broken.md:3:12 error yaml-syntax: ')
+      expect(run.stderr).toContain('> 3 | tags: [a, b\n    |            ^')
+      expect(run.stderr).toContain('home/knowledge/twin.md:1:1 error document-id-duplicate: The ID "restore-backup" is already used by backups/restore.md.')
+      expect(run.stderr.trimEnd().split('\n').at(-1)).toBe('skill-kit build: The build failed (2 errors, 0 warnings); the published index is unchanged.')
+      expect(run.stderr).not.toMatch(STACK)
+      expect(readManifest(output)).toEqual(manifest)
+      expect(existsSync(join(output, manifest!.snapshot))).toBe(true)
+
+      // The folder no longer matches the index: status says so, search and retrieve refuse it.
+      expect((await jsonOf('status', '--project', 'home')).index).toMatchObject({ state: 'stale', reason: 'documents changed' })
+      for (const args of [['search', 'backup', '--mode', 'lexical'], ['retrieve', 'restore-backup']]) {
+        const stale = await skillKit(...args, '--project', 'home')
+        expect(stale.code).toBe(1)
+        expect(stale.stderr).toContain('is stale: documents changed since it was built. Run "skill-kit build" to update it.')
+      }
+    }
+    finally {
+      rmSync(join(home, 'knowledge/broken.md'))
+      rmSync(join(home, 'knowledge/twin.md'))
+    }
+    expect((await jsonOf('status', '--project', 'home')).index.state).toBe('fresh')
+  })
+
+  it('fails fast with --offline when the model is missing, without a stack trace', async () => {
+    await skillKit('init', 'no-model')
+    const started = performance.now()
+    const run = await skillKit('build', '--offline', '--project', 'no-model')
+    expect(performance.now() - started).toBeLessThan(5_000)
+    expect(run.code).toBe(1)
+    expect(run.stdout).toBe('')
+    expect(run.stderr).toMatch(/^skill-kit build: The embedding model Xenova\/all-MiniLM-L6-v2 is not available offline: .*no-model\/\.skill-kit\/models\/Xenova\/all-MiniLM-L6-v2 lacks config\.json, tokenizer\.json, tokenizer_config\.json, onnx\/model_quantized\.onnx\. Run `skill-kit model` once/)
+    expect(run.stderr).not.toMatch(STACK)
+    expect(existsSync(join(work, 'no-model/.skill-kit/index'))).toBe(false)
+  })
+})
+
+describe('skill-kit search', () => {
+  it('ranks with the project\'s defaults, exactly as the runtime does, without bodies', async () => {
+    const results = await jsonOf<Record<string, unknown>[]>('search', 'restore', 'a', 'deleted', 'file', '--offline', '--project', 'home')
+    // search.topK 2 and threshold -1 from skill-kit.json.
+    expect(results).toHaveLength(2)
+    for (const result of results)
+      expect(Object.keys(result)).toEqual(RESULT_KEYS)
+    const snapshot = decodeSnapshot(readPublishedIndex(output)!.snapshot)
+    const embedder = await createTransformersEmbedder({ model: TINY_MODEL_ID, cacheDir: models, offline: true })
+    try {
+      const expected = searchVectors(snapshot, (await embedder.embed(['restore a deleted file'], 'query'))[0]!, { topK: 2, threshold: -1 })
+      expect(results.map(r => [r.id, r.heading])).toEqual(expected.map(r => [r.id, r.heading]))
+      results.forEach((r, i) => expect(r.score).toBeCloseTo(expected[i]!.score, 6))
+    }
+    finally {
+      await embedder.dispose()
+    }
+    const more = await jsonOf<{ score: number }[]>('search', 'restore', '--top-k', '3', '--threshold', '-0.5', '--project', 'home')
+    expect(more).toHaveLength(3)
+    expect(more.map(r => r.score)).toEqual(more.map(r => r.score).sort((a, b) => b - a))
+  })
+
+  it('searches lexically (BM25, 0.15 threshold by default) and in hybrid', async () => {
+    const lexical = await jsonOf<{ id: string, score: number, heading: string[] }[]>('search', 'borg list', '--mode', 'lexical', '--project', 'home')
+    expect(lexical).toHaveLength(1)
+    expect(lexical[0]).toMatchObject({ id: 'restore-backup', path: 'backups/restore.md', heading: ['Restore a backup', 'From the command line'] })
+    expect(lexical[0]!.score).toBeGreaterThan(0.15)
+    expect(await jsonOf('search', 'zebra', '--mode', 'lexical', '--project', 'home')).toEqual([])
+    const hybrid = await jsonOf<{ id: string }[]>('search', 'borg list', '--mode', 'hybrid', '--offline', '--project', 'home')
+    expect(hybrid).toHaveLength(2)
+    expect(hybrid[0]!.id).toBe('restore-backup')
+  })
+
+  it('rejects a missing index, then a stale one after a document is edited', async () => {
+    const missing = await skillKit('search', 'backup', '--project', 'no-model')
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toBe('skill-kit search: No index is published in no-model/.skill-kit/index. Run "skill-kit build" first.\n')
+
+    writeFileSync(join(home, 'knowledge/backups/schedule.md'), '# Schedule backups\n\nRun a nightly backup at 03:00 instead.\n')
+    const stale = await skillKit('search', 'backup', '--project', 'home')
+    expect(stale.code).toBe(1)
+    expect(stale.stdout).toBe('')
+    expect(stale.stderr).toContain('Run "skill-kit build" to update it.')
+    const rebuilt = await jsonOf<{ embedded: number, windows: number }>('build', '--offline', '--project', 'home')
+    expect(rebuilt.embedded).toBeGreaterThan(0)
+    expect(rebuilt.embedded).toBeLessThan(rebuilt.windows)
+    expect(await jsonOf('search', 'backup', '--mode', 'lexical', '--project', 'home')).not.toEqual([])
+  })
+})
+
+describe('skill-kit retrieve, status and model', () => {
+  it('retrieve prints a published body, and suggests IDs for an unknown one', async () => {
+    const run = await skillKit('retrieve', 'restore-backup', '--project', 'home')
+    expect(run).toEqual({ code: 0, stderr: '', stdout: readPublishedIndex(output)!.documents.find(d => d.id === 'restore-backup')!.body })
+    expect(run.stdout).toContain('borg list /mnt/backup')
+    const typo = await skillKit('retrieve', 'restore-backp', '--project', 'home')
+    expect(typo).toEqual({ code: 1, stdout: '', stderr: 'skill-kit retrieve: "restore-backp" is not a document of "home". Did you mean "restore-backup"?\n' })
+  })
+
+  it('status reports paths, the index, the model files and the vector cache', async () => {
+    const manifest = readManifest(output)!
+    expect(await jsonOf('status', '--project', 'home')).toEqual({
+      name: 'home',
+      paths: { knowledge: 'knowledge', output: '.skill-kit/index', cache: '.skill-kit/cache', models: '../models' },
+      index: { state: 'fresh', reason: null, documents: 3, chunks: manifest.chunkCount, model: manifest.model, snapshot: `.skill-kit/index/${manifest.snapshot}` },
+      model: {
+        id: TINY_MODEL_ID,
+        revision: DEFAULT_MODEL.revision,
+        dtype: 'q8',
+        folder: '../models/skill-kit-test/tiny-bert',
+        present: ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx'],
+        missing: [],
+      },
+      cache: { bytes: expect.any(Number) },
+    })
+    expect((await jsonOf('status', '--project', 'no-model')).index).toEqual({ state: 'missing', reason: null, documents: null, chunks: null, model: null, snapshot: null })
+  })
+
+  it('model loads the files already there, without the network', async () => {
+    // Every file is there, so the model loads offline: this made-up model exists nowhere to download from.
+    const run = await skillKit('model', '--project', 'home')
+    expect(run.stderr).toBe('')
+    expect(JSON.parse(run.stdout)).toEqual({
+      model: TINY_MODEL_ID,
+      revision: DEFAULT_MODEL.revision,
+      dtype: 'q8',
+      fingerprint: readManifest(output)!.model,
+      folder: '../models/skill-kit-test/tiny-bert',
+      files: ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx'],
+    })
+  })
+})
+
+describe('usage', () => {
+  it('prints each command\'s help', async () => {
+    const runs = await Promise.all(['init', 'build', 'search', 'retrieve', 'status', 'model'].map(async name => [name, await skillKit(name, '--help')] as const))
+    for (const [name, run] of runs) {
+      expect(run.code).toBe(0)
+      expect(run.stdout).toMatch(new RegExp(`^Usage: skill-kit ${name}`))
+    }
+    expect((await skillKit('--help')).stdout).toContain('  search "<query>"')
+  })
+
+  it('exits 2 with the usage on a command line that makes no sense', async () => {
+    const cases: [string[], string][] = [
+      [['search', 'x', '--top-k', '0'], '--top-k must be a positive integer, got "0".'],
+      [['search', 'x', '--top-k', '1.5'], '--top-k must be a positive integer, got "1.5".'],
+      [['search', 'x', '--threshold', '2'], '--threshold must be a number from -1 to 1, got "2".'],
+      [['search', 'x', '--threshold', 'high'], '--threshold must be a number from -1 to 1, got "high".'],
+      [['search', 'x', '--mode', 'fuzzy'], '--mode must be vector, lexical or hybrid, got "fuzzy".'],
+      [['search', '--project', 'home'], 'search needs a query'],
+      [['search', 'x', '--top'], 'Unknown option \'--top\''],
+      [['build', '--fast'], 'Unknown option \'--fast\''],
+      [['build', 'home'], 'Unexpected argument "home".'],
+      [['retrieve'], 'retrieve needs a document ID'],
+      [['status', '--project'], '--project'],
+      [['init', 'a', 'b'], 'Unexpected argument "b".'],
+    ]
+    const runs = await Promise.all(cases.map(([args]) => skillKit(...args)))
+    runs.forEach((run, i) => {
+      const [args, message] = cases[i]!
+      expect(run.code, args.join(' ')).toBe(2)
+      expect(run.stdout).toBe('')
+      expect(run.stderr).toContain(message)
+      expect(run.stderr).toContain(`Usage: skill-kit ${args[0]}`)
+    })
+  })
+})
+
+describe('progressBar', () => {
+  it('draws on a terminal only, and erases itself', () => {
+    const written: string[] = []
+    const io = (errIsTTY: boolean) => ({ out: () => {}, err: (s: string) => written.push(s), errIsTTY })
+    const piped = progressBar(io(false), 'Embedding')
+    piped.update(1, 2)
+    piped.done()
+    expect(written).toEqual([])
+    const tty = progressBar(io(true), 'Embedding')
+    tty.update(64, 128)
+    tty.done()
+    expect(written).toEqual([`\rEmbedding [${'#'.repeat(15)}${'-'.repeat(15)}] 64/128`, '\r\x1B[2K'])
+  })
+})
