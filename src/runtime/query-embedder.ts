@@ -64,8 +64,15 @@ export function transformersQueryEmbedder(loadTransformers: () => Promise<Transf
     if (model.wasmPaths && env.backends?.onnx?.wasm)
       env.backends.onnx.wasm.wasmPaths = model.wasmPaths
     const options = { revision: model.revision, local_files_only: true }
-    const tokenizer = await AutoTokenizer.from_pretrained(model.id, options) as Tokenizer
-    const network = await AutoModel.from_pretrained(model.id, { ...options, dtype: model.dtype, device: model.device }) as Model
+    let tokenizer: Tokenizer
+    let network: Model
+    try {
+      tokenizer = await AutoTokenizer.from_pretrained(model.id, options) as Tokenizer
+      network = await AutoModel.from_pretrained(model.id, { ...options, dtype: model.dtype, device: model.device }) as Model
+    }
+    catch (error) {
+      throw new Error(`Cannot load the query model ${model.id} (${model.dtype}) from ${model.localModelPath}: ${(error as Error).message}. Search with mode: 'lexical', or pass embedQuery.`, { cause: error })
+    }
     const frame = sequenceFrame(tokenizer)
     if (!frame)
       throw new Error(`Cannot find the special tokens of ${model.id}'s tokenizer.`)

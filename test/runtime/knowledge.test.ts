@@ -1,0 +1,98 @@
+// createKnowledgeBase: modes, defaults, lazy loading and errors, on a hand-made snapshot.
+
+import type { KnowledgeBaseInit } from '../../src/runtime'
+import { describe, expect, it, vi } from 'vitest'
+import { encodeSnapshot } from '../../src/knowledge/snapshot'
+import { createKnowledgeBase, decodeSnapshot, KnowledgeError } from '../../src/runtime'
+
+/** Unit vector along `axis` of 4 dimensions, tilted by `tilt` towards the next axis. */
+function along(axis: number, tilt = 0): number[] {
+  const v = [0, 0, 0, 0]
+  v[axis] = Math.cos(tilt)
+  v[(axis + 1) % 4] = Math.sin(tilt)
+  return v
+}
+
+const snapshot = encodeSnapshot({
+  model: 'test',
+  encoding: 'float32',
+  lexical: true,
+  documents: [
+    { id: 'backup', description: 'Back up files', path: 'backup.md', tokenCount: 10 },
+    { id: 'network', description: 'Fix the Wi-Fi', path: 'network.md', tokenCount: 12 },
+    { id: 'printer', description: 'Printer jams', path: 'printer.md', tokenCount: 8 },
+  ],
+  chunks: [
+    { documentIndex: 0, vector: along(0), heading: ['Backups'], text: 'nightly backup of the home folder' },
+    { documentIndex: 1, vector: along(1), heading: ['Wi-Fi'], text: 'router channel and wifi signal' },
+    { documentIndex: 2, vector: along(2), heading: ['Printer'], text: 'paper jam in the printer tray' },
+    { documentIndex: 2, vector: along(0, 0.5), heading: ['Printer', 'Scanning'], text: 'scan to a backup folder' },
+  ],
+})
+const documents = decodeSnapshot(snapshot).documents
+
+function knowledgeBase(overrides: Partial<KnowledgeBaseInit> = {}) {
+  const loadSnapshot = vi.fn(async () => snapshot)
+  const bodies = documents.map(d => vi.fn(async () => ({ default: `body of ${d.id}` })))
+  const kb = createKnowledgeBase({ name: 'home', documents, loadSnapshot, bodies, ...overrides })
+  return { kb, loadSnapshot, bodies }
+}
+
+describe('createKnowledgeBase', () => {
+  it('searches by vector with an embedder: best chunk per document, defaults from the build', async () => {
+    const { kb, loadSnapshot } = knowledgeBase({ embedQuery: async () => along(0), search: { topK: 2, threshold: 0.5 } })
+    expect(loadSnapshot).not.toHaveBeenCalled()
+    const hits = await kb.search('anything')
+    expect(hits.map(h => [h.id, h.heading])).toEqual([['backup', ['Backups']], ['printer', ['Printer', 'Scanning']]])
+    expect(hits[0]!.score).toBeCloseTo(1, 6)
+    expect(hits[1]!.score).toBeCloseTo(Math.cos(0.5), 6)
+    expect(hits[0]).not.toHaveProperty('documentIndex')
+    expect((await kb.search('anything', { threshold: 0.9 })).map(h => h.id)).toEqual(['backup'])
+    expect(loadSnapshot).toHaveBeenCalledTimes(1)
+  })
+
+  it('searches lexically without an embedder, and refuses vector search', async () => {
+    const { kb } = knowledgeBase()
+    expect((await kb.search('printer jam'))[0]!.id).toBe('printer')
+    const error = await kb.search('printer', { mode: 'vector' }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(KnowledgeError)
+    expect((error as KnowledgeError).code).toBe('no-embedder')
+    expect((error as Error).message).toBe('A vector search of "home" needs a query embedder: pass embedQuery, build with includeModel for browsers, or search with mode: \'lexical\'.')
+  })
+
+  it('fuses both rankings in hybrid mode, and takes a per-search embedder', async () => {
+    const { kb } = knowledgeBase()
+    const hits = await kb.search('backup folder', { mode: 'hybrid', embedQuery: async () => along(1), threshold: 0 })
+    // Vector: network, printer (its scanning chunk), backup (at 0). Lexical: printer's short
+    // chunk, then backup; network has neither word. Fused by 1 / (60 + rank).
+    expect(hits.map(h => h.id)).toEqual(['printer', 'backup', 'network'])
+    expect(hits[0]!.score).toBeCloseTo(1 / 62 + 1 / 61, 9)
+    expect(hits[1]!.score).toBeCloseTo(1 / 63 + 1 / 62, 9)
+    expect(hits[2]!.score).toBeCloseTo(1 / 61, 9)
+  })
+
+  it('retrieves bodies on demand, once each, and suggests IDs for a typo', async () => {
+    const { kb, bodies } = knowledgeBase()
+    expect(await kb.retrieve('network')).toBe('body of network')
+    expect(await kb.retrieve('network')).toBe('body of network')
+    expect(bodies[1]).toHaveBeenCalledTimes(1)
+    expect(bodies[0]).not.toHaveBeenCalled()
+    await expect(kb.retrieve('netwrk')).rejects.toThrow('"netwrk" is not a document of "home". Did you mean "network"?')
+    await expect(kb.retrieve('__proto__')).rejects.toThrow('Search first, and retrieve an ID from the results.')
+  })
+
+  it('loads the snapshot again after a failed load, and rejects non-string queries', async () => {
+    let calls = 0
+    const { kb } = knowledgeBase({
+      loadSnapshot: async () => {
+        if (++calls === 1)
+          throw new Error('HTTP 503')
+        return snapshot
+      },
+    })
+    await expect(kb.search('printer')).rejects.toThrow('HTTP 503')
+    expect((await kb.search('printer'))[0]!.id).toBe('printer')
+    await expect(kb.search(42 as unknown as string)).rejects.toThrow('Search for a string, not number.')
+    expect(await kb.search('  ')).toEqual([])
+  })
+})
