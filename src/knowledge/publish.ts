@@ -4,7 +4,7 @@
 // mixes the vectors of one build with the texts of another.
 
 import type { KnowledgeIndex } from './build'
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeFileAtomic } from '../core/atomic'
 import { hash } from '../core/hash'
@@ -40,10 +40,16 @@ export interface PublishedDocument {
 const PUBLISHED = /^(?:snapshot-[\w-]+\.skillkit|documents-[\w-]+\.json)$/
 
 /**
+ * Unreferenced files younger than this stay: another process (the CLI and a
+ * dev server on one project) may have written them and not yet its manifest.
+ */
+const GRACE_MS = 60_000
+
+/**
  * Writes the index into `output`: the snapshot and the bodies under names
  * derived from their content, then the manifest. Files of older builds are
  * removed, except the previous manifest's, which a reader may still be
- * following.
+ * following, and any written in the last minute.
  */
 export function publishIndex(output: string, { name, index, settings }: { name: string, index: KnowledgeIndex, settings: string }): { snapshotFile: string, documentsFile: string, manifest: IndexManifest } {
   const documents: PublishedDocument[] = index.documents.map(d => ({ id: d.id, path: d.path, body: d.body }))
@@ -70,9 +76,17 @@ export function publishIndex(output: string, { name, index, settings }: { name: 
   if (!existsSync(join(output, MANIFEST_FILE)) || readFileSync(join(output, MANIFEST_FILE), 'utf8') !== text)
     writeFileAtomic(join(output, MANIFEST_FILE), text)
   const keep = new Set([manifest.snapshot, manifest.documents, previous?.snapshot, previous?.documents])
+  const recent = Date.now() - GRACE_MS
   for (const file of readdirSync(output)) {
-    if (PUBLISHED.test(file) && !keep.has(file))
-      rmSync(join(output, file), { force: true })
+    if (!PUBLISHED.test(file) || keep.has(file))
+      continue
+    try {
+      if (statSync(join(output, file)).mtimeMs < recent)
+        rmSync(join(output, file), { force: true })
+    }
+    catch {
+      // Removed by another build meanwhile.
+    }
   }
   return { snapshotFile, documentsFile, manifest }
 }

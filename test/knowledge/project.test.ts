@@ -1,0 +1,136 @@
+// Knowledge projects: settings (skill-kit.json, bare folders, overrides), building,
+// publishing (manifest last, content-addressed files, old files removed) and staleness.
+
+import type { Embedder } from '../../src/knowledge/embedder'
+import type { KnowledgeProject, ProjectBuild } from '../../src/knowledge/project'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+// @ts-expect-error: a plain .mjs script without types
+import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
+import { createTransformersEmbedder } from '../../src/knowledge/embedder'
+import { buildKnowledgeProject, indexState, openKnowledgeProject } from '../../src/knowledge/project'
+import { MANIFEST_FILE, readManifest, readPublishedIndex } from '../../src/knowledge/publish'
+
+const home = join(import.meta.dirname, '../fixtures/knowledge/home')
+const work = mkdtempSync(join(tmpdir(), 'skill-kit-project-'))
+const models = join(work, 'models')
+
+function project(dir: string, options: Parameters<typeof openKnowledgeProject>[1] = {}): KnowledgeProject {
+  const opened = openKnowledgeProject(dir, options)
+  if (!opened.project)
+    throw new Error(opened.diagnostics.map(d => `${d.line}:${d.column} ${d.code} ${d.message}`).join('\n'))
+  return opened.project
+}
+
+describe('openKnowledgeProject', () => {
+  it('gives a bare folder every default, with index, cache and models under <root>/.skill-kit', () => {
+    const { config, configFile } = project(home, { root: work })
+    expect(configFile).toBeUndefined()
+    expect(config.name).toBe('home')
+    expect(config.knowledge).toBe(home)
+    expect(config.cache).toBe(join(work, '.skill-kit/cache'))
+    expect(config.model.cacheDir).toBe(join(work, '.skill-kit/models'))
+    expect(config.output.startsWith(join(work, '.skill-kit/index/'))).toBe(true)
+    expect(config.model).toMatchObject({ id: 'Xenova/all-MiniLM-L6-v2', dtype: 'q8', maxTokens: 256 })
+    expect(config.chunk).toEqual({ maxTokens: 256, overlapTokens: 32 })
+    expect(config.search).toEqual({ topK: 5, threshold: 0.3 })
+  })
+
+  it('replaces settings key by key, checked by the rules of skill-kit.json', () => {
+    const dir = join(work, 'overrides')
+    mkdirSync(join(dir, 'knowledge'), { recursive: true })
+    writeFileSync(join(dir, 'skill-kit.json'), JSON.stringify({ model: { dtype: 'fp32', queryPrefix: 'q: ' }, search: { topK: 7 } }))
+    const { config } = project(dir, { overrides: { model: { id: TINY_MODEL_ID }, search: { threshold: 0.5 } } })
+    expect(config.model).toMatchObject({ id: TINY_MODEL_ID, dtype: 'fp32', queryPrefix: 'q: ' })
+    expect(config.search).toEqual({ topK: 7, threshold: 0.5 })
+    const bad = openKnowledgeProject(dir, { overrides: { chunk: { maxTokens: 4 } } })
+    expect(bad.project).toBeUndefined()
+    expect(bad.diagnostics.map(d => `${d.code}: ${d.message}`)).toEqual(['config-invalid: "chunk.maxTokens" must be an integer of at least 16.'])
+  })
+
+  it('says when the folder or the knowledge folder is missing', () => {
+    const missing = openKnowledgeProject(join(work, 'nowhere'))
+    expect(missing.diagnostics.map(d => d.code)).toEqual(['knowledge-missing'])
+    expect(missing.diagnostics[0]!.message).toContain('is not a folder. Point it at a folder of Markdown documents')
+    const dir = join(work, 'no-knowledge')
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, 'skill-kit.json'), '{ "knowledge": "docs" }')
+    expect(openKnowledgeProject(dir).diagnostics.map(d => d.message)).toEqual(['The knowledge folder docs does not exist. Create it and put Markdown documents in it.'])
+  })
+})
+
+describe('buildKnowledgeProject and the published index', () => {
+  const dir = join(work, 'published')
+  let embedder: Embedder
+  let kp: KnowledgeProject
+  beforeAll(async () => {
+    await buildTinyModel(models)
+    embedder = await createTransformersEmbedder({ model: TINY_MODEL_ID, cacheDir: models, offline: true })
+    cpSync(home, join(dir, 'knowledge'), { recursive: true })
+    writeFileSync(join(dir, 'skill-kit.json'), JSON.stringify({ chunk: { maxTokens: 48, overlapTokens: 8 } }))
+    kp = project(dir)
+  })
+  afterAll(async () => {
+    await embedder.dispose()
+    rmSync(work, { recursive: true, force: true })
+  })
+  const build = async () => {
+    const built = await buildKnowledgeProject(kp, { embedder })
+    if (!('snapshotFile' in built))
+      throw new Error(built.diagnostics.map(d => d.message).join('\n'))
+    return built as ProjectBuild
+  }
+
+  it('publishes the snapshot and bodies, then a manifest naming them', async () => {
+    expect(indexState(kp)).toEqual({ state: 'missing' })
+    const built = await build()
+    const manifest = readManifest(kp.config.output)!
+    expect(manifest).toMatchObject({ format: 1, name: 'published', documentCount: 3, chunkCount: built.stats.windows, model: embedder.fingerprint })
+    expect(manifest.snapshot).toMatch(/^snapshot-[\w-]{16}\.skillkit$/)
+    expect(join(kp.config.output, manifest.snapshot)).toBe(built.snapshotFile)
+    const published = readPublishedIndex(kp.config.output)!
+    expect(Buffer.from(published.snapshot).equals(Buffer.from(built.snapshot))).toBe(true)
+    expect(published.documents.find(d => d.id === 'restore-backup')!.body).toContain('borg list /mnt/backup')
+    expect(indexState(kp).state).toBe('fresh')
+  })
+
+  it('tells a stale index: documents or settings changed', async () => {
+    await build()
+    writeFileSync(join(dir, 'knowledge/new.md'), '# New\n\nA new guide.\n')
+    expect(indexState(kp)).toMatchObject({ state: 'stale', reason: 'documents changed' })
+    rmSync(join(dir, 'knowledge/new.md'))
+    expect(indexState(kp).state).toBe('fresh')
+    expect(indexState({ ...kp, config: { ...kp.config, chunk: { maxTokens: 64, overlapTokens: 8 } } })).toMatchObject({ state: 'stale', reason: 'the model or chunk settings changed' })
+  })
+
+  it('keeps the previous version for readers and recent files for other builds, and removes the rest', async () => {
+    const first = await build()
+    writeFileSync(join(dir, 'knowledge/backups/schedule.md'), '# Schedule\n\nEvery night at two.\n')
+    const second = await build()
+    writeFileSync(join(dir, 'knowledge/backups/schedule.md'), '# Schedule\n\nEvery night at three.\n')
+    // The first version's files are old now: nothing refers to them after the third build.
+    const old = new Date(Date.now() - 120_000)
+    for (const file of readdirSync(kp.config.output))
+      utimesSync(join(kp.config.output, file), old, old)
+    const third = await build()
+    const files = readdirSync(kp.config.output)
+    expect(files).toContain(MANIFEST_FILE)
+    expect(files).toContain(third.snapshotFile.split('/').pop())
+    expect(files).toContain(second.snapshotFile.split('/').pop())
+    expect(existsSync(first.snapshotFile)).toBe(false)
+    expect(readManifest(kp.config.output)!.snapshot).toBe(third.snapshotFile.split('/').pop())
+    expect(readFileSync(join(kp.config.output, MANIFEST_FILE), 'utf8')).toMatch(/\n$/)
+  })
+
+  it('reports invalid documents and leaves the published index alone', async () => {
+    const before = readFileSync(join(kp.config.output, MANIFEST_FILE), 'utf8')
+    writeFileSync(join(dir, 'knowledge/broken.md'), '---\nid: [\n---\n\n# Broken\n')
+    const failed = await buildKnowledgeProject(kp, { embedder })
+    expect('snapshotFile' in failed).toBe(false)
+    expect(failed.diagnostics.some(d => d.severity === 'error' && d.file.endsWith('broken.md'))).toBe(true)
+    expect(readFileSync(join(kp.config.output, MANIFEST_FILE), 'utf8')).toBe(before)
+    rmSync(join(dir, 'knowledge/broken.md'))
+  })
+})
