@@ -55,10 +55,7 @@ declare module '*?knowledge' {
 }
 
 // A knowledge base named in the plugin options: knowledge: { guides: './guides' }.
+// The same module shape as a folder import (any specifier ending in ?knowledge names it).
 declare module 'virtual:skill-kit/knowledge/*' {
-  const knowledge: import('unplugin-skill-kit/runtime').KnowledgeBase
-  export default knowledge
-  export const documents: readonly import('unplugin-skill-kit/runtime').KnowledgeDocumentInfo[]
-  export const search: import('unplugin-skill-kit/runtime').KnowledgeBase['search']
-  export const retrieve: import('unplugin-skill-kit/runtime').KnowledgeBase['retrieve']
+  export { default, documents, retrieve, search } from 'knowledge?knowledge'
 }
