@@ -1,10 +1,9 @@
 import type { UnpluginBuildContext, UnpluginContext, UnpluginFactory, UnpluginMessage } from 'unplugin'
 import type { CompiledSkill } from '../skill/compile'
 import type { Diagnostic } from '../core/diagnostics'
-import type { AssetMode } from './knowledge-assets'
-import type { KnowledgeOutcome, KnowledgeTarget } from './knowledge'
+import type { ViteServe } from './knowledge-load'
 import type { Options } from './options'
-import { existsSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { createUnplugin } from 'unplugin'
@@ -15,8 +14,8 @@ import { SkillLoader } from '../skill/load'
 import { generateModule, generateRegistry } from './codegen'
 import { canonicalId, parseSkillId } from './ids'
 import { BODY_QUERY, KNOWLEDGE_PREFIX, knowledgeImportPath, knowledgeModuleId, KnowledgeService, parseKnowledgeModuleId } from './knowledge'
-import { modelReference, snapshotReference } from './knowledge-assets'
-import { generateBodyModule, generateKnowledgeModule } from './knowledge-codegen'
+import { generateBodyModule } from './knowledge-codegen'
+import { loadKnowledgeModule } from './knowledge-load'
 import { createFileFilter, DEFAULT_SKILL_DIRS } from './options'
 
 export type { FilterPattern, KnowledgeOptions, Options } from './options'
@@ -65,81 +64,12 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
   const registryDirs = () => (options.skills?.dirs ?? DEFAULT_SKILL_DIRS).map(dir => resolve(root, dir))
   const codegen = { runtime: () => (runtime ??= runtimePath()), relativize }
   const knowledge = new KnowledgeService(options, () => root, relativize)
-  let viteServe: { base: string, files: Map<string, string> } | undefined
+  let viteServe: ViteServe | undefined
 
   /** The resolved id of a `virtual:skill-kit/…` import. */
   const virtualId = (request: string) => request === REGISTRY_ID
     ? registryId()
     : request.startsWith(KNOWLEDGE_PREFIX) ? knowledgeModuleId({ kind: 'name', name: request.slice(KNOWLEDGE_PREFIX.length) }, false, root) : undefined
-
-  /** How this bundler (and, in Vite, this environment) takes the snapshot and model files. */
-  function assetMode(context: UnpluginBuildContext & UnpluginContext): AssetMode {
-    const rollupLike = context as unknown as {
-      emitFile: (file: { type: 'asset', fileName?: string, name?: string, source: Uint8Array }) => string
-      environment?: { config: { consumer?: string, build?: { emitAssets?: boolean } } }
-    }
-    const server = rollupLike.environment?.config.consumer === 'server'
-    if (meta.framework === 'vite' && viteServe) {
-      const { base, files } = viteServe
-      return server ? { kind: 'file' } : { kind: 'dev-server', base, serve: (path, file) => files.set(path, file) }
-    }
-    if (meta.framework === 'vite' && server && !rollupLike.environment?.config.build?.emitAssets)
-      return { kind: 'file' }
-    if (meta.framework === 'vite' || meta.framework === 'rollup' || meta.framework === 'rolldown')
-      return { kind: 'emit', emit: (fileName, name, source) => rollupLike.emitFile({ type: 'asset', ...(fileName ? { fileName } : { name }), source }) }
-    if (meta.framework === 'webpack' || meta.framework === 'rspack')
-      return { kind: 'url-asset' }
-    if (meta.framework === 'esbuild')
-      return { kind: 'esbuild' }
-    return { kind: 'file' }
-  }
-
-  /** The knowledge module, or `undefined` after reporting why it cannot be built. */
-  async function loadKnowledge(context: UnpluginBuildContext & UnpluginContext, target: KnowledgeTarget): Promise<string | undefined> {
-    const outcome: KnowledgeOutcome = await knowledge.build(target)
-    // Vite resolves watched files as imports: there, folders and files yet to exist are watched by the dev server instead.
-    for (const file of outcome.watch) {
-      if (meta.framework !== 'vite' || (existsSync(file) && statSync(file).isFile()))
-        context.addWatchFile(file)
-    }
-    if (!outcome.ok) {
-      const at = outcome.diagnostic
-      context.error(at ? { message: outcome.message, id: at.file, loc: { file: at.file, line: at.line, column: at.column } } : outcome.message)
-      return undefined
-    }
-    for (const d of outcome.warnings) {
-      if (!warned.has(`${d.file}:${d.line}:${d.code}`)) {
-        warned.add(`${d.file}:${d.line}:${d.code}`)
-        context.warn({ message: formatDiagnostic(d, relativize), id: d.file, loc: { file: d.file, line: d.line, column: d.column } })
-      }
-    }
-    const { project, build } = outcome
-    const mode = assetMode(context)
-    const snapshot = snapshotReference(mode, build.snapshotFile, outcome.name, build.snapshot)
-    let browserModel
-    if (outcome.includeModel) {
-      const reference = modelReference(mode, project.config.model, file => readFileSync(file))
-      if ('error' in reference) {
-        context.error(`${relativize(project.dir)}: ${reference.error}`)
-        return undefined
-      }
-      browserModel = reference
-    }
-    const paths = new Map(build.documents.map(d => [d.id, join(project.config.knowledge, d.path)]))
-    const { model, search } = project.config
-    return generateKnowledgeModule({
-      name: outcome.name,
-      runtime: runtimePath('runtime-knowledge.mjs'),
-      documents: outcome.documents,
-      bodies: outcome.documents.map(d => `${paths.get(d.id)!.replace(/\\/g, '/')}${BODY_QUERY}`),
-      search,
-      model: { id: model.id, revision: model.revision, dtype: model.dtype, maxTokens: model.maxTokens, queryPrefix: model.queryPrefix },
-      snapshotUrl: snapshot.url,
-      imports: snapshot.imports,
-      nodeModelPath: model.cacheDir.replace(/\\/g, '/'),
-      browserModel,
-    })
-  }
 
   /** Compiles a skill for a module: watches its files, fails on errors, warns once. `undefined` after an error. */
   function compile(context: UnpluginBuildContext & UnpluginContext, file: string): CompiledSkill | undefined {
@@ -254,7 +184,7 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
         }
         const target = parseKnowledgeModuleId(id, root)
         if (target) {
-          const code = await loadKnowledge(this, target)
+          const code = await loadKnowledgeModule(this, target, { service: knowledge, framework: meta.framework, viteServe, relativize, warned, runtime: runtimePath('runtime-knowledge.mjs') })
           return code === undefined ? FAILED : { code, map: null }
         }
         if (id.endsWith(BODY_QUERY)) {

@@ -1,0 +1,100 @@
+// Loading a knowledge module: build (or reuse) the knowledge base, report its
+// problems, reference its snapshot the way this bundler takes assets, generate.
+
+import type { UnpluginBuildContext, UnpluginContext } from 'unplugin'
+import type { KnowledgeOutcome, KnowledgeService, KnowledgeTarget } from './knowledge'
+import type { AssetMode } from './knowledge-assets'
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { formatDiagnostic } from '../core/diagnostics'
+import { BODY_QUERY } from './knowledge'
+import { modelReference, snapshotReference } from './knowledge-assets'
+import { generateKnowledgeModule } from './knowledge-codegen'
+
+/** The Vite dev server's base and the files the plugin's middleware serves (URL path after the base → file). */
+export interface ViteServe {
+  base: string
+  files: Map<string, string>
+}
+
+/** What loading a knowledge module needs from the plugin. */
+export interface KnowledgeLoadEnv {
+  service: KnowledgeService
+  framework: string
+  viteServe: ViteServe | undefined
+  relativize: (file: string) => string
+  /** Warnings shown in this build, so each shows once. */
+  warned: Set<string>
+  /** Import path of `runtime-knowledge.mjs`. */
+  runtime: string
+}
+
+/** How this bundler (and, in Vite, this environment) takes the snapshot and model files. */
+function assetMode(context: UnpluginBuildContext & UnpluginContext, framework: string, viteServe: ViteServe | undefined): AssetMode {
+  const rollupLike = context as unknown as {
+    emitFile: (file: { type: 'asset', fileName?: string, name?: string, source: Uint8Array }) => string
+    environment?: { config: { consumer?: string, build?: { emitAssets?: boolean } } }
+  }
+  const server = rollupLike.environment?.config.consumer === 'server'
+  if (framework === 'vite' && viteServe) {
+    const { base, files } = viteServe
+    return server ? { kind: 'file' } : { kind: 'dev-server', base, serve: (path, file) => files.set(path, file) }
+  }
+  if (framework === 'vite' && server && !rollupLike.environment?.config.build?.emitAssets)
+    return { kind: 'file' }
+  if (framework === 'vite' || framework === 'rollup' || framework === 'rolldown')
+    return { kind: 'emit', emit: (fileName, name, source) => rollupLike.emitFile({ type: 'asset', ...(fileName ? { fileName } : { name }), source }) }
+  if (framework === 'webpack' || framework === 'rspack')
+    return { kind: 'url-asset' }
+  if (framework === 'esbuild')
+    return { kind: 'esbuild' }
+  return { kind: 'file' }
+}
+
+/** The knowledge module, or `undefined` after reporting why it cannot be built. */
+export async function loadKnowledgeModule(context: UnpluginBuildContext & UnpluginContext, target: KnowledgeTarget, env: KnowledgeLoadEnv): Promise<string | undefined> {
+const { service, framework, viteServe, relativize, warned } = env
+  const outcome: KnowledgeOutcome = await service.build(target)
+  // Vite resolves watched files as imports: there, folders and files yet to exist are watched by the dev server instead.
+  for (const file of outcome.watch) {
+    if (framework !== 'vite' || (existsSync(file) && statSync(file).isFile()))
+      context.addWatchFile(file)
+  }
+  if (!outcome.ok) {
+    const at = outcome.diagnostic
+    context.error(at ? { message: outcome.message, id: at.file, loc: { file: at.file, line: at.line, column: at.column } } : outcome.message)
+    return undefined
+  }
+  for (const d of outcome.warnings) {
+    if (!warned.has(`${d.file}:${d.line}:${d.code}`)) {
+      warned.add(`${d.file}:${d.line}:${d.code}`)
+      context.warn({ message: formatDiagnostic(d, relativize), id: d.file, loc: { file: d.file, line: d.line, column: d.column } })
+    }
+  }
+  const { project, build } = outcome
+  const mode = assetMode(context, framework, viteServe)
+  const snapshot = snapshotReference(mode, build.snapshotFile, outcome.name, build.snapshot)
+  let browserModel
+  if (outcome.includeModel) {
+    const reference = modelReference(mode, project.config.model, file => readFileSync(file))
+    if ('error' in reference) {
+      context.error(`${relativize(project.dir)}: ${reference.error}`)
+      return undefined
+    }
+    browserModel = reference
+  }
+  const paths = new Map(build.documents.map(d => [d.id, join(project.config.knowledge, d.path)]))
+  const { model, search } = project.config
+  return generateKnowledgeModule({
+    name: outcome.name,
+    runtime: env.runtime,
+    documents: outcome.documents,
+    bodies: outcome.documents.map(d => `${paths.get(d.id)!.replace(/\\/g, '/')}${BODY_QUERY}`),
+    search,
+    model: { id: model.id, revision: model.revision, dtype: model.dtype, maxTokens: model.maxTokens, queryPrefix: model.queryPrefix },
+    snapshotUrl: snapshot.url,
+    imports: snapshot.imports,
+    nodeModelPath: model.cacheDir.replace(/\\/g, '/'),
+    browserModel,
+  })
+}
