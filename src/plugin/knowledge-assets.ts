@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { basename, dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { hash } from '../core/hash'
 import { locateModelFiles, onnxFileOf } from '../knowledge/embedder-files'
 
 /** Where the module runs and how its bundler takes assets. */
@@ -79,24 +80,28 @@ export function modelReference(
   const files = modelFiles(model)
   if ('missing' in files)
     return { error: `includeModel cannot ship ${model.id}: ${files.missing}. Run "skill-kit model" first.` }
+  // Under a hash of the files: Transformers.js keeps them in the browser's Cache API by URL, and a
+  // rebuild with other weights for the same model ID must not be served the old ones.
+  const bytes = Object.fromEntries(Object.entries(files.model).map(([file, path]) => [file, read(path)]))
+  const version = hash(...Object.entries(bytes).flat()).slice(0, 10)
   const up = json('../'.repeat(model.id.split('/').length))
-  const prefix = `skill-kit/models/${model.id}`
+  const prefix = `skill-kit/models/${version}/${model.id}`
   if (mode.kind === 'dev-server') {
     for (const [file, path] of Object.entries(files.model))
-      mode.serve(`@skill-kit/models/${model.id}/${file}`, path)
+      mode.serve(`@${prefix}/${file}`, path)
     for (const [kind, path] of Object.entries(files.wasm))
       mode.serve(`@skill-kit/ort/${ORT_WASM_FILES[kind as 'mjs' | 'wasm']}`, path)
     // Not literals, which Vite's dev server would rewrite (see snapshotReference).
     return {
-      modelUrl: `String(${json(`${mode.base}@skill-kit/models/`)})`,
+      modelUrl: `String(${json(`${mode.base}@skill-kit/models/${version}/`)})`,
       wasmMjsUrl: `String(${json(`${mode.base}@skill-kit/ort/${ORT_WASM_FILES.mjs}`)})`,
       wasmUrl: `String(${json(`${mode.base}@skill-kit/ort/${ORT_WASM_FILES.wasm}`)})`,
     }
   }
-  // Fixed names keep the layout Transformers.js expects (<model id>/onnx/…); the revision is pinned by the build.
+  // Fixed names keep the layout Transformers.js expects (<model id>/onnx/…).
   let configRef = ''
-  for (const [file, path] of Object.entries(files.model)) {
-    const ref = mode.emit(`${prefix}/${file}`, file, read(path))
+  for (const [file, source] of Object.entries(bytes)) {
+    const ref = mode.emit(`${prefix}/${file}`, file, source)
     if (file === 'config.json')
       configRef = ref
   }

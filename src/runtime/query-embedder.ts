@@ -48,6 +48,23 @@ interface Model {
 }
 
 /**
+ * Transformers.js 4 never reads local model files from an absolute http(s)
+ * `localModelPath`: its existence check (tokenizer files, model files) skips
+ * URLs, so `from_pretrained` finds nothing. A path or a scheme-relative URL is
+ * fetched, relative to the page, so the model's URL becomes its path on the
+ * page's origin, or `//host/path` on another one.
+ */
+function fetchablePath(path: string): string {
+  if (!/^https?:\/\//i.test(path))
+    return path
+  const url = new URL(path)
+  const here = (globalThis as { location?: { origin?: string, protocol?: string } }).location
+  if (here?.origin === url.origin)
+    return url.pathname
+  return here?.protocol === url.protocol ? url.href.slice(url.protocol.length) : path
+}
+
+/**
  * A query embedder that loads the model on first use, without ever reaching
  * the network: only `localModelPath` is read. A query longer than the model's
  * limit is cut to it (never an error).
@@ -56,7 +73,7 @@ export function transformersQueryEmbedder(loadTransformers: () => Promise<Transf
   let ready: Promise<(query: string) => Promise<Float32Array>> | undefined
   const load = async () => {
     const { env, AutoTokenizer, AutoModel, Tensor } = await loadTransformers()
-    env.localModelPath = model.localModelPath
+    env.localModelPath = model.device === 'wasm' ? fetchablePath(model.localModelPath) : model.localModelPath
     if (model.device === 'cpu')
       env.cacheDir = model.localModelPath
     env.allowLocalModels = true
