@@ -44,6 +44,19 @@ const vite = await runChild('./vite-build.bench.mjs')
 console.log('\n== activation.bench.mjs ==')
 const act = await runChild('./activation.bench.mjs')
 const actOk = act.ratio.messages >= act.goal.ratio && act.ratio.paths >= act.goal.ratio && act.medianMessageUs < act.goal.messageUs
+console.log('\n== search.bench.mjs ==')
+const search = await runChild('./search.bench.mjs')
+// The knowledge benchmarks below run the real all-MiniLM-L6-v2 (built offline into .cache/models).
+console.log('\n== embed.bench.mjs --count 100 ==')
+const embed = await runChild('./embed.bench.mjs', ['--count', '100', '--rounds', '3'])
+console.log('\n== build.bench.mjs --rounds 2 ==')
+const kb = await runChild('./build.bench.mjs', ['--rounds', '2'])
+console.log('\n== retrieval.bench.mjs ==')
+const retrieval = await runChild('./retrieval.bench.mjs')
+const at100k = search.latencyMs.at(-1)
+const pct = x => `${(x * 100).toFixed(1)} %`
+const dev = retrieval.quality.dev['threshold 0']
+const agree = retrieval.agreement['threshold 0.3']
 
 const rows = [
   ['benchmark', 'ours', 'baseline', 'ratio', 'goal', ''],
@@ -51,6 +64,14 @@ const rows = [
   [`  SkillLoader.load (files), ${parse.count}`, `${parse.medianMs.loader.toFixed(0)} ms`, `${parse.medianMs.baselineRead.toFixed(0)} ms`, parse.loaderRatio.toFixed(2), '', 'info'],
   [`vite ${vite.vite} build, ${vite.count} skills ?cover/?raw`, `${vite.medianMs.cover.toFixed(0)} ms`, `${vite.medianMs.raw.toFixed(0)} ms`, vite.ratio.toFixed(2), `≤ ${vite.goal}`, vite.ratio <= vite.goal ? 'ok' : 'MISSED'],
   [`activation, ${act.skills} skills: msg, path (median msg)`, `${act.us.message.toFixed(1)}, ${act.us.path.toFixed(1)} (${act.medianMessageUs.toFixed(1)}) µs`, `${act.us.naiveMessage.toFixed(0)}, ${act.us.naivePath.toFixed(0)} µs`, `${(1 / act.ratio.messages).toFixed(3)}, ${(1 / act.ratio.paths).toFixed(3)}`, `≤ ${(1 / act.goal.ratio).toFixed(1)} (< ${act.goal.messageUs} µs)`, actOk ? 'ok' : 'MISSED'],
+  [`search, 100k chunks (int8, float32)`, `${at100k.i8.toFixed(2)}, ${at100k.f32.toFixed(2)} ms`, `${at100k.naive.toFixed(1)} ms`, `${(at100k.i8 / at100k.naive).toFixed(3)}, ${(at100k.f32 / at100k.naive).toFixed(3)}`, `≤ ${(1 / search.goal.ratio).toFixed(1)} (< ${search.goal.ms100k} ms)`, search.ratio.min >= search.goal.ratio && at100k.i8 < search.goal.ms100k ? 'ok' : 'MISSED'],
+  [`snapshot bytes, ${search.sizes.int8.bytes > 0 ? 'int8' : ''} vs seed gzip JSON`, `${(search.sizes.int8.bytes / 1024).toFixed(0)} KiB`, `${(search.sizes.seedGzipJson / 1024).toFixed(0)} KiB`, search.sizes.int8.ratio.toFixed(3), `≤ ${search.goal.size}`, search.sizes.int8.ratio <= search.goal.size ? 'ok' : 'MISSED'],
+  [`embed ${embed.count} chunks: raw ORT / ours`, `${embed.medianMs.ours.toFixed(0)} ms`, `${embed.medianMs.raw.toFixed(0)} ms`, embed.ratio.raw.toFixed(2), `≥ ${embed.goal.raw}`, embed.ratio.raw >= embed.goal.raw ? 'ok' : 'MISSED'],
+  [`  ours / one text per call`, '', `${embed.medianMs.perCall.toFixed(0)} ms`, embed.ratio.perCall.toFixed(2), `≤ ${embed.goal.perCall}`, embed.ratio.perCall <= embed.goal.perCall ? 'ok' : 'MISSED'],
+  [`knowledge build, ${kb.windows} windows, vs seed`, `${(kb.medianMs.ours / 1000).toFixed(1)} s`, `${(kb.medianMs.seed / 1000).toFixed(1)} s`, kb.ratio.toFixed(2), `≤ ${kb.goal.full}`, kb.ratio <= kb.goal.full ? 'ok' : 'MISSED'],
+  [`  incremental (one paragraph) / full`, `${(kb.medianMs.incremental / 1000).toFixed(2)} s`, `${(kb.medianMs.ours / 1000).toFixed(1)} s`, kb.incremental.share.toFixed(3), `≤ ${kb.goal.incremental}`, kb.incremental.share <= kb.goal.incremental ? 'ok' : 'MISSED'],
+  [`retrieval, ${retrieval.quality.dev.queries} dev queries, threshold 0: top-1 / recall@5 / MRR@10`, `vector ${pct(dev.vector.top1)} / ${pct(dev.vector.recall5)} / ${dev.vector.mrr10.toFixed(3)}`, `hybrid ${pct(dev.hybrid.top1)} / ${pct(dev.hybrid.recall5)} / ${dev.hybrid.mrr10.toFixed(3)}`, '', '', 'info'],
+  [`int8 = float32 top 5, ${agree.queries} queries`, pct(agree.same), '', '', `≥ ${retrieval.goal.agreement * 100} %`, agree.same >= retrieval.goal.agreement ? 'ok' : 'MISSED'],
 ]
 const widths = rows[0].map((_, i) => Math.max(...rows.map(r => r[i].length)))
 console.log('\n== summary ==')
@@ -59,4 +80,4 @@ for (const [i, row] of rows.entries()) {
   if (i === 0)
     console.log(widths.map(w => '-'.repeat(w)).join('  '))
 }
-console.log(`\nbaselines: gray-matter + marked.lexer on the same sources (loader row: plus readFileSync); vite ?raw with the plugin installed; activation: a per-skill loop (a regex per topic, an ignore() per skill)`)
+console.log(`\nbaselines: gray-matter + marked.lexer on the same sources (loader row: plus readFileSync); vite ?raw with the plugin installed; activation: a per-skill loop (a regex per topic, an ignore() per skill); search: the seed's ranking in plain JavaScript; embed: a bare onnxruntime-node session and the per-call feature-extraction pipeline; build: the seed's per-call pipeline on the same windows; retrieval: no baseline (the cells are vector and hybrid search)`)

@@ -3,10 +3,11 @@ import type { Chunk } from './chunk'
 import type { ChunkConfig } from './config'
 import type { KnowledgeDocument } from './document'
 import type { Embedder } from './embedder'
+import { hash } from '../core/hash'
 import { chunkDocument } from './chunk'
 import { loadKnowledgeFolder } from './load-folder'
 import { encodeSnapshot } from './snapshot'
-import { VectorCache, vectorKey } from './vector-cache'
+import { TokenMemo, VectorCache, vectorKey } from './vector-cache'
 import { tokenWindows } from './windows'
 
 /** Bump when chunking or embedded text changes: it invalidates every cached vector. */
@@ -72,16 +73,27 @@ export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOp
     overlapTokens: chunking.overlapTokens,
     reserved: embedder.reservedTokens.document,
   }
-  const windows = chunks.map((chunk) => {
-    const context = embedder.tokenize(`${chunkContext(folder.documents[chunk.document]!, chunk)}\n`)
-    return tokenWindows(context, embedder.tokenize(chunk.text), windowOptions)
+  const identity = JSON.stringify([embedder.fingerprint, PIPELINE_VERSION, windowOptions])
+  const cache = new VectorCache(options.cacheDir, identity, embedder.dimensions)
+  const memo = new TokenMemo(options.cacheDir, identity)
+  // Each chunk's windows, as the keys of their vectors. A chunk is tokenized only when the
+  // memo does not know it (new or edited) or misses one of its vectors; the token IDs are
+  // kept for the windows that get embedded.
+  const inputs = new Map<string, number[]>()
+  const windowKeys = chunks.map((chunk) => {
+    const context = `${chunkContext(folder.documents[chunk.document]!, chunk)}\n`
+    const memoKey = hash(context, chunk.text)
+    const known = options.force ? undefined : memo.windowKeys(memoKey)
+    if (known && known.length > 0 && known.every(key => cache.get(key)))
+      return known
+    const windows = tokenWindows(embedder.tokenize(context), embedder.tokenize(chunk.text), windowOptions)
+    const keys = windows.map(window => vectorKey(window))
+    keys.forEach((key, i) => inputs.set(key, windows[i]!))
+    memo.setWindowKeys(memoKey, keys)
+    return keys
   })
-
-  const cache = new VectorCache(options.cacheDir, JSON.stringify([embedder.fingerprint, PIPELINE_VERSION, windowOptions]), embedder.dimensions)
-  const flat = windows.flat()
-  const keys = flat.map(window => vectorKey(window))
+  const keys = windowKeys.flat()
   const missing = [...new Set(keys.filter(key => options.force || !cache.get(key)))]
-  const inputs = new Map(flat.map((window, i) => [keys[i]!, window]))
   const BATCH = 64
   for (let start = 0; start < missing.length; start += BATCH) {
     const batch = missing.slice(start, start + BATCH)
@@ -90,6 +102,15 @@ export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOp
     options.onProgress?.(Math.min(start + BATCH, missing.length), missing.length)
   }
   cache.save()
+  const tokenCount = (text: string) => {
+    const key = hash(text)
+    let count = memo.tokenCount(key)
+    if (count === undefined) {
+      count = embedder.tokenize(text).length
+      memo.setTokenCount(key, count)
+    }
+    return count
+  }
 
   const snapshot = encodeSnapshot({
     model: embedder.fingerprint,
@@ -103,14 +124,15 @@ export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOp
       categories: d.categories,
       tags: d.tags,
       path: d.path,
-      tokenCount: embedder.tokenize(d.body).length,
+      tokenCount: tokenCount(d.body),
     })),
-    chunks: chunks.flatMap((chunk, c) => windows[c]!.map((window, w) => {
+    chunks: chunks.flatMap((chunk, c) => windowKeys[c]!.map((key, w) => {
       const heading = chunk.title === undefined ? chunk.context : [...chunk.context, chunk.title]
       // The lexical index counts a chunk's words once, with its first window.
-      return { documentIndex: chunk.document, vector: cache.get(vectorKey(window))!, heading, text: w === 0 ? chunk.text : '' }
+      return { documentIndex: chunk.document, vector: cache.get(key)!, heading, text: w === 0 ? chunk.text : '' }
     })),
   })
+  memo.save()
   return {
     documents: folder.documents,
     chunks,
@@ -119,6 +141,6 @@ export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOp
     digest: folder.digest,
     model: embedder.fingerprint,
     diagnostics: folder.diagnostics,
-    stats: { windows: flat.length, embedded: missing.length, cached: flat.length - missing.length },
+    stats: { windows: keys.length, embedded: missing.length, cached: keys.length - missing.length },
   }
 }

@@ -85,3 +85,77 @@ export function vectorKey(input: string | readonly number[]): string {
   const text = typeof input === 'string' ? `t:${input}` : `i:${input.join(',')}`
   return Buffer.from(hash(text), 'base64url').subarray(0, KEY_BYTES).toString('hex')
 }
+
+/**
+ * What tokenizing costs to redo, remembered beside the vector cache: per chunk (keyed by
+ * a hash of its context and text) the keys of its windows' vectors, and per document body
+ * its token count. With it, a rebuild tokenizes only new and edited chunks (tokenizing
+ * every chunk was ~80 % of a one-paragraph rebuild of 147 guides). Entries are dropped
+ * when a build does not use them; a damaged or foreign file is ignored.
+ */
+export class TokenMemo {
+  private readonly old = new Map<string, string>()
+  private readonly used = new Map<string, string>()
+  private dirty = false
+  readonly file: string
+
+  constructor(folder: string, private readonly fingerprint: string) {
+    this.file = join(folder, `windows-${hash(fingerprint).slice(0, 16)}.json`)
+    if (!existsSync(this.file))
+      return
+    try {
+      const data = JSON.parse(readFileSync(this.file, 'utf8')) as { version?: number, fingerprint?: string, entries?: Record<string, string> }
+      if (data.version === VERSION && data.fingerprint === fingerprint && data.entries && typeof data.entries === 'object') {
+        for (const [key, value] of Object.entries(data.entries)) {
+          if (typeof value === 'string')
+            this.old.set(key, value)
+        }
+      }
+    }
+    catch {
+      // Unreadable: start over.
+    }
+  }
+
+  /** The vector keys of a chunk's windows, as remembered. */
+  windowKeys(key: string): string[] | undefined {
+    const value = this.take(`w:${key}`)
+    return value === undefined ? undefined : value === '' ? [] : value.split(',')
+  }
+
+  setWindowKeys(key: string, keys: readonly string[]): void {
+    this.put(`w:${key}`, keys.join(','))
+  }
+
+  tokenCount(key: string): number | undefined {
+    const value = this.take(`n:${key}`)
+    const n = value === undefined ? Number.NaN : Number(value)
+    return Number.isSafeInteger(n) && n >= 0 ? n : undefined
+  }
+
+  setTokenCount(key: string, count: number): void {
+    this.put(`n:${key}`, String(count))
+  }
+
+  /** Writes the entries this build used, if they differ from the file's. */
+  save(): void {
+    if (!this.dirty && this.used.size === this.old.size)
+      return
+    const entries = Object.fromEntries([...this.used].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    writeFileAtomic(this.file, JSON.stringify({ version: VERSION, fingerprint: this.fingerprint, entries }))
+    this.dirty = false
+  }
+
+  private take(key: string): string | undefined {
+    const value = this.used.get(key) ?? this.old.get(key)
+    if (value !== undefined)
+      this.used.set(key, value)
+    return value
+  }
+
+  private put(key: string, value: string): void {
+    if (this.old.get(key) !== value)
+      this.dirty = true
+    this.used.set(key, value)
+  }
+}

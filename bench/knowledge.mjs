@@ -1,0 +1,53 @@
+// Shared by the knowledge benchmarks (build, retrieval): the pipeline from src/ bundled
+// with esbuild (Node 20 cannot run .ts, and src/knowledge is not a dist/ entry), and the
+// Modern Web Guidance guides, the real corpus.
+
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { build } from 'esbuild'
+import { sourcePackageDir } from '../scripts/models/minilm.mjs'
+
+export const root = fileURLToPath(new URL('..', import.meta.url))
+export const benchCache = join(root, '.cache', 'bench')
+export const modelsDir = join(root, '.cache', 'models')
+
+/** The folder of the 147 Modern Web Guidance guides (`<category>/<id>.md`, no frontmatter). */
+export function guidesDir() {
+  return join(sourcePackageDir(), 'skills', 'modern-web-guidance', 'guides')
+}
+
+/**
+ * Bundles the knowledge pipeline and the runtime search from src/ into
+ * `.cache/bench/<name>.mjs` (a file per benchmark, so that two can run at once) and imports it.
+ */
+export async function loadKnowledgeModules(name) {
+  mkdirSync(benchCache, { recursive: true })
+  const outfile = join(benchCache, `${name}.mjs`)
+  await build({
+    stdin: {
+      contents: [
+        `export * from './src/knowledge/build'`,
+        `export * from './src/knowledge/embedder'`,
+        `export { chunkDocument } from './src/knowledge/chunk'`,
+        `export { loadKnowledgeFolder } from './src/knowledge/load-folder'`,
+        `export { tokenWindows } from './src/knowledge/windows'`,
+        `export { DEFAULT_CHUNK, DEFAULT_MODEL, DEFAULT_SEARCH } from './src/knowledge/config'`,
+        `export { decodeSnapshot } from './src/runtime/snapshot-reader'`,
+        `export { searchVectors } from './src/runtime/search'`,
+        `export { searchLexical, searchHybrid } from './src/runtime/lexical'`,
+        '',
+      ].join('\n'),
+      resolveDir: root,
+      loader: 'ts',
+    },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile,
+    packages: 'external',
+    logLevel: 'warning',
+  })
+  return import(`${outfile}?t=${Date.now()}`)
+}
