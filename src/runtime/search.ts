@@ -7,6 +7,7 @@ import type { Snapshot } from './snapshot-reader'
 import type { SearchResult } from './search-rank'
 import { scoreChunks, searchState } from './search-kernels'
 import { selectTop, toResult } from './search-rank'
+import { refineBest } from './search-refine'
 
 export interface VectorSearchOptions {
   /** Documents to return (default 5). */
@@ -31,7 +32,8 @@ export const DEFAULT_THRESHOLD = 0.3
  *
  * Chunk vectors are unit-length, so similarity is a dot product; with int8
  * vectors it is `dot(q, v_int8) · scale`, within about ±0.001 of the float32
- * value. Scores are not rounded. Ties go to the lower document ID, compared by
+ * value, and with refinement bits the documents near the cut are scored again
+ * with ten bits per component (within about ±0.0003). Scores are not rounded. Ties go to the lower document ID, compared by
  * UTF-16 code units (the Semantic Skill Kit used `localeCompare`, which depends
  * on the locale). Returns metadata only, never document bodies.
  */
@@ -79,6 +81,8 @@ export function searchVectors(snapshot: Snapshot, queryVector: ArrayLike<number>
         bestChunk[d] = c
       }
     }
+    if (snapshot.refinement)
+      refineBest(snapshot, unit, queryScale, c => values[c]! * scales[c]! * queryScale, best, bestChunk, topK, threshold)
   }
   else {
     const values = scores.values

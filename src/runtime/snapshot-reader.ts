@@ -27,7 +27,11 @@
 //   HEAD  u16|u32 chunk → index into META.headings (optional)
 //   SCAL  f32     per-chunk scale of int8 vectors (int8 only)
 //   VECT  f32|i8  chunk vectors, row-major (chunk count × dimensions); f32 rows are unit-normalised,
-//                 i8 rows hold round(v / scale) with scale = max|v| / 127 (symmetric quantisation)
+//                 i8 rows hold hi = floor((w + L/2) / L) of w = round(v / (scale / L)), scale = max|v| / 127,
+//                 L = 2^META.refineBits (1 without VREF), so hi ≈ v / scale (symmetric quantisation)
+//   VREF  u8      int8 only, optional: META.refineBits (1–7) more bits of each component, lo = w − L·hi
+//                 stored as lo + L/2, packed from the low bits up, ceil(dimensions · bits / 8) bytes per
+//                 chunk; with VECT it gives w, v ≈ w · scale / L
 //   LTRM  UTF-8   lexical vocabulary: terms sorted by UTF-16 code units, joined by "\n"  ┐
 //   LOFF  u32     term → first posting (term count + 1 entries)                         │ the lexical
 //   LPST  u16|u32 posting → chunk index, ascending within a term                        │ index, all
@@ -41,6 +45,8 @@ export const SNAPSHOT_VERSION = 1
 export const HEADER_BYTES = 40
 export const DIRECTORY_ENTRY_BYTES = 16
 export const SECTION_ALIGN = 16
+/** Bytes of one chunk's row in the VREF section. */
+export const refineRowBytes = (dimensions: number, bits: number): number => Math.ceil(dimensions * bits / 8)
 
 /** Element types of the section directory. */
 export const ElementType = { utf8: 0, u8: 1, u16: 2, u32: 3, i8: 4, f32: 5 } as const
@@ -78,6 +84,11 @@ export interface Snapshot {
   vectors: Float32Array | Int8Array
   /** int8 only: chunk `c`'s vector is `vectors[c…] * scales[c]`. */
   scales: Float32Array | null
+  /**
+   * int8 only, when present: `bits` more bits per component (see the VREF section), so that
+   * chunk `c`'s component `i` is `(L · vectors[c·d + i] + lo − L/2) · scales[c] / L`, L = 2^bits.
+   */
+  refinement: { bits: number, data: Uint8Array } | null
   /** Unique heading paths; `chunkHeadings[c]` indexes it. Null when the snapshot has none. */
   headings: string[][] | null
   chunkHeadings: IndexArray | null
@@ -313,7 +324,7 @@ export function decodeSnapshot(input: ArrayBufferLike | ArrayBufferView, { verif
   const metaSection = sections.get('META')
   if (!metaSection)
     corrupt('section META is missing')
-  let meta: { model?: unknown, documents?: unknown, headings?: unknown }
+  let meta: { model?: unknown, documents?: unknown, headings?: unknown, refineBits?: unknown }
   try {
     meta = JSON.parse(text(bytes, metaSection, 'META'))
   }
@@ -347,6 +358,14 @@ export function decodeSnapshot(input: ArrayBufferLike | ArrayBufferView, { verif
         corrupt(`the scale of chunk ${c} is ${scales[c]}`)
     }
   }
+  let refinement: Snapshot['refinement'] = null
+  const vrefSection = sections.get('VREF')
+  if (vrefSection) {
+    const bits = meta.refineBits
+    if (encoding !== 'int8' || vrefSection.type !== ElementType.u8 || !Number.isInteger(bits) || (bits as number) < 1 || (bits as number) > 7)
+      corrupt('a VREF section without int8 vectors, as other than u8, or without META.refineBits from 1 to 7')
+    refinement = { bits: bits as number, data: view(bytes, vrefSection, ElementType.u8, chunkCount * refineRowBytes(dimensions, bits as number)) as Uint8Array }
+  }
 
   let headings: string[][] | null = null
   let chunkHeadings: IndexArray | null = null
@@ -358,7 +377,7 @@ export function decodeSnapshot(input: ArrayBufferLike | ArrayBufferView, { verif
   }
 
   const lexical = readLexical(bytes, sections, chunkCount, documentCount, chunkDocuments)
-  return { version, model: meta.model, dimensions, encoding, chunkCount, documents, chunkDocuments, vectors, scales, headings, chunkHeadings, lexical }
+  return { version, model: meta.model, dimensions, encoding, chunkCount, documents, chunkDocuments, vectors, scales, refinement, headings, chunkHeadings, lexical }
 }
 
 /** The heading path of a chunk (empty when it has none, e.g. a metadata chunk). */

@@ -2,9 +2,9 @@ import type { SnapshotChunkInput, SnapshotInput } from '../../src/knowledge/snap
 import type { SnapshotErrorCode } from '../../src/runtime/snapshot-reader'
 import { crc32 as zlibCrc32 } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
-import { encodeSnapshot } from '../../src/knowledge/snapshot'
+import { encodeSnapshot, REFINE_BITS } from '../../src/knowledge/snapshot'
 import { buildLexicalIndex } from '../../src/runtime/lexical'
-import { chunkHeading, crc32, decodeSnapshot, SnapshotError } from '../../src/runtime/snapshot-reader'
+import { chunkHeading, crc32, decodeSnapshot, DIRECTORY_ENTRY_BYTES, HEADER_BYTES, SnapshotError } from '../../src/runtime/snapshot-reader'
 
 /** Deterministic PRNG (mulberry32). */
 function rng(seed: number): () => number {
@@ -92,11 +92,16 @@ describe('snapshot format', () => {
     expect(snap.lexical).toBeNull()
   })
 
-  it('round-trips int8 vectors: round(v / scale) with scale = max|v| / 127', () => {
+  it('round-trips int8 vectors with refinement bits', () => {
     const source = input({ encoding: 'int8' }, 384, 7)
     const snap = decodeSnapshot(encodeSnapshot(source))
     expect(snap.encoding).toBe('int8')
     expect(snap.vectors).toBeInstanceOf(Int8Array)
+    const { bits, data } = snap.refinement!
+    expect(bits).toBe(REFINE_BITS)
+    const rowBytes = 384 * bits / 8
+    expect(data).toHaveLength(source.chunks.length * rowBytes)
+    const levels = 2 ** bits
     for (const [c, chunk] of source.chunks.entries()) {
       const v = chunk.vector
       const scale = snap.scales![c]!
@@ -105,14 +110,35 @@ describe('snapshot format', () => {
       let dot = 0
       let norm = 0
       for (let i = 0; i < 384; i++) {
-        const q = snap.vectors[c * 384 + i]!
-        expect(Math.abs(q * scale - v[i]!)).toBeLessThanOrEqual(scale / 2 + 1e-9)
-        dot += q * scale * v[i]!
-        norm += (q * scale) ** 2
+        const hi = snap.vectors[c * 384 + i]!
+        const bit = c * rowBytes * 8 + i * bits
+        const lo = (((data[bit >> 3]! | ((data[(bit >> 3) + 1] ?? 0) << 8)) >> (bit & 7)) & (levels - 1)) - levels / 2
+        // The bytes alone are int8 quantisation (within half a step, plus the refinement's own rounding)…
+        expect(Math.abs(hi * scale - v[i]!)).toBeLessThanOrEqual(scale / 2 + scale / levels / 2 + 1e-9)
+        // … and with the refinement, within half a fine step.
+        const fine = (levels * hi + lo) * scale / levels
+        expect(Math.abs(fine - v[i]!)).toBeLessThanOrEqual(scale / levels / 2 + 1e-9)
+        dot += fine * v[i]!
+        norm += fine ** 2
       }
-      expect(dot / Math.sqrt(norm)).toBeGreaterThan(0.9999) // the dequantised direction
+      expect(dot / Math.sqrt(norm)).toBeGreaterThan(0.99999) // the dequantised direction
       expect(Math.max(...snap.vectors.subarray(c * 384, (c + 1) * 384).map(Math.abs))).toBe(127)
     }
+  })
+
+  it('rejects a refinement section of the wrong size, and reads a snapshot without one', () => {
+    const bytes = encodeSnapshot(input({ encoding: 'int8' }, 32))
+    const sections = directory(bytes)
+    const vref = sections.get('VREF')!
+    expect(vref).toMatchObject({ type: 1, length: 5 * 32 * REFINE_BITS / 8 })
+    const at = HEADER_BYTES + [...sections.keys()].indexOf('VREF') * DIRECTORY_ENTRY_BYTES
+    const shorter = bytes.slice()
+    new DataView(shorter.buffer).setUint32(at + 12, vref.length - 1, true)
+    expect(() => decodeSnapshot(shorter, { verify: false })).toThrow(`Corrupt knowledge snapshot: a section holds ${vref.length - 1} bytes where ${vref.length} were expected. Rebuild it.`)
+    // A reader that does not know VREF ignores it; this one works without it too (plain int8).
+    const renamed = bytes.slice()
+    renamed.set([0x58, 0x58, 0x58, 0x58], at)
+    expect(decodeSnapshot(renamed, { verify: false }).refinement).toBeNull()
   })
 
   it('normalises vectors that are not unit-length, and keeps those that are', () => {
@@ -155,7 +181,7 @@ describe('snapshot format', () => {
     expect(crc32(bytes, 16)).toBe(zlibCrc32(bytes.subarray(16)))
     expect([dv.getUint32(20, true), dv.getUint32(24, true), dv.getUint32(28, true)]).toEqual([32, 5, 3])
     const sections = directory(bytes)
-    expect([...sections.keys()]).toEqual(['META', 'CDOC', 'HEAD', 'SCAL', 'VECT', 'LTRM', 'LOFF', 'LPST', 'LFRQ', 'LLEN'])
+    expect([...sections.keys()]).toEqual(['META', 'CDOC', 'HEAD', 'SCAL', 'VECT', 'VREF', 'LTRM', 'LOFF', 'LPST', 'LFRQ', 'LLEN'])
     for (const s of sections.values())
       expect(s.offset % 16).toBe(0)
     const meta = JSON.parse(new TextDecoder().decode(bytes.subarray(sections.get('META')!.offset, sections.get('META')!.offset + sections.get('META')!.length)))
@@ -163,6 +189,7 @@ describe('snapshot format', () => {
     expect(meta.headings).toEqual([['Watering'], ['Watering', 'In winter'], ['Restore a backup'], [], ['Zeta']])
     expect(sections.get('VECT')).toMatchObject({ type: 4, length: 5 * 32 })
     expect(sections.get('SCAL')).toMatchObject({ type: 5, length: 5 * 4 })
+    expect(sections.get('VREF')).toMatchObject({ type: 1, length: 5 * 32 * REFINE_BITS / 8 })
     expect(sections.get('CDOC')).toMatchObject({ type: 2, length: 5 * 2 })
   })
 
