@@ -52,16 +52,34 @@ function refinedScore(snapshot: Snapshot, unit: Float64Array, unitSum: number, c
   return (sum - levels / 2 * unitSum) * snapshot.scales![c]! / levels
 }
 
+/** Each document's chunks (CSR: `chunks[offsets[d]…offsets[d + 1]]`), built on first need. */
+const chunksByDocument = new WeakMap<Snapshot, { offsets: Uint32Array, chunks: Uint32Array }>()
+
+function documentChunks(snapshot: Snapshot): { offsets: Uint32Array, chunks: Uint32Array } {
+  let index = chunksByDocument.get(snapshot)
+  if (!index) {
+    const docs = snapshot.chunkDocuments
+    const offsets = new Uint32Array(snapshot.documents.length + 1)
+    for (let c = 0; c < snapshot.chunkCount; c++)
+      offsets[docs[c]! + 1]!++
+    for (let d = 0; d < snapshot.documents.length; d++)
+      offsets[d + 1]! += offsets[d]!
+    const chunks = new Uint32Array(snapshot.chunkCount)
+    const next = offsets.slice(0, -1)
+    for (let c = 0; c < snapshot.chunkCount; c++)
+      chunks[next[docs[c]!]!++] = c
+    chunksByDocument.set(snapshot, index = { offsets, chunks })
+  }
+  return index
+}
+
 /**
  * Replaces, in place, the int8 best scores (and best chunks) of the documents
  * that could rank differently with the refined vectors by their refined values.
- * `score(c)` is chunk `c`'s int8 score.
+ * Chunk `c`'s int8 score is `values[c] · scales[c] · queryScale`.
  */
-export function refineBest(snapshot: Snapshot, unit: Float64Array, queryScale: number, score: (c: number) => number, best: Float64Array, bestChunk: Int32Array, topK: number, threshold: number): void {
+export function refineBest(snapshot: Snapshot, unit: Float64Array, values: Int32Array, queryScale: number, best: Float64Array, bestChunk: Int32Array, topK: number, threshold: number): void {
   const m = margin(snapshot, unit, queryScale)
-  let unitSum = 0
-  for (let i = 0; i < unit.length; i++)
-    unitSum += unit[i]!
   // The K-th best int8 document score (−∞ with fewer documents).
   const top: number[] = []
   for (let d = 0; d < best.length; d++) {
@@ -79,24 +97,27 @@ export function refineBest(snapshot: Snapshot, unit: Float64Array, queryScale: n
   }
   const kth = top.length === topK ? top[topK - 1]! : -Infinity
   const floor = Math.max(kth, threshold) - 2 * m
-  const before = new Float64Array(best.length).fill(Number.NaN)
+  let unitSum = 0
+  for (let i = 0; i < unit.length; i++)
+    unitSum += unit[i]!
+  const scales = snapshot.scales!
+  const { offsets, chunks } = documentChunks(snapshot)
   for (let d = 0; d < best.length; d++) {
-    if (bestChunk[d]! >= 0 && best[d]! >= floor) {
-      before[d] = best[d]!
-      best[d] = -Infinity
-      bestChunk[d] = -1
-    }
-  }
-  const docs = snapshot.chunkDocuments
-  for (let c = 0; c < snapshot.chunkCount; c++) {
-    const d = docs[c]!
-    // Only a chunk within two margins of its document's int8 best can be its refined best.
-    if (!(score(c) >= before[d]! - 2 * m))
+    if (bestChunk[d]! < 0 || best[d]! < floor)
       continue
-    const s = refinedScore(snapshot, unit, unitSum, c)
-    if (s > best[d]!) {
-      best[d] = s
-      bestChunk[d] = c
+    // Only a chunk within two margins of its document's int8 best can be its refined best.
+    const lowest = best[d]! - 2 * m
+    best[d] = -Infinity
+    bestChunk[d] = -1
+    for (let k = offsets[d]!; k < offsets[d + 1]!; k++) {
+      const c = chunks[k]!
+      if (values[c]! * scales[c]! * queryScale < lowest)
+        continue
+      const s = refinedScore(snapshot, unit, unitSum, c)
+      if (s > best[d]!) {
+        best[d] = s
+        bestChunk[d] = c
+      }
     }
   }
 }

@@ -82,7 +82,7 @@ export function searchVectors(snapshot: Snapshot, queryVector: ArrayLike<number>
       }
     }
     if (snapshot.refinement)
-      refineBest(snapshot, unit, queryScale, c => values[c]! * scales[c]! * queryScale, best, bestChunk, topK, threshold)
+      refineBest(snapshot, unit, values, queryScale, best, bestChunk, topK, threshold)
   }
   else {
     const values = scores.values
