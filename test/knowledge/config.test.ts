@@ -9,7 +9,7 @@ import { VectorCache, vectorKey } from '../../src/knowledge/vector-cache'
 const project = '/projects/home'
 const parse = (text: string) => {
   const bag = new DiagnosticBag(`${project}/skill-kit.json`)
-  return { config: parseProjectConfig(project, text, bag), diagnostics: bag.sorted().map(d => [d.code, d.line, d.message]) }
+  return { config: parseProjectConfig(project, text, bag), diagnostics: bag.sorted().map(d => [d.code, d.line, d.column, d.message]) }
 }
 
 describe('parseProjectConfig', () => {
@@ -46,19 +46,19 @@ describe('parseProjectConfig', () => {
       '}',
     ].join('\n'))
     expect(config).toBeUndefined()
-    expect(diagnostics.map(([code, line]) => [code, line])).toEqual([
-      ['config-path-outside', 2],
-      ['config-path-overlap', 3],
-      ['config-invalid', 4],
-      ['config-invalid', 5],
-      ['config-invalid', 5],
-      ['config-invalid', 6],
-      ['config-unknown-key', 7],
+    expect(diagnostics).toEqual([
+      ['config-path-outside', 2, 13, '"output" must be a subfolder of the project, e.g. ".skill-kit/index".'],
+      ['config-path-overlap', 3, 12, '"knowledge" and "cache" must be separate folders of the project.'],
+      ['config-invalid', 4, 23, '"model.dtype" must be one of q8, fp32, fp16, int8, uint8, q4, bnb4, q4f16.'],
+      ['config-invalid', 5, 27, '"chunk.maxTokens" (512) cannot exceed "model.maxTokens" (128).'],
+      ['config-invalid', 5, 49, '"chunk.overlapTokens" must be a non-negative integer.'],
+      ['config-invalid', 6, 28, '"search.threshold" must be a number from -1 to 1.'],
+      ['config-unknown-key', 7, 3, 'Unknown key "serach". Did you mean "search"?'],
     ])
   })
 
   it('reports JSON syntax errors', () => {
-    expect(parse('{\n  "name": "home",\n}').diagnostics).toEqual([['config-json', 3, expect.stringContaining('skill-kit.json is not valid JSON')]])
+    expect(parse('{\n  "name": "home",\n}').diagnostics).toEqual([['config-json', 3, 1, expect.stringContaining('skill-kit.json is not valid JSON')]])
   })
 })
 

@@ -51,10 +51,26 @@ describe('invalid knowledge folders', () => {
     expect(diagnostics[0]!.message).toBe('The ID "same" is already used by a.md. IDs must be unique: set a different "id" in one of them.')
   })
 
+  it.each([
+    ['empty.md', '---\ndescription: Nothing below.\n---\n\n', 'document-empty', 3, 1, 'The document has no content. Write its guidance, or delete the file.'],
+    ['list.md', '---\n- a\n- b\n---\nText.\n', 'document-frontmatter-invalid', 2, 1, 'The frontmatter must be a YAML mapping (id, description, category, categories, tags).'],
+    ['open.md', '---\nid: open\nText.\n', 'document-frontmatter-unclosed', 1, 1, 'The frontmatter opened on line 1 is never closed. Add a "---" line after it.'],
+    ['id.md', '---\nid: 42\n---\nText.\n', 'document-field-invalid', 2, 5, '"id" must be a non-empty string.'],
+    ['tags.md', '---\ntags: [a, 2]\n---\nText.\n', 'document-field-invalid', 2, 7, '"tags" must be a list of non-empty strings, e.g. tags: [restore, recovery].'],
+    ['yaml.md', '---\ndescription: [unclosed\n---\nText.\n', 'yaml-syntax', 2, 23, 'Invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]. Fix the frontmatter syntax.'],
+  ])('%s: %s', (file, text, code, line, column, message) => {
+    write({ [file]: text })
+    const [d, ...rest] = loadKnowledgeFolder(dir).diagnostics
+    expect(rest).toEqual([])
+    expect(d).toEqual({ code, severity: 'error', file: join(dir, file), line, column, message })
+  })
+
   it('refuses symlinks', () => {
     write({ 'real.md': 'Text.\n' })
     symlinkSync(join(dir, 'real.md'), join(dir, 'link.md'))
-    expect(loadKnowledgeFolder(dir).diagnostics.map(d => d.code)).toEqual(['document-symlink'])
+    expect(loadKnowledgeFolder(dir).diagnostics.map(d => [d.code, d.file, d.line, d.column, d.message])).toEqual([
+      ['document-symlink', join(dir, 'link.md'), 1, 1, 'Symbolic links are not followed in a knowledge folder. Copy the file or folder in instead.'],
+    ])
   })
 })
 
