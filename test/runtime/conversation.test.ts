@@ -3,6 +3,7 @@ import type { RegistrySkill, SkillToolArgs } from '../../src/runtime'
 import { describe, expect, it } from 'vitest'
 import { createActivation, createSkillTool } from '../../src/runtime'
 import { registrySkill as makeRegistrySkill } from './registry-skill'
+import { ACADEMIC, CODE_REVIEW, RELEASE_NOTES } from './skill-sources'
 
 /*
  * One agent session, turn by turn: the user's messages, the files the agent
@@ -16,19 +17,6 @@ const ROOT = '/repo'
 function registrySkill(name: string, source: string, options: CompileOptions = {}): RegistrySkill {
   return makeRegistrySkill(name, source, { ...options, folder: '.skills' })
 }
-
-// Always listed: no trigger.
-const CODE_REVIEW = `---
-name: code-review
-description: Review a pull request for correctness, tests and readability.
----
-
-# Code review
-
-1. Read the description and the linked issue first.
-2. Check that every behaviour change has a test.
-3. Leave one comment per problem, with a suggested fix.
-`
 
 // Always listed: always_active overrides its topics.
 const CONTEXT_COMPACTOR = `---
@@ -89,30 +77,6 @@ create index concurrently invoices_due_date_idx on invoices (due_date);
 \`\`\`
 `
 
-// Dormant until an academic project (A##) is active.
-const ACADEMIC = `---
-name: academic-delivery
-description: Deliver academic engagements with the house citation style and submission checklist.
-context_trigger:
-  projects:
-    - "A##"
-progressive:
-  always:
-    - house-style
----
-
-## House style {#house-style}
-
-- Cite in APA 7th edition.
-- British spelling throughout.
-
-## Submission checklist {#submission}
-
-- [ ] Word count within 10% of the brief.
-- [ ] References checked against their DOIs.
-- [ ] PDF exported with embedded fonts.
-`
-
 // Dormant until SEO comes up; a regular skill.
 const SEO = `---
 name: seo-auditor
@@ -126,26 +90,6 @@ context_trigger:
 ---
 
 Check, in order: the title (under 60 characters), the meta description, one h1, canonical URL, sitemap entry.
-`
-
-// Dormant, and broken: a heading without ID sends it to fallback mode.
-const RELEASE_NOTES = `---
-name: release-notes
-description: Draft release notes from merged pull requests.
-context_trigger:
-  topics:
-    - release notes
-    - changelog
-progressive: {}
----
-
-## Gather changes {#gather}
-
-List the pull requests merged since the last tag.
-
-## Write the notes
-
-Group them under Features, Fixes and Breaking changes.
 `
 
 const ACTIVE_CONTEXT = `# Active context
@@ -287,7 +231,7 @@ describe('a session', () => {
     expect(activation.listing()).toBe([
       '- code-review: Review a pull request for correctness, tests and readability.',
       '- context-compactor: Summarise a long session into a handover note when the context fills up.',
-      '- academic-delivery: Deliver academic engagements with the house citation style and submission checklist.',
+      '- academic-delivery: Deliver academic engagements - citation style, formatting and the submission checklist.',
       '- postgres-migrations: Write and review PostgreSQL schema migrations safely.',
       '- release-notes: Draft release notes from merged pull requests.',
       '- seo-auditor: Audit a web page for search ranking problems - titles, meta descriptions, headings and sitemaps.',
@@ -328,12 +272,12 @@ describe('a session', () => {
     expect(full).toBe([
       '- code-review: Review a pull request for correctness, tests and readability.',
       '- context-compactor: Summarise a long session into a handover note when the context fills up.',
-      '- academic-delivery: Deliver academic engagements with the house citation style and submission checklist.',
+      '- academic-delivery: Deliver academic engagements - citation style, formatting and the submission checklist.',
       '- postgres-migrations: Write and review PostgreSQL schema migrations safely.',
       '- seo-auditor: Audit a web page for search ranking problems - titles, meta descriptions, headings and sitemaps.',
     ].join('\n'))
-    expect(full).toHaveLength(465)
-    expect(activation.listing({ budgetChars: 465 })).toBe(full)
+    expect(full).toHaveLength(468)
+    expect(activation.listing({ budgetChars: 468 })).toBe(full)
     // One message activated two skills: they join in skill order.
     expect(activation.listing({ budgetChars: 400 })).toBe(full.replace(/^- seo-auditor: .*$/m, '- seo-auditor'))
     expect(activation.listing({ budgetChars: 300 })).toBe([
@@ -351,7 +295,7 @@ describe('a session', () => {
 
     const stats = activation.stats()
     expect(stats).toMatchObject({ skills: 6, active: 5, dormant: 1 })
-    expect(stats.listingTokens).toBe(Math.ceil(465 / 4))
+    expect(stats.listingTokens).toBe(Math.ceil(468 / 4))
     expect(stats.savedTokens).toBe(stats.allTokens - stats.listingTokens)
     expect(stats.savedTokens).toBeGreaterThan(0)
   })

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { createSkillTool, listingLine } from '../../src/runtime'
 import { compileSkill } from '../../src/skill/compile'
 import { registrySkill } from './registry-skill'
+import { ACADEMIC, CODE_REVIEW, RELEASE_NOTES } from './skill-sources'
 
 const ROOT = '/project'
 
@@ -57,61 +58,6 @@ create index concurrently invoices_due_date_idx on invoices (due_date);
 
 Write the down migration in the same pull request as the up one.
 Test it against a copy of production before merging.
-`
-
-const CODE_REVIEW = `---
-name: code-review
-description: Review a pull request for correctness, tests and readability.
----
-
-# Code review
-
-1. Read the description and the linked issue first.
-2. Check that every behaviour change has a test.
-3. Leave one comment per problem, with a suggested fix.
-`
-
-// "Write the notes" lacks its ID: a progressive validation error, loaded whole in fallback mode.
-const RELEASE_NOTES = `---
-name: release-notes
-description: Draft release notes from merged pull requests.
-context_trigger:
-  topics:
-    - release notes
-    - changelog
-progressive: {}
----
-
-## Gather changes {#gather}
-
-List the pull requests merged since the last tag.
-
-## Write the notes
-
-Group them under Features, Fixes and Breaking changes.
-`
-
-const ACADEMIC = `---
-name: academic-delivery
-description: Deliver academic engagements - citation style, formatting and the submission checklist.
-context_trigger:
-  projects:
-    - "A##"
-progressive:
-  always:
-    - house-style
----
-
-## House style {#house-style}
-
-- Cite in APA 7th edition.
-- British spelling throughout.
-
-## Submission checklist {#submission}
-
-- [ ] Word count within 10% of the brief.
-- [ ] References checked against their DOIs.
-- [ ] PDF exported with embedded fonts.
 `
 
 const compiled = {
