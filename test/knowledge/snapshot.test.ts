@@ -5,22 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { encodeSnapshot, REFINE_BITS } from '../../src/knowledge/snapshot'
 import { buildLexicalIndex } from '../../src/runtime/lexical'
 import { chunkHeading, crc32, decodeSnapshot, DIRECTORY_ENTRY_BYTES, HEADER_BYTES, SnapshotError } from '../../src/runtime/snapshot-reader'
-
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6D2B79F5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
-function unitVector(dims: number, random: () => number): number[] {
-  const v = Array.from({ length: dims }, () => random() * 2 - 1)
-  const norm = Math.hypot(...v)
-  return v.map(x => x / norm)
-}
+import { rng, unitVector } from '../random'
 
 const DOCS = [
   { id: 'plants/watering', description: 'Water plants.', category: 'plants', categories: ['plants', 'garden'], tags: ['water'], path: 'plants/watering.md', tokenCount: 120 },

@@ -6,22 +6,7 @@ import { searchVectors } from '../../src/runtime/search'
 import { dotFloat32, dotInt8, quantizeQuery, scoreChunks } from '../../src/runtime/search-kernels'
 import { searchWasmModule } from '../../src/runtime/search-wasm'
 import { decodeSnapshot } from '../../src/runtime/snapshot-reader'
-
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6D2B79F5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
-/** Gaussian components, so that directions are uniform on the sphere. */
-function unitVector(dims: number, random: () => number): number[] {
-  const v = Array.from({ length: dims }, () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random()))
-  const norm = Math.hypot(...v)
-  return v.map(x => x / norm)
-}
+import { rng, unitVector } from '../random'
 
 /** A vector at cosine `cos` from the first axis (the query below). */
 function at(cos: number, dims = 16, axis = 1): number[] {
