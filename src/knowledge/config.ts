@@ -87,7 +87,9 @@ export function defaultProjectConfig(name: string): Record<string, unknown> {
  * `undefined` when the configuration cannot be used. `bare`: settings made up
  * for a folder without `skill-kit.json`, whose paths may point outside it.
  */
-export function parseProjectConfig(projectDir: string, text: string, bag: DiagnosticBag, { bare = false }: { bare?: boolean } = {}): KnowledgeConfig | undefined {
+export function parseProjectConfig(projectDir: string, source: string, bag: DiagnosticBag, { bare = false }: { bare?: boolean } = {}): KnowledgeConfig | undefined {
+  // Editors on Windows may save a byte order mark, which JSON.parse rejects.
+  const text = source.startsWith('\uFEFF') ? source.slice(1) : source
   try {
     JSON.parse(text)
   }

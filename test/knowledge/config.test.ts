@@ -57,6 +57,12 @@ describe('parseProjectConfig', () => {
     ])
   })
 
+  it('reads a file saved with a byte order mark', () => {
+    const { config, diagnostics } = parse('\uFEFF{ "name": "bom", "search": { "topK": 3 } }')
+    expect(diagnostics).toEqual([])
+    expect(config).toMatchObject({ name: 'bom', search: { topK: 3 } })
+  })
+
   it('reports JSON syntax errors', () => {
     expect(parse('{\n  "name": "home",\n}').diagnostics).toEqual([['config-json', 3, 1, expect.stringContaining('skill-kit.json is not valid JSON')]])
   })
