@@ -24,7 +24,7 @@ function headingText(token: Tokens.Heading): string {
  * Splits a document at its headings, as `marked` parses them (so fenced code
  * and setext headings are handled), plus one metadata chunk. A heading with
  * nothing under it before the next heading makes no chunk of its own: it
- * lives on in its subsections' context.
+ * lives on in its subsections' context (a document of headings only is one chunk).
  */
 export function chunkDocument(document: KnowledgeDocument, index: number): Chunk[] {
   const metadata = [
@@ -61,5 +61,8 @@ export function chunkDocument(document: KnowledgeDocument, index: number): Chunk
     parts.push(token.raw)
   }
   flush()
+  // Headings and nothing else (a stub, a title page) still make one chunk, so the document can be found.
+  if (!chunks.some(c => c.kind === 'section') && document.body.trim())
+    chunks.push({ document: index, kind: 'section', context: [], text: document.body.trim() })
   return chunks
 }

@@ -86,6 +86,12 @@ describe('chunkDocument', () => {
     ])
   })
 
+  it('keeps a document of headings only as one chunk', () => {
+    const [doc] = loadKnowledgeFolder(home).documents
+    const stub = { ...doc!, description: '', categories: [], tags: [], body: '# Roadmap\n\n## Later\n' }
+    expect(chunkDocument(stub, 4)).toEqual([{ document: 4, kind: 'section', context: [], text: '# Roadmap\n\n## Later' }])
+  })
+
   it('reads setext headings', () => {
     expect(chunkDocument(documents[2]!, 2).map(c => [c.context, c.text.split('\n')[0]])).toEqual([
       [[], 'Fix a Wi-Fi connection that keeps dropping.'],

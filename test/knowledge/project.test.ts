@@ -12,6 +12,7 @@ import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mj
 import { createTransformersEmbedder } from '../../src/knowledge/embedder'
 import { buildKnowledgeProject, indexState, openKnowledgeProject } from '../../src/knowledge/project'
 import { MANIFEST_FILE, readManifest, readPublishedIndex } from '../../src/knowledge/publish'
+import { decodeSnapshot, searchVectors } from '../../src/runtime'
 
 const home = join(import.meta.dirname, '../fixtures/knowledge/home')
 const work = mkdtempSync(join(tmpdir(), 'skill-kit-project-'))
@@ -122,6 +123,19 @@ describe('buildKnowledgeProject and the published index', () => {
     expect(existsSync(first.snapshotFile)).toBe(false)
     expect(readManifest(kp.config.output)!.snapshot).toBe(third.snapshotFile.split('/').pop())
     expect(readFileSync(join(kp.config.output, MANIFEST_FILE), 'utf8')).toMatch(/\n$/)
+  })
+
+  it('publishes an empty index for an empty folder, which finds nothing', async () => {
+    const empty = join(work, 'empty')
+    mkdirSync(join(empty, 'knowledge'), { recursive: true })
+    writeFileSync(join(empty, 'skill-kit.json'), '{}')
+    const built = await buildKnowledgeProject(project(empty), { embedder })
+    if (!('snapshotFile' in built))
+      throw new Error('the empty folder did not build')
+    const snapshot = decodeSnapshot(readPublishedIndex(project(empty).config.output)!.snapshot)
+    expect([snapshot.documents.length, snapshot.chunkCount]).toEqual([0, 0])
+    expect(searchVectors(snapshot, (await embedder.embed(['anything'], 'query'))[0]!)).toEqual([])
+    expect(indexState(project(empty)).state).toBe('fresh')
   })
 
   it('reports invalid documents and leaves the published index alone', async () => {
