@@ -1,5 +1,6 @@
 import type { ViteDevServer } from 'vite'
-import { cpSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { createServer } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -10,6 +11,8 @@ import { readPublishedIndex } from '../../src/knowledge/publish'
 
 const repo = resolve(import.meta.dirname, '../..')
 const work = join(repo, 'test/.tmp/knowledge-dev')
+/** A knowledge folder outside Vite's workspace (the repository), which the dev server does not serve by default. */
+const outside = join(mkdtempSync(join(tmpdir(), 'skill-kit-outside-')), 'docs')
 
 describe('knowledge in the Vite dev server', () => {
   let server: ViteDevServer
@@ -19,11 +22,18 @@ describe('knowledge in the Vite dev server', () => {
     cpSync(join(repo, 'test/fixtures/knowledge-app'), work, { recursive: true })
     cpSync(join(repo, 'test/fixtures/knowledge/home'), join(work, 'guides'), { recursive: true })
     await buildTinyModel(join(work, 'models'))
+    cpSync(join(repo, 'test/fixtures/knowledge/home'), outside, { recursive: true })
     server = await createServer({
       configFile: false,
       root: work,
       logLevel: 'silent',
-      plugins: [skillKitVite({ offline: true, knowledge: { guides: { dir: 'guides', model: { id: TINY_MODEL_ID, cacheDir: join(work, 'models') } } } })],
+      plugins: [skillKitVite({
+        offline: true,
+        knowledge: {
+          guides: { dir: 'guides', model: { id: TINY_MODEL_ID, cacheDir: join(work, 'models') } },
+          outside: { dir: outside, model: { id: TINY_MODEL_ID, cacheDir: join(work, 'models') } },
+        },
+      })],
       server: { port: 0, host: '127.0.0.1' },
     })
     await server.listen()
@@ -32,6 +42,7 @@ describe('knowledge in the Vite dev server', () => {
   }, 60_000)
   afterAll(async () => {
     await server?.close()
+    rmSync(join(outside, '..'), { recursive: true, force: true })
   })
 
   it('serves the snapshot the module points the browser at', async () => {
@@ -46,6 +57,15 @@ describe('knowledge in the Vite dev server', () => {
     const published = readPublishedIndex(join(work, 'docs/.skill-kit/index'))!
     expect(Buffer.from(await response.arrayBuffer()).equals(Buffer.from(published.snapshot))).toBe(true)
     expect(code).not.toContain('HTTPS_PROXY')
+  })
+
+  it('lets browsers import the bodies of a knowledge folder outside the workspace', async () => {
+    const code = await (await fetch(`${origin}/@id/__x00__skill-kit-knowledge:name:outside`)).text()
+    const bodyUrl = /import\("([^"]+restore\.md\?[^"]*knowledge-document)"\)/.exec(code)?.[1]
+    expect(bodyUrl).toMatch(/^\/@fs\//)
+    const response = await fetch(`${origin}${bodyUrl}`)
+    expect(response.status).toBe(200)
+    expect(await response.text()).toContain('borg list /mnt/backup')
   })
 
   it('searches and retrieves in SSR, and rebuilds when a document changes', async () => {
