@@ -72,7 +72,8 @@ export function openKnowledgeProject(dir: string, options: OpenProjectOptions = 
     raw = {
       name: basename(projectDir),
       knowledge: '.',
-      output: away(`index/${relative(root, projectDir).split(sep).join('-') || basename(projectDir)}`),
+      // The folder's name for people, a hash of its path so that two folders never share an index.
+      output: away(`index/${basename(projectDir)}-${hash(relative(root, projectDir).split(sep).join('/')).slice(0, 8)}`),
       cache: away('cache'),
       model: { cacheDir: away('models') },
     }

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 // @ts-expect-error: a plain .mjs script without types
 import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
 import { createTransformersEmbedder } from '../../src/knowledge/embedder'
+import { openKnowledgeProject } from '../../src/knowledge/project'
 import { readPublishedIndex } from '../../src/knowledge/publish'
 import { decodeSnapshot, searchVectors } from '../../src/runtime'
 
@@ -213,9 +214,9 @@ describe('a Vite app with includeModel, in headless Chromium', () => {
       build: { outDir, emptyOutDir: true, copyPublicDir: false },
     })
 
-    const published = readPublishedIndex(join(work, '.skill-kit/index/guides'))
+    const published = readPublishedIndex(openKnowledgeProject(join(work, 'guides'), { root: work }).project!.config.output)
     if (!published)
-      throw new Error('The build published no index under .skill-kit/index/guides.')
+      throw new Error('The build published no index for the guides.')
     const snapshot = decodeSnapshot(published.snapshot)
     const embedder = await createTransformersEmbedder({ model: TINY_MODEL_ID, cacheDir: models, offline: true })
     try {

@@ -33,7 +33,7 @@ describe('openKnowledgeProject', () => {
     expect(config.knowledge).toBe(home)
     expect(config.cache).toBe(join(work, '.skill-kit/cache'))
     expect(config.model.cacheDir).toBe(join(work, '.skill-kit/models'))
-    expect(config.output.startsWith(join(work, '.skill-kit/index/'))).toBe(true)
+    expect(config.output.slice(join(work, '.skill-kit/index/').length)).toMatch(/^home-[\w-]{8}$/)
     expect(config.model).toMatchObject({ id: 'Xenova/all-MiniLM-L6-v2', dtype: 'q8', maxTokens: 256 })
     expect(config.chunk).toEqual({ maxTokens: 256, overlapTokens: 32 })
     expect(config.search).toEqual({ topK: 5, threshold: 0.3 })

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 // @ts-expect-error: a plain .mjs script without types
 import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
 import { createTransformersEmbedder } from '../../src/knowledge/embedder'
+import { openKnowledgeProject } from '../../src/knowledge/project'
 import { readPublishedIndex } from '../../src/knowledge/publish'
 import { decodeSnapshot, KnowledgeError, searchVectors } from '../../src/runtime'
 import { build, BUNDLERS, settle, unwrap } from './build'
@@ -101,6 +102,7 @@ describe.each(BUNDLERS)('knowledge imports with %s', (bundler: Bundler) => {
     const expected = Buffer.from(published.snapshot)
     const shipped = filesOf(outDir).filter(f => f.endsWith('.skillkit')).map(f => readFileSync(join(outDir, f)))
     expect(shipped.some(bytes => bytes.equals(expected))).toBe(true)
-    expect(existsSync(join(work, '.skill-kit/index/guides'))).toBe(true)
+    // The bare folder publishes under the root's .skill-kit, like the project does under its own.
+    expect(existsSync(join(openKnowledgeProject(join(work, 'guides'), { root: work }).project!.config.output, 'manifest.json'))).toBe(true)
   })
 })
