@@ -7,10 +7,10 @@ import type { Diagnostic } from '../core/diagnostics'
 import type { KnowledgeBuildFailure, KnowledgeIndex } from './build'
 import type { ChunkConfig, KnowledgeConfig, ModelConfig, SearchConfig } from './config'
 import type { Embedder } from './embedder'
+import type { IndexManifest } from './publish'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { basename, join, relative, resolve, sep } from 'node:path'
 import { DiagnosticBag } from '../core/diagnostics'
-import type { IndexManifest } from './publish'
 import { hash } from '../core/hash'
 import { buildKnowledgeIndex, PIPELINE_VERSION } from './build'
 import { parseProjectConfig } from './config'
@@ -80,7 +80,7 @@ export function openKnowledgeProject(dir: string, options: OpenProjectOptions = 
   }
   else if (options.overrides) {
     try {
-      raw = JSON.parse(text)
+      raw = JSON.parse(text.replace(/^\uFEFF/, ''))
     }
     catch {
       // Left to parseProjectConfig, which reports where the JSON breaks.

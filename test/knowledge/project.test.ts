@@ -46,6 +46,9 @@ describe('openKnowledgeProject', () => {
     const { config } = project(dir, { overrides: { model: { id: TINY_MODEL_ID }, search: { threshold: 0.5 } } })
     expect(config.model).toMatchObject({ id: TINY_MODEL_ID, dtype: 'fp32', queryPrefix: 'q: ' })
     expect(config.search).toEqual({ topK: 7, threshold: 0.5 })
+    // A byte order mark does not lose the overrides.
+    writeFileSync(join(dir, 'skill-kit.json'), `\uFEFF${JSON.stringify({ search: { topK: 7 } })}`)
+    expect(project(dir, { overrides: { search: { threshold: 0.5 } } }).config.search).toEqual({ topK: 7, threshold: 0.5 })
     const bad = openKnowledgeProject(dir, { overrides: { chunk: { maxTokens: 4 } } })
     expect(bad.project).toBeUndefined()
     expect(bad.diagnostics.map(d => `${d.code}: ${d.message}`)).toEqual(['config-invalid: "chunk.maxTokens" must be an integer of at least 16.'])
