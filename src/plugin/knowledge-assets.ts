@@ -2,7 +2,9 @@
 // the model files), bundler by bundler: Rollup, Rolldown and Vite builds emit
 // assets and use their file URLs; webpack and rspack turn `new URL(path,
 // import.meta.url)` into an asset themselves; esbuild copies a file it imports
-// with its `file` loader; the Vite dev server serves the published files.
+// with its `file` loader; the Vite dev server serves the published files. The
+// model keeps its folder layout, so webpack, rspack and esbuild emit it under
+// fixed names and find it at run time from the output folder's URL.
 
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -11,11 +13,15 @@ import { pathToFileURL } from 'node:url'
 import { hash } from '../core/hash'
 import { locateModelFiles, onnxFileOf } from '../knowledge/embedder-files'
 
+/** Writes a file under a fixed name, relative to the output folder. */
+export type EmitFixed = (fileName: string, source: Uint8Array) => void
+
 /** Where the module runs and how its bundler takes assets. */
 export type AssetMode =
   | { kind: 'emit', emit: (fileName: string | undefined, name: string, source: Uint8Array) => string }
-  | { kind: 'url-asset' }
-  | { kind: 'esbuild' }
+  | { kind: 'url-asset', emit: EmitFixed }
+  /** `emit` is missing without `outdir`; `assetNames` places the snapshot, the anchor of the other files. */
+  | { kind: 'esbuild', emit: EmitFixed | undefined, assetNames: string }
   | { kind: 'dev-server', base: string, serve: (urlPath: string, file: string) => void }
   | { kind: 'file' }
 
@@ -23,6 +29,9 @@ export type AssetMode =
 export const ORT_WASM_FILES = { mjs: 'ort-wasm-simd-threaded.asyncify.mjs', wasm: 'ort-wasm-simd-threaded.asyncify.wasm' } as const
 
 const json = (value: unknown) => JSON.stringify(value)
+
+/** The binding of the snapshot's URL in esbuild builds, which also locates the model's files there. */
+const ESBUILD_SNAPSHOT_URL = 'snapshotUrl'
 
 /** An expression for `file`'s URL in the bundle, and the imports it needs. */
 export function snapshotReference(mode: AssetMode, file: string, name: string, bytes: Uint8Array): { url: string, imports?: string } {
@@ -32,7 +41,7 @@ export function snapshotReference(mode: AssetMode, file: string, name: string, b
     case 'url-asset':
       return { url: json(file) }
     case 'esbuild':
-      return { url: 'snapshotUrl', imports: `import snapshotUrl from ${json(file)}` }
+      return { url: ESBUILD_SNAPSHOT_URL, imports: `import ${ESBUILD_SNAPSHOT_URL} from ${json(file)}` }
     case 'dev-server': {
       const path = `@skill-kit/knowledge/${basename(file)}`
       mode.serve(path, file)
@@ -44,8 +53,11 @@ export function snapshotReference(mode: AssetMode, file: string, name: string, b
   }
 }
 
+type ModelSpec = { id: string, revision: string, dtype: string, cacheDir: string }
+type WasmFiles = Record<'mjs' | 'wasm', string>
+
 /** The files of `includeModel`: the model's, then ONNX Runtime Web's. */
-function modelFiles(model: { id: string, revision: string, dtype: string, cacheDir: string }): { model: Record<string, string>, wasm: Record<'mjs' | 'wasm', string> } | { missing: string } {
+function modelFiles(model: ModelSpec): { model: Record<string, string>, wasm: WasmFiles } | { missing: string } {
   const located = locateModelFiles(model.cacheDir, model.id, model.revision, model.dtype)
   if (located.missing.length > 0)
     return { missing: `${located.localDir} lacks ${located.missing.join(', ')}` }
@@ -65,18 +77,17 @@ function modelFiles(model: { id: string, revision: string, dtype: string, cacheD
   return { model: files, wasm }
 }
 
-/**
- * URL expressions for the browser's copy of the model (`localModelPath`, the
- * folder above `<model id>/`) and ONNX Runtime's files; or why they cannot be
- * shipped with this bundler.
- */
-export function modelReference(
-  mode: AssetMode,
-  model: { id: string, revision: string, dtype: string, cacheDir: string },
-  read: (file: string) => Uint8Array,
-): { modelUrl: string, wasmMjsUrl: string, wasmUrl: string } | { error: string } {
-  if (mode.kind !== 'emit' && mode.kind !== 'dev-server')
-    return { error: 'includeModel ships the model with Vite, Rollup and Rolldown builds; with this bundler, pass embedQuery to search() or use mode: \'lexical\'.' }
+/** Expressions of the URLs of the browser's copy of the model (`localModelPath`, the folder above `<model id>/`) and of ONNX Runtime's files. */
+export interface BrowserModelReference {
+  modelUrl: string
+  wasmMjsUrl: string
+  wasmUrl: string
+}
+
+/** URL expressions of the browser's copy of the model and ONNX Runtime's files; or why this build cannot ship them. */
+export function modelReference(mode: AssetMode, model: ModelSpec, read: (file: string) => Uint8Array): BrowserModelReference | { error: string } {
+  if (mode.kind === 'file')
+    return { error: 'includeModel ships the model in browser builds (Vite, Rollup, Rolldown, webpack, rspack, esbuild); here, pass embedQuery to search() or use mode: \'lexical\'.' }
   const files = modelFiles(model)
   if ('missing' in files)
     return { error: `includeModel cannot ship ${model.id}: ${files.missing}. Run "skill-kit model" first.` }
@@ -84,32 +95,84 @@ export function modelReference(
   // rebuild with other weights for the same model ID must not be served the old ones.
   const bytes = Object.fromEntries(Object.entries(files.model).map(([file, path]) => [file, read(path)]))
   const version = hash(...Object.entries(bytes).flat()).slice(0, 10)
-  const up = json('../'.repeat(model.id.split('/').length))
-  const prefix = `skill-kit/models/${version}/${model.id}`
-  if (mode.kind === 'dev-server') {
-    for (const [file, path] of Object.entries(files.model))
-      mode.serve(`@${prefix}/${file}`, path)
-    for (const [kind, path] of Object.entries(files.wasm))
-      mode.serve(`@skill-kit/ort/${ORT_WASM_FILES[kind as 'mjs' | 'wasm']}`, path)
-    // Not literals, which Vite's dev server would rewrite (see snapshotReference).
-    return {
-      modelUrl: `String(${json(`${mode.base}@skill-kit/models/${version}/`)})`,
-      wasmMjsUrl: `String(${json(`${mode.base}@skill-kit/ort/${ORT_WASM_FILES.mjs}`)})`,
-      wasmUrl: `String(${json(`${mode.base}@skill-kit/ort/${ORT_WASM_FILES.wasm}`)})`,
+  switch (mode.kind) {
+    case 'dev-server':
+      return servedModel(mode, files, version, model.id)
+    case 'emit':
+      return emittedModel(mode, bytes, files.wasm, read, `skill-kit/models/${version}/`, model.id)
+    default: {
+      const output = fixedOutput(mode)
+      return 'error' in output ? output : fixedModel(output, bytes, files.wasm, read, `skill-kit/models/${version}/`, model.id)
     }
   }
-  // Fixed names keep the layout Transformers.js expects (<model id>/onnx/…).
+}
+
+/** The Vite dev server: the plugin's middleware serves the files where they are. */
+function servedModel(mode: Extract<AssetMode, { kind: 'dev-server' }>, files: { model: Record<string, string>, wasm: WasmFiles }, version: string, id: string): BrowserModelReference {
+  for (const [file, path] of Object.entries(files.model))
+    mode.serve(`@skill-kit/models/${version}/${id}/${file}`, path)
+  for (const [kind, path] of Object.entries(files.wasm))
+    mode.serve(`@skill-kit/ort/${ORT_WASM_FILES[kind as 'mjs' | 'wasm']}`, path)
+  // Not literals, which Vite's dev server would rewrite (see snapshotReference).
+  const url = (path: string) => `new URL(String(${json(`${mode.base}${path}`)}), import.meta.url)`
+  return {
+    modelUrl: url(`@skill-kit/models/${version}/`),
+    wasmMjsUrl: url(`@skill-kit/ort/${ORT_WASM_FILES.mjs}`),
+    wasmUrl: url(`@skill-kit/ort/${ORT_WASM_FILES.wasm}`),
+  }
+}
+
+/** Rollup, Rolldown and Vite builds: emitted assets, the model's under fixed names that keep the layout Transformers.js expects (<model id>/onnx/…). */
+function emittedModel(mode: Extract<AssetMode, { kind: 'emit' }>, bytes: Record<string, Uint8Array>, wasm: WasmFiles, read: (file: string) => Uint8Array, folder: string, id: string): BrowserModelReference {
   let configRef = ''
   for (const [file, source] of Object.entries(bytes)) {
-    const ref = mode.emit(`${prefix}/${file}`, file, source)
+    const ref = mode.emit(`${folder}${id}/${file}`, file, source)
     if (file === 'config.json')
       configRef = ref
   }
-  const mjs = mode.emit(undefined, ORT_WASM_FILES.mjs, read(files.wasm.mjs))
-  const wasm = mode.emit(undefined, ORT_WASM_FILES.wasm, read(files.wasm.wasm))
+  // From <folder><model id>/config.json up to <folder>.
+  const up = json('../'.repeat(id.split('/').length))
+  const fileUrl = (ref: string) => `new URL(import.meta.ROLLUP_FILE_URL_${ref}, import.meta.url)`
   return {
-    modelUrl: `new URL(${up}, new URL(import.meta.ROLLUP_FILE_URL_${configRef}, import.meta.url))`,
-    wasmMjsUrl: `import.meta.ROLLUP_FILE_URL_${mjs}`,
-    wasmUrl: `import.meta.ROLLUP_FILE_URL_${wasm}`,
+    modelUrl: `new URL(${up}, ${fileUrl(configRef)})`,
+    wasmMjsUrl: fileUrl(mode.emit(undefined, ORT_WASM_FILES.mjs, read(wasm.mjs))),
+    wasmUrl: fileUrl(mode.emit(undefined, ORT_WASM_FILES.wasm, read(wasm.wasm))),
+  }
+}
+
+/** How webpack, rspack and esbuild builds write files under fixed names, and an expression of such a file's URL at run time. */
+interface FixedOutput {
+  emit: EmitFixed
+  url: (fileName: string) => string
+}
+
+function fixedOutput(mode: Extract<AssetMode, { kind: 'url-asset' | 'esbuild' }>): FixedOutput | { error: string } {
+  if (mode.kind === 'url-asset') {
+    // The public path is where webpack and rspack load chunks from (computed at run time with `publicPath: 'auto'`);
+    // a relative one is relative to the page, as for chunks.
+    return { emit: mode.emit, url: fileName => `new URL(__webpack_public_path__ + ${json(fileName)}, location.href)` }
+  }
+  if (!mode.emit)
+    return { error: 'includeModel with esbuild writes the model into the output folder: set outdir.' }
+  // The snapshot, which the `file` loader put at `assetNames` under outdir, locates outdir, wherever the chunk is.
+  const folders = mode.assetNames.split('/').slice(0, -1).filter(part => part !== '.')
+  if (folders.some(part => part === '..' || part.includes('[dir]')))
+    return { error: `includeModel with esbuild cannot find the output folder from assetNames "${mode.assetNames}": use one without [dir] or "..".` }
+  const up = '../'.repeat(folders.length)
+  return { emit: mode.emit, url: fileName => `new URL(${json(`${up}${fileName}`)}, new URL(${ESBUILD_SNAPSHOT_URL}, import.meta.url))` }
+}
+
+/** webpack, rspack and esbuild: the model under its layout, ONNX Runtime's files under a folder named by their hash (for caches). */
+function fixedModel(output: FixedOutput, bytes: Record<string, Uint8Array>, wasm: WasmFiles, read: (file: string) => Uint8Array, folder: string, id: string): BrowserModelReference {
+  for (const [file, source] of Object.entries(bytes))
+    output.emit(`${folder}${id}/${file}`, source)
+  const runtime = { mjs: read(wasm.mjs), wasm: read(wasm.wasm) }
+  const ortFolder = `skill-kit/ort/${hash(runtime.mjs, runtime.wasm).slice(0, 10)}/`
+  output.emit(`${ortFolder}${ORT_WASM_FILES.mjs}`, runtime.mjs)
+  output.emit(`${ortFolder}${ORT_WASM_FILES.wasm}`, runtime.wasm)
+  return {
+    modelUrl: output.url(folder),
+    wasmMjsUrl: output.url(`${ortFolder}${ORT_WASM_FILES.mjs}`),
+    wasmUrl: output.url(`${ortFolder}${ORT_WASM_FILES.wasm}`),
   }
 }

@@ -17,7 +17,7 @@ export interface KnowledgeModuleSource {
   imports?: string
   /** The model cache folder, for query embedding in Node. */
   nodeModelPath?: string
-  /** URL expressions of the emitted model folder and ONNX Runtime files (`includeModel`). */
+  /** Expressions of the URLs (`URL` objects) of the emitted model folder and ONNX Runtime files (`includeModel`). */
   browserModel?: { modelUrl: string, wasmMjsUrl: string, wasmUrl: string }
 }
 
@@ -46,8 +46,8 @@ export function generateKnowledgeModule(source: KnowledgeModuleSource): string {
       ? [
           `  browserModel: {`,
           `    load: () => import('@huggingface/transformers'),`,
-          `    modelUrl: () => new URL(${source.browserModel.modelUrl}, import.meta.url),`,
-          `    wasmUrls: () => ({ mjs: new URL(${source.browserModel.wasmMjsUrl}, import.meta.url), wasm: new URL(${source.browserModel.wasmUrl}, import.meta.url) }),`,
+          `    modelUrl: () => ${source.browserModel.modelUrl},`,
+          `    wasmUrls: () => ({ mjs: ${source.browserModel.wasmMjsUrl}, wasm: ${source.browserModel.wasmUrl} }),`,
           `  },`,
         ]
       : []),

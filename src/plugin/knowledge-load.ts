@@ -3,9 +3,10 @@
 
 import type { UnpluginBuildContext, UnpluginContext } from 'unplugin'
 import type { KnowledgeOutcome, KnowledgeService, KnowledgeTarget } from './knowledge'
-import type { AssetMode } from './knowledge-assets'
-import { existsSync, readFileSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import type { AssetMode, EmitFixed } from './knowledge-assets'
+import { Buffer } from 'node:buffer'
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import { formatDiagnostic } from '../core/diagnostics'
 import { BODY_QUERY } from './knowledge'
 import { modelReference, snapshotReference } from './knowledge-assets'
@@ -45,10 +46,42 @@ function assetMode(context: UnpluginBuildContext & UnpluginContext, framework: s
   if (framework === 'vite' || framework === 'rollup' || framework === 'rolldown')
     return { kind: 'emit', emit: (fileName, name, source) => rollupLike.emitFile({ type: 'asset', ...(fileName ? { fileName } : { name }), source }) }
   if (framework === 'webpack' || framework === 'rspack')
-    return { kind: 'url-asset' }
+    return { kind: 'url-asset', emit: loaderEmitter(context) }
   if (framework === 'esbuild')
-    return { kind: 'esbuild' }
+    return esbuildMode(context)
   return { kind: 'file' }
+}
+
+/**
+ * Emits through the loader, not the compilation: the module then carries its
+ * files, which webpack and rspack emit again when they reuse it from a cache
+ * (watch mode, persistent cache). `minimized` keeps minifiers off ONNX
+ * Runtime's `.mjs`, `immutable` says the names are versioned.
+ */
+function loaderEmitter(context: UnpluginBuildContext): EmitFixed {
+  return (fileName, source) => {
+    const native = context.getNativeBuildContext?.()
+    const loader = native?.framework === 'webpack' || native?.framework === 'rspack' ? native.loaderContext : undefined
+    if (!loader)
+      throw new Error(`unplugin-skill-kit cannot emit ${fileName} outside a loader.`)
+    loader.emitFile(fileName, Buffer.from(source.buffer, source.byteOffset, source.byteLength), undefined, { immutable: true, minimized: true })
+  }
+}
+
+/** esbuild: where the model's files go (outdir, unless the build has none) and where its `file` loader puts the snapshot. */
+function esbuildMode(context: UnpluginBuildContext): AssetMode {
+  const native = context.getNativeBuildContext?.()
+  const { outdir, absWorkingDir, assetNames = '[name]-[hash]' } = native?.framework === 'esbuild' ? native.build.initialOptions : {}
+  return { kind: 'esbuild', emit: outdir ? outdirEmitter(resolve(absWorkingDir ?? process.cwd(), outdir)) : undefined, assetNames }
+}
+
+/** esbuild has no emitted assets: files go straight into outdir, as its own `file` loader's do. */
+function outdirEmitter(outdir: string): EmitFixed {
+  return (fileName, source) => {
+    const file = join(outdir, fileName)
+    mkdirSync(dirname(file), { recursive: true })
+    writeFileSync(file, source)
+  }
 }
 
 /** The knowledge module, or `undefined` after reporting why it cannot be built. */

@@ -1,0 +1,254 @@
+/**
+ * The app of the browser tests, built with any bundler: a page that imports a
+ * knowledge base with `includeModel: true` and searches it when the test asks;
+ * a static server for the build; Chromium pages that record what they fetch;
+ * and the ranking Node gives with the build's model, which pages must match.
+ *
+ * Needs Chromium at /usr/bin/chromium (or CHROMIUM_PATH); .ci/run installs it.
+ */
+import type { AddressInfo } from 'node:net'
+import type { Browser, Page } from 'playwright-core'
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import { extname, join, normalize, resolve, sep } from 'node:path'
+import { chromium } from 'playwright-core'
+import { expect } from 'vitest'
+// @ts-expect-error: a plain .mjs script without types
+import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
+import { createTransformersEmbedder } from '../../src/knowledge/embedder'
+import { openKnowledgeProject } from '../../src/knowledge/project'
+import { readPublishedIndex } from '../../src/knowledge/publish'
+import { decodeSnapshot, searchVectors } from '../../src/runtime'
+
+export { TINY_MODEL_ID }
+
+export const repo = resolve(import.meta.dirname, '../..')
+/** The package under test, as `npm run build` made it. */
+export const dist = join(repo, 'dist')
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+
+export const VECTOR_QUERIES = ['restore deleted files from a backup', 'wifi keeps dropping', 'nightly backup schedule', 'router channel']
+export const LEXICAL_QUERY = 'borg archive'
+/** Every document of the three, whatever its score: the whole ranking is compared. */
+const VECTOR_OPTIONS = { topK: 10, threshold: -1 }
+
+/** The app: runs searches when the test asks, and reports them on `window`. */
+const MAIN_JS = `
+import guides, { documents, search } from 'virtual:skill-kit/knowledge/guides'
+
+const pick = results => results.map(r => ({ id: r.id, score: r.score, heading: r.heading }))
+const report = run => run().then(value => ({ ok: true, value }), error => ({ ok: false, error: String(error && error.stack || error) }))
+
+window.skillKit = {
+  name: guides.name,
+  documents: documents.map(d => d.id),
+  lexical: query => report(async () => pick(await search(query, { mode: 'lexical' }))),
+  vector: (queries, options) => report(async () => {
+    const out = []
+    for (const query of queries)
+      out.push(pick(await search(query, { ...options, mode: 'vector' })))
+    return out
+  }),
+}
+document.body.dataset.ready = 'yes'
+`
+
+/** A page that loads `script` as a module. */
+export function indexHtml(script: string): string {
+  return `<!doctype html>
+<html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>skill-kit knowledge in a browser</title></head>
+<body><script type="module" src="${script}"></script></body></html>
+`
+}
+
+/** The app's sources in `work` (main.js, the guides), and the tiny model; the plugin options that import the guides with their model. */
+export async function prepareApp(work: string): Promise<{ entry: string, options: object }> {
+  rmSync(work, { recursive: true, force: true })
+  mkdirSync(work, { recursive: true })
+  cpSync(join(repo, 'test/fixtures/knowledge/home'), join(work, 'guides'), { recursive: true })
+  const models = join(work, 'models')
+  await buildTinyModel(models)
+  writeFileSync(join(work, 'main.js'), MAIN_JS)
+  return {
+    entry: join(work, 'main.js'),
+    options: {
+      root: work,
+      offline: true,
+      includeModel: true,
+      knowledge: { guides: { dir: 'guides', model: { id: TINY_MODEL_ID, cacheDir: models } } },
+    },
+  }
+}
+
+interface Ranked { id: string, score: number }
+
+/** The Node ranking of each of VECTOR_QUERIES, with the model and snapshot a build of `prepareApp(work)` published. */
+export async function nodeRanking(work: string): Promise<Ranked[][]> {
+  const published = readPublishedIndex(openKnowledgeProject(join(work, 'guides'), { root: work }).project!.config.output)
+  if (!published)
+    throw new Error('The build published no index for the guides.')
+  const snapshot = decodeSnapshot(published.snapshot)
+  const embedder = await createTransformersEmbedder({ model: TINY_MODEL_ID, cacheDir: join(work, 'models'), offline: true })
+  try {
+    const vectors = await embedder.embed(VECTOR_QUERIES, 'query')
+    return vectors.map(vector => searchVectors(snapshot, vector, VECTOR_OPTIONS).map(({ id, score }) => ({ id, score })))
+  }
+  finally {
+    await embedder.dispose()
+  }
+}
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM))
+    throw new Error(`Chromium is missing at ${CHROMIUM}: install it (Debian: apt-get update && apt-get install -y chromium), or set CHROMIUM_PATH. .ci/run installs it.`)
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+  })
+}
+
+const MIME: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.json': 'application/json',
+  '.wasm': 'application/wasm',
+}
+
+/**
+ * A static server of `dir` on 127.0.0.1, with the MIME types browsers insist
+ * on (wasm, modules); `isolated` adds the headers of cross-origin isolation
+ * (SharedArrayBuffer, so ONNX Runtime may use threads).
+ */
+async function serve(dir: string, isolated: boolean): Promise<{ origin: string, close: () => Promise<void> }> {
+  const isolation = isolated ? { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' } : {}
+  const server = createServer((request, response) => {
+    const path = decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname)
+    const file = normalize(join(dir, path === '/' ? 'index.html' : path))
+    if (!file.startsWith(dir + sep) || !existsSync(file)) {
+      response.writeHead(404).end()
+      return
+    }
+    response.writeHead(200, { 'Content-Type': MIME[extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-store', ...isolation })
+    response.end(readFileSync(file))
+  })
+  await new Promise<void>(done => server.listen(0, '127.0.0.1', done))
+  const { port } = server.address() as AddressInfo
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close: () => new Promise(done => server.close(() => done())),
+  }
+}
+
+/** Strings only Transformers.js and ONNX Runtime Web carry. */
+export const TRANSFORMERS_MARKERS = ['huggingface.co', 'InferenceSession', 'onnxruntime']
+
+/** Every file under `dir`, relative, with `/`. */
+export function filesOf(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter(e => e.isFile())
+    .map(e => join(e.parentPath, e.name).slice(dir.length + 1).split(sep).join('/'))
+}
+
+/** The built JavaScript files under `dir` that carry Transformers.js. */
+export function transformersChunks(dir: string): string[] {
+  return filesOf(dir).filter(f => f.endsWith('.js') && TRANSFORMERS_MARKERS.every(m => readFileSync(join(dir, f), 'utf8').includes(m)))
+}
+
+interface Hit { id: string, score: number, heading: string[] }
+type Report<T> = { ok: true, value: T } | { ok: false, error: string }
+declare const window: { skillKit: { name: string, documents: string[], lexical: (q: string) => Promise<Report<Hit[]>>, vector: (q: string[], o: object) => Promise<Report<Hit[][]>> } }
+
+function value<T>(report: Report<T>): T {
+  if (!report.ok)
+    throw new Error(`in the page: ${report.error}`)
+  return report.value
+}
+
+/** A page of the built app, on its own server and browser context, with what it asked the network for. */
+export interface AppPage {
+  page: Page
+  origin: string
+  /** Every URL the page and its workers asked for, in order. */
+  requests: string[]
+  /** Requests that would have left the local server: aborted, and a failure. */
+  escaped: string[]
+  errors: string[]
+  close: () => Promise<void>
+}
+
+/** Opens the app built into `dir` (its `index.html`). */
+export async function openApp(browser: Browser, dir: string, isolated: boolean): Promise<AppPage> {
+  const server = await serve(dir, isolated)
+  const { origin } = server
+  const context = await browser.newContext({ serviceWorkers: 'block' })
+  const requests: string[] = []
+  const escaped: string[] = []
+  const errors: string[] = []
+  // Only the local server answers; anything else is recorded and aborted.
+  await context.route('**/*', (route) => {
+    const url = route.request().url()
+    if (url.startsWith(`${origin}/`))
+      return route.continue()
+    escaped.push(url)
+    return route.abort('blockedbyclient')
+  })
+  context.on('request', request => requests.push(request.url()))
+  const page = await context.newPage()
+  page.on('console', m => m.type() === 'error' && errors.push(m.text()))
+  page.on('pageerror', error => errors.push(String(error)))
+  page.on('worker', worker => worker.on('console', m => m.type() === 'error' && errors.push(m.text())))
+  await page.goto(`${origin}/`)
+  await page.waitForSelector('body[data-ready="yes"]', { state: 'attached', timeout: 10_000 })
+  return {
+    page,
+    origin,
+    requests,
+    escaped,
+    errors,
+    close: async () => {
+      await context.close()
+      await server.close()
+    },
+  }
+}
+
+export function documentIds(app: AppPage): Promise<string[]> {
+  return app.page.evaluate(() => window.skillKit.documents)
+}
+
+/** What the page's lexical search found for `query`. */
+export async function lexicalSearch(app: AppPage, query: string): Promise<Hit[]> {
+  return value(await app.page.evaluate(q => window.skillKit.lexical(q), query))
+}
+
+/** What the page's search found for VECTOR_QUERIES. */
+export async function vectorSearch(app: AppPage): Promise<Hit[][]> {
+  return value(await app.page.evaluate(([q, o]) => window.skillKit.vector(q, o), [VECTOR_QUERIES, VECTOR_OPTIONS] as const))
+}
+
+/** The page ranked every query as Node does: the same IDs in the same order, scores within 1e-4. */
+export function expectNodeRanking(found: Hit[][], expected: Ranked[][]): void {
+  VECTOR_QUERIES.forEach((query, q) => {
+    expect(expected[q]).toHaveLength(3)
+    expect(found[q]!.map(r => r.id), query).toEqual(expected[q]!.map(r => r.id))
+    found[q]!.forEach((r, i) => expect(Math.abs(r.score - expected[q]![i]!.score), `${query}: ${r.id}`).toBeLessThan(1e-4))
+  })
+}
+
+/** Every request URL kept in the page's Cache Storage. */
+export function cachedUrls(app: AppPage): Promise<string[]> {
+  return app.page.evaluate(async () => {
+    const urls: string[] = []
+    for (const key of await caches.keys())
+      urls.push(...(await (await caches.open(key)).keys()).map(r => r.url))
+    return urls
+  })
+}
+
+/** Nothing left the local server, and the page logged no error. */
+export function expectLocalAndQuiet({ origin, requests, escaped, errors }: AppPage): void {
+  expect(escaped).toEqual([])
+  expect(requests.filter(u => !u.startsWith(`${origin}/`) && !u.startsWith('blob:') && !u.startsWith('data:'))).toEqual([])
+  expect(errors).toEqual([])
+}

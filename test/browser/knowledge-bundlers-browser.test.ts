@@ -1,0 +1,166 @@
+/**
+ * The app of knowledge-browser.test.ts built with webpack, rspack and esbuild
+ * for browsers, run in headless Chromium: with `includeModel`, each build
+ * emits the model under its layout and ONNX Runtime's files, and its page
+ * embeds queries with its own bundled Transformers.js, fetching those files from
+ * the build and nothing from the network, and ranks exactly as Node does.
+ *
+ * The entries are built into `js/`, not the output folder's root, so the
+ * pages find the model from the output folder, not from the script.
+ *
+ * Needs Chromium at /usr/bin/chromium (or CHROMIUM_PATH); .ci/run installs it.
+ */
+import type { Browser } from 'playwright-core'
+import type { AppPage } from './knowledge-app'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { dist, documentIds, expectLocalAndQuiet, expectNodeRanking, filesOf, indexHtml, launchChromium, LEXICAL_QUERY, lexicalSearch, nodeRanking, openApp, prepareApp, repo, TINY_MODEL_ID, TRANSFORMERS_MARKERS, transformersChunks, vectorSearch } from './knowledge-app'
+
+type Bundler = 'webpack' | 'rspack' | 'esbuild'
+
+const work = join(repo, 'test/.tmp/browser-knowledge-bundlers')
+const outDirOf = (bundler: Bundler) => join(work, `dist-${bundler}`)
+/** Every build's entry, as its index.html loads it. */
+const ENTRY = 'js/main.js'
+
+/** Runs a webpack-like compiler once, failing with the text of every error. */
+function runCompiler(compiler: any): Promise<void> {
+  return new Promise((resolve, reject) => {
+    compiler.run((err: Error | null, stats: any) => {
+      compiler.close(() => {
+        if (err)
+          return reject(err)
+        if (stats.hasErrors())
+          return reject(new Error(stats.toString({ all: false, errors: true })))
+        resolve()
+      })
+    })
+  })
+}
+
+/** Builds the app for browsers with `bundler`, minified, into its output folder. */
+async function buildApp(bundler: Bundler, entry: string, options: object): Promise<void> {
+  const plugin = (await import(pathToFileURL(join(dist, `${bundler}.mjs`)).href)).default
+  const outDir = outDirOf(bundler)
+  if (bundler === 'esbuild') {
+    const esbuild = await import('esbuild')
+    await esbuild.build({
+      entryPoints: { main: entry },
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      splitting: true,
+      minify: true,
+      outdir: outDir,
+      entryNames: 'js/[name]',
+      chunkNames: 'js/[name]-[hash]',
+      // Assets in a folder of their own: the model is found from the snapshot's URL, whatever the folder.
+      assetNames: 'assets/[name]-[hash]',
+      logLevel: 'silent',
+      plugins: [plugin(options)],
+    })
+  }
+  else {
+    const config = {
+      mode: 'production' as const,
+      context: work,
+      entry,
+      target: 'web' as const,
+      devtool: false as const,
+      cache: false,
+      // publicPath is webpack's default 'auto': computed at run time, from the script's URL.
+      output: { path: outDir, filename: ENTRY, chunkFilename: 'js/[name].[contenthash].js', module: true, chunkFormat: 'module' as const },
+      performance: false as const,
+      plugins: [plugin(options)],
+      infrastructureLogging: { level: 'none' as const },
+    }
+    const compiler = bundler === 'webpack'
+      ? (await import('webpack')).default({ ...config, experiments: { outputModule: true } })
+      : (await import('@rspack/core')).rspack({
+          ...config,
+          // The README's advice: no second, unused copy of ONNX Runtime's WebAssembly (nor its worker script).
+          module: { rules: [{ test: /[\\/]onnxruntime-web[\\/]/, parser: { url: false, worker: false } }] },
+        })
+    await runCompiler(compiler)
+  }
+  writeFileSync(join(outDir, 'index.html'), indexHtml(`/${ENTRY}`))
+}
+
+let expected: Awaited<ReturnType<typeof nodeRanking>>
+let browser: Browser | undefined
+
+beforeAll(async () => {
+  const { entry, options } = await prepareApp(work)
+  for (const bundler of ['webpack', 'rspack', 'esbuild'] as const)
+    await buildApp(bundler, entry, options)
+  expected = await nodeRanking(work)
+  browser = await launchChromium()
+}, 60_000)
+
+afterAll(async () => {
+  await browser?.close()
+})
+
+describe.each(['webpack', 'rspack', 'esbuild'] as const)('a %s app with includeModel, in headless Chromium', (bundler) => {
+  const outDir = outDirOf(bundler)
+  let app: AppPage | undefined
+
+  beforeAll(async () => {
+    app = await openApp(browser!, outDir, false)
+  })
+
+  afterAll(async () => {
+    await app?.close()
+  })
+
+  it('emits the model under its layout, and ONNX Runtime\'s WebAssembly files', () => {
+    const files = filesOf(outDir)
+    for (const file of ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx'])
+      expect(files.some(f => f.match(/^skill-kit\/models\/[\w-]{10}\/(.+)$/)?.[1] === `${TINY_MODEL_ID}/${file}`), file).toBe(true)
+    for (const file of ['ort-wasm-simd-threaded.asyncify.mjs', 'ort-wasm-simd-threaded.asyncify.wasm'])
+      expect(files.some(f => f.match(/^skill-kit\/ort\/[\w-]{10}\/(.+)$/)?.[1] === file), file).toBe(true)
+    // webpack also copies the WebAssembly that onnxruntime-web names with `new URL(…, import.meta.url)`; the rule of rspack's build avoids it.
+    expect(files.filter(f => f.endsWith('.wasm'))).toHaveLength(bundler === 'webpack' ? 2 : 1)
+  })
+
+  it('keeps Transformers.js and the bodies out of the entry', () => {
+    const code = readFileSync(join(outDir, ENTRY), 'utf8')
+    expect(transformersChunks(outDir)).toHaveLength(1)
+    expect(transformersChunks(outDir)).not.toContain(ENTRY)
+    for (const marker of TRANSFORMERS_MARKERS)
+      expect(code.includes(marker), `the entry contains ${marker}`).toBe(false)
+    for (const body of ['borg list', 'less crowded 5 GHz', 'keep 7 daily'])
+      expect(code.includes(body), `the entry contains "${body}"`).toBe(false)
+  })
+
+  it('lists the documents and searches lexically without loading the model', async () => {
+    const { requests } = app!
+    expect(await documentIds(app!)).toEqual(['backups/schedule', 'network/wifi', 'restore-backup'])
+    const lexical = await lexicalSearch(app!, LEXICAL_QUERY)
+    expect(lexical[0]).toMatchObject({ id: 'restore-backup', heading: ['Restore a backup', 'From the command line'] })
+    // Only the snapshot was fetched: no model file, no WebAssembly, no Transformers.js chunk.
+    expect(requests.filter(u => u.endsWith('.skillkit'))).toHaveLength(1)
+    expect(requests.filter(u => /\/skill-kit\/|ort-wasm|\.wasm$/.test(u))).toEqual([])
+    expect(requests.filter(u => transformersChunks(outDir).some(f => u.endsWith(`/${f}`)))).toEqual([])
+  })
+
+  it('embeds queries in the page with the build\'s files and ranks exactly as Node does', async () => {
+    expectNodeRanking(await vectorSearch(app!), expected)
+    const { origin, requests } = app!
+    const versioned = String.raw`[\w-]{10}`
+    const modelFile = new RegExp(`^${origin}/skill-kit/models/${versioned}/${TINY_MODEL_ID}/onnx/model_quantized\\.onnx$`)
+    expect(requests.filter(u => modelFile.test(u))).toHaveLength(1)
+    // ONNX Runtime from the emitted files only, never a copy of the bundler's.
+    const runtime = requests.filter(u => /ort-wasm|\.wasm$/.test(u))
+    expect(runtime.map(u => u.replace(new RegExp(`/ort/${versioned}/`), '/ort/<hash>/')).sort()).toEqual([
+      `${origin}/skill-kit/ort/<hash>/ort-wasm-simd-threaded.asyncify.mjs`,
+      `${origin}/skill-kit/ort/<hash>/ort-wasm-simd-threaded.asyncify.wasm`,
+    ])
+  })
+
+  it('never reached beyond the local server, and logged no error', () => {
+    expectLocalAndQuiet(app!)
+  })
+})
