@@ -252,3 +252,13 @@ export function expectLocalAndQuiet({ origin, requests, escaped, errors }: AppPa
   expect(requests.filter(u => !u.startsWith(`${origin}/`) && !u.startsWith('blob:') && !u.startsWith('data:'))).toEqual([])
   expect(errors).toEqual([])
 }
+
+/** The page lists the documents and searches lexically having fetched the snapshot only: no model, no WebAssembly, no Transformers.js chunk. */
+export async function expectLexicalWithoutModel(app: AppPage, outDir: string): Promise<void> {
+  expect(await documentIds(app)).toEqual(['backups/schedule', 'network/wifi', 'restore-backup'])
+  const lexical = await lexicalSearch(app, LEXICAL_QUERY)
+  expect(lexical[0]).toMatchObject({ id: 'restore-backup', heading: ['Restore a backup', 'From the command line'] })
+  expect(app.requests.filter(u => u.endsWith('.skillkit'))).toHaveLength(1)
+  expect(app.requests.filter(u => /\/skill-kit\/|ort-wasm|\.wasm$/.test(u))).toEqual([])
+  expect(app.requests.filter(u => transformersChunks(outDir).some(f => u.endsWith(`/${f}`)))).toEqual([])
+}

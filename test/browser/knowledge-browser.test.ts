@@ -13,7 +13,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cachedUrls, dist, documentIds, expectLocalAndQuiet, expectNodeRanking, filesOf, indexHtml, launchChromium, LEXICAL_QUERY, lexicalSearch, nodeRanking, openApp, prepareApp, repo, TINY_MODEL_ID, TRANSFORMERS_MARKERS, transformersChunks, vectorSearch } from './knowledge-app'
+import { cachedUrls, dist, expectLexicalWithoutModel, expectLocalAndQuiet, expectNodeRanking, filesOf, indexHtml, launchChromium, nodeRanking, openApp, prepareApp, repo, TINY_MODEL_ID, TRANSFORMERS_MARKERS, transformersChunks, vectorSearch } from './knowledge-app'
 
 const work = join(repo, 'test/.tmp/browser-knowledge')
 const outDir = join(work, 'dist')
@@ -74,14 +74,7 @@ describe('a Vite app with includeModel, in headless Chromium', () => {
   })
 
   it('lists the documents and searches lexically without loading the model', async () => {
-    const { requests } = app!
-    expect(await documentIds(app!)).toEqual(['backups/schedule', 'network/wifi', 'restore-backup'])
-    const lexical = await lexicalSearch(app!, LEXICAL_QUERY)
-    expect(lexical[0]).toMatchObject({ id: 'restore-backup', heading: ['Restore a backup', 'From the command line'] })
-    // Only the snapshot was fetched: no model file, no WebAssembly, no Transformers.js chunk.
-    expect(requests.filter(u => u.endsWith('.skillkit'))).toHaveLength(1)
-    expect(requests.filter(u => /\/skill-kit\/models\/|ort-wasm|\.wasm$/.test(u))).toEqual([])
-    expect(requests.filter(u => transformersChunks(outDir).some(f => u.endsWith(`/${f}`)))).toEqual([])
+    await expectLexicalWithoutModel(app!, outDir)
   })
 
   it('embeds queries in the page and ranks exactly as Node does', async () => {

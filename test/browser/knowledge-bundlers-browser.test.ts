@@ -16,7 +16,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { dist, documentIds, expectLocalAndQuiet, expectNodeRanking, filesOf, indexHtml, launchChromium, LEXICAL_QUERY, lexicalSearch, nodeRanking, openApp, prepareApp, repo, TINY_MODEL_ID, TRANSFORMERS_MARKERS, transformersChunks, vectorSearch } from './knowledge-app'
+import { dist, expectLexicalWithoutModel, expectLocalAndQuiet, expectNodeRanking, filesOf, indexHtml, launchChromium, nodeRanking, openApp, prepareApp, repo, TINY_MODEL_ID, TRANSFORMERS_MARKERS, transformersChunks, vectorSearch } from './knowledge-app'
 
 type Bundler = 'webpack' | 'rspack' | 'esbuild'
 
@@ -136,14 +136,7 @@ describe.each(['webpack', 'rspack', 'esbuild'] as const)('a %s app with includeM
   })
 
   it('lists the documents and searches lexically without loading the model', async () => {
-    const { requests } = app!
-    expect(await documentIds(app!)).toEqual(['backups/schedule', 'network/wifi', 'restore-backup'])
-    const lexical = await lexicalSearch(app!, LEXICAL_QUERY)
-    expect(lexical[0]).toMatchObject({ id: 'restore-backup', heading: ['Restore a backup', 'From the command line'] })
-    // Only the snapshot was fetched: no model file, no WebAssembly, no Transformers.js chunk.
-    expect(requests.filter(u => u.endsWith('.skillkit'))).toHaveLength(1)
-    expect(requests.filter(u => /\/skill-kit\/|ort-wasm|\.wasm$/.test(u))).toEqual([])
-    expect(requests.filter(u => transformersChunks(outDir).some(f => u.endsWith(`/${f}`)))).toEqual([])
+    await expectLexicalWithoutModel(app!, outDir)
   })
 
   it('embeds queries in the page with the build\'s files and ranks exactly as Node does', async () => {
