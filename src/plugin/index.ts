@@ -238,12 +238,13 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
         server.watcher.add(knowledge.namedFolders())
 
         // A document or setting of a knowledge base changed: its module builds again (unchanged windows come from the cache).
+        // Hidden entries are not documents; the index, cache and models a build writes live in them (.skill-kit).
         const onKnowledgeChange = (path: string) => {
           for (const environment of Object.values(server.environments)) {
             for (const [id, module] of environment.moduleGraph.idToModuleMap) {
               const target = parseKnowledgeModuleId(id, root)
               const dir = target && (target.kind === 'dir' ? target.dir : knowledge.folderOf(target.name))
-              if (dir && (path === dir || path.startsWith(dir + sep))) {
+              if (dir && (path === dir || path.startsWith(dir + sep)) && !relative(dir, path).split(sep).some(part => part.startsWith('.'))) {
                 knowledge.reset()
                 void environment.reloadModule(module)
               }
