@@ -84,6 +84,21 @@ function outdirEmitter(outdir: string): EmitFixed {
   }
 }
 
+/**
+ * Whether the module is built for browsers only (a Vite app's client, an
+ * esbuild build for the browser platform): then it needs no Node model path,
+ * and the build machine's folders stay out of the bundle. A Vite library may
+ * run anywhere.
+ */
+function browserOnly(context: UnpluginBuildContext, framework: string): boolean {
+  if (framework === 'vite') {
+    const config = (context as unknown as { environment?: { config: { consumer?: string, build?: { lib?: unknown } } } }).environment?.config
+    return config?.consumer === 'client' && !config.build?.lib
+  }
+  const native = context.getNativeBuildContext?.()
+  return native?.framework === 'esbuild' && (native.build.initialOptions.platform ?? 'browser') === 'browser'
+}
+
 /** The knowledge module, or `undefined` after reporting why it cannot be built. */
 export async function loadKnowledgeModule(context: UnpluginBuildContext & UnpluginContext, target: KnowledgeTarget, env: KnowledgeLoadEnv): Promise<string | undefined> {
 const { service, framework, viteServe, relativize, warned } = env
@@ -127,7 +142,7 @@ const { service, framework, viteServe, relativize, warned } = env
     model: { id: model.id, revision: model.revision, dtype: model.dtype, maxTokens: model.maxTokens, queryPrefix: model.queryPrefix },
     snapshotUrl: snapshot.url,
     imports: snapshot.imports,
-    nodeModelPath: model.cacheDir.replace(/\\/g, '/'),
+    nodeModelPath: browserOnly(context, framework) ? undefined : model.cacheDir.replace(/\\/g, '/'),
     browserModel,
   })
 }

@@ -58,6 +58,11 @@ describe('a Vite app with includeModel, in headless Chromium', () => {
     expect(files.some(f => /ort-wasm-simd-threaded\.asyncify.*\.mjs$/.test(f))).toBe(true)
   })
 
+  it('keeps the build machine\'s folders out of a browser bundle', () => {
+    for (const file of filesOf(outDir).filter(f => f.endsWith('.js')))
+      expect(readFileSync(join(outDir, file), 'utf8').includes(repo), file).toBe(false)
+  })
+
   it('keeps Transformers.js and the bodies out of the entry chunk', () => {
     const html = readFileSync(join(outDir, 'index.html'), 'utf8')
     const entry = /<script type="module"[^>]*src="\/([^"]+)"/.exec(html)?.[1]
