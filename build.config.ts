@@ -20,6 +20,9 @@ export default defineBuildConfig({
     emitCJS: false,
     // .gitignore matching for path triggers, inlined so that the runtime installs nothing.
     inlineDependencies: ['ignore'],
+    // No bare `import './shared/…'` for chunk loading order: with "sideEffects": false,
+    // bundlers (esbuild) warn that they drop such imports from the runtime files apps bundle.
+    output: { hoistTransitiveImports: false },
   },
   // Bundler packages are the user's: never inline them.
   externals: ['vite', 'rollup', 'esbuild', 'webpack', '@rspack/core', 'rolldown'],

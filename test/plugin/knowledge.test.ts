@@ -50,6 +50,10 @@ describe.each(BUNDLERS)('knowledge imports with %s', (bundler: Bundler) => {
     expect(module.guides.documents.map((d: { id: string }) => d.id)).toEqual(['backups/schedule', 'network/wifi', 'restore-backup'])
   })
 
+  it('builds without a warning', () => {
+    expect(unwrap(result).warnings).toEqual([])
+  })
+
   it('keeps bodies and vectors out of the entry chunk', () => {
     const { code } = unwrap(result)
     expect(code).not.toContain('HTTPS_PROXY')
