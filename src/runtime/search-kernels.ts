@@ -6,6 +6,10 @@ import type { Snapshot } from './snapshot-reader'
 import type { SearchWasmExports } from './search-wasm'
 import { searchWasmModule } from './search-wasm'
 
+// dotFloat32 and dotInt8 are the same loop on purpose: one function per array
+// type keeps each call site monomorphic for V8, and the float32 sum keeps the
+// WebAssembly kernel's order of additions, which the integer sum need not.
+
 /** float32: `dot(q, v_c)` per chunk. */
 export function dotFloat32(q: Float64Array, v: Float32Array, n: number, dims: number, out: Float64Array): void {
   const main = dims - (dims % 8)
