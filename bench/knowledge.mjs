@@ -47,9 +47,9 @@ export function loadKnowledgeModules(name) {
     `export { loadKnowledgeFolder } from './src/knowledge/load-folder'`,
     `export { tokenWindows } from './src/knowledge/windows'`,
     `export { DEFAULT_CHUNK, DEFAULT_MODEL, DEFAULT_SEARCH } from './src/knowledge/config'`,
-    `export { decodeSnapshot } from './src/runtime/snapshot-reader'`,
-    `export { searchVectors } from './src/runtime/search'`,
-    `export { searchLexical, searchHybrid } from './src/runtime/lexical'`,
+    `export { decodeSnapshot } from './src/runtime/knowledge/snapshot-reader'`,
+    `export { searchVectors } from './src/runtime/knowledge/search'`,
+    `export { searchLexical, searchHybrid } from './src/runtime/knowledge/lexical'`,
     '',
   ].join('\n'))
 }

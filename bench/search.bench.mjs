@@ -53,9 +53,9 @@ const tmp = mkdtempSync(join(tmpdir(), 'skill-kit-search-'))
 try {
   const entry = [
     `export { encodeSnapshot } from ${JSON.stringify(`${src}knowledge/snapshot.ts`)}`,
-    `export { decodeSnapshot } from ${JSON.stringify(`${src}runtime/snapshot-reader.ts`)}`,
-    `export { searchVectors } from ${JSON.stringify(`${src}runtime/search.ts`)}`,
-    `export { buildLexicalIndex, searchLexical, searchHybrid } from ${JSON.stringify(`${src}runtime/lexical.ts`)}`,
+    `export { decodeSnapshot } from ${JSON.stringify(`${src}runtime/knowledge/snapshot-reader.ts`)}`,
+    `export { searchVectors } from ${JSON.stringify(`${src}runtime/knowledge/search.ts`)}`,
+    `export { buildLexicalIndex, searchLexical, searchHybrid } from ${JSON.stringify(`${src}runtime/knowledge/lexical.ts`)}`,
   ].join('\n')
   const out = join(tmp, 'search.mjs')
   await build({ stdin: { contents: entry, resolveDir: src, loader: 'ts' }, bundle: true, format: 'esm', platform: 'neutral', outfile: out, logLevel: 'error' })

@@ -12,7 +12,7 @@ import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { inspectFile, locateModelFiles, ModelNotAvailableError, onnxFileOf } from './embedder-files'
-import { sequenceFrame, wellFormed } from '../runtime/pooling'
+import { sequenceFrame, wellFormed } from '../runtime/knowledge/pooling'
 import { meanPoolNormalize, planBatches } from './embedder-pooling'
 
 export { ModelNotAvailableError } from './embedder-files'

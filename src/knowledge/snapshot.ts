@@ -1,13 +1,13 @@
 // Writes the binary knowledge snapshot (layout: src/runtime/snapshot-reader.ts).
 // Pure: the same input gives the same bytes, whatever the order of its documents.
 
-import type { LexicalIndex } from '../runtime/lexical'
-import type { ElementTypeCode, SnapshotDocument } from '../runtime/snapshot-reader'
-import { buildLexicalIndex } from '../runtime/lexical'
-import { crc32, DIRECTORY_ENTRY_BYTES, ElementType, HEADER_BYTES, refineRowBytes, SECTION_ALIGN, SNAPSHOT_MAGIC, SNAPSHOT_VERSION } from '../runtime/snapshot-reader'
+import type { LexicalIndex } from '../runtime/knowledge/lexical'
+import type { ElementTypeCode, SnapshotDocument } from '../runtime/knowledge/snapshot-reader'
+import { buildLexicalIndex } from '../runtime/knowledge/lexical'
+import { crc32, DIRECTORY_ENTRY_BYTES, ElementType, HEADER_BYTES, refineRowBytes, SECTION_ALIGN, SNAPSHOT_MAGIC, SNAPSHOT_VERSION } from '../runtime/knowledge/snapshot-reader'
 
-export { decodeSnapshot, SnapshotError } from '../runtime/snapshot-reader'
-export type { Snapshot, SnapshotDocument, SnapshotErrorCode } from '../runtime/snapshot-reader'
+export { decodeSnapshot, SnapshotError } from '../runtime/knowledge/snapshot-reader'
+export type { Snapshot, SnapshotDocument, SnapshotErrorCode } from '../runtime/knowledge/snapshot-reader'
 
 export interface SnapshotDocumentInput {
   id: string

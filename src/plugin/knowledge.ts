@@ -3,7 +3,7 @@
 
 import type { Diagnostic } from '../core/diagnostics'
 import type { KnowledgeProject, ProjectBuild } from '../knowledge/project'
-import type { SnapshotDocument } from '../runtime/snapshot-reader'
+import type { SnapshotDocument } from '../runtime/knowledge/snapshot-reader'
 import type { KnowledgeOptions, Options } from './options'
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -11,7 +11,7 @@ import { codeFrame, formatDiagnostic } from '../core/diagnostics'
 import { closest } from '../core/text'
 import { ModelNotAvailableError } from '../knowledge/embedder-files'
 import { buildKnowledgeProject, openKnowledgeProject } from '../knowledge/project'
-import { decodeSnapshot } from '../runtime/snapshot-reader'
+import { decodeSnapshot } from '../runtime/knowledge/snapshot-reader'
 
 export const KNOWLEDGE_PREFIX = 'virtual:skill-kit/knowledge/'
 /** Resolved ids: `\0skill-kit-knowledge:<kind>:<key>`, or for esbuild a (never written) file in the root. */

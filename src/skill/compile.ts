@@ -1,6 +1,6 @@
 import type { Diagnostic } from '../core/diagnostics'
 import type { YamlValue } from '../core/yaml'
-import type { SectionInfo, SkillMode, SkillTriggers } from '../runtime/types'
+import type { SectionInfo, SkillMode, SkillTriggers } from '../runtime/skill/types'
 import type { SkillFolder } from './resources'
 import { basename, dirname } from 'node:path'
 import { DiagnosticBag } from '../core/diagnostics'

@@ -1,4 +1,4 @@
-import type { SectionInfo } from '../runtime/types'
+import type { SectionInfo } from '../runtime/skill/types'
 
 /** The one-line hint that opens every progressive cover. */
 export const COVER_HINT = 'This skill is progressive: read the sections you need with the skill tool\'s read_section action, passing a section_id from the index below (offset and limit read a range of lines).'

@@ -1,6 +1,6 @@
 import type { DiagnosticBag } from '../core/diagnostics'
 import type { Heading } from '../core/markdown'
-import type { SectionInfo } from '../runtime/types'
+import type { SectionInfo } from '../runtime/skill/types'
 import { scanHeadings } from '../core/markdown'
 import { slugify } from '../core/text'
 

@@ -1,5 +1,5 @@
-import type { RegistryEntry } from '../runtime/registry'
-import type { SectionIndexEntry, SectionMap, SkillData, SkillDiagnostic, SkillMeta, SkillTokens } from '../runtime/types'
+import type { RegistryEntry } from '../runtime/skill/registry'
+import type { SectionIndexEntry, SectionMap, SkillData, SkillDiagnostic, SkillMeta, SkillTokens } from '../runtime/skill/types'
 import type { CompiledSkill } from './compile'
 import { estimateTokens, listingLine } from '../runtime/tokens'
 import { trimBlankLines } from './sections'

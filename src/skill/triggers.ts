@@ -1,6 +1,6 @@
 import type { DiagnosticBag } from '../core/diagnostics'
 import type { YamlDocument, YamlValue } from '../core/yaml'
-import type { SkillTriggers } from '../runtime/types'
+import type { SkillTriggers } from '../runtime/skill/types'
 import { closest } from '../core/text'
 import { isYamlMapping } from '../core/yaml'
 

@@ -1,10 +1,10 @@
 import type { SnapshotChunkInput, SnapshotInput } from '../../src/knowledge/snapshot'
-import type { SnapshotErrorCode } from '../../src/runtime/snapshot-reader'
+import type { SnapshotErrorCode } from '../../src/runtime/knowledge/snapshot-reader'
 import { crc32 as zlibCrc32 } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { encodeSnapshot, REFINE_BITS } from '../../src/knowledge/snapshot'
-import { buildLexicalIndex } from '../../src/runtime/lexical'
-import { chunkHeading, crc32, decodeSnapshot, DIRECTORY_ENTRY_BYTES, HEADER_BYTES, SnapshotError } from '../../src/runtime/snapshot-reader'
+import { buildLexicalIndex } from '../../src/runtime/knowledge/lexical'
+import { chunkHeading, crc32, decodeSnapshot, DIRECTORY_ENTRY_BYTES, HEADER_BYTES, SnapshotError } from '../../src/runtime/knowledge/snapshot-reader'
 import { rng, unitVector } from '../random'
 
 const DOCS = [

@@ -1,9 +1,9 @@
 import type { KnowledgeProject } from '../../knowledge/project'
 import type { PublishedIndex } from '../../knowledge/publish'
-import type { EmbedQuery } from '../../runtime/query-embedder'
-import type { KnowledgeBase } from '../../runtime/knowledge'
-import { createKnowledgeBase } from '../../runtime/knowledge'
-import { decodeSnapshot } from '../../runtime/snapshot-reader'
+import type { EmbedQuery } from '../../runtime/knowledge/query-embedder'
+import type { KnowledgeBase } from '../../runtime/knowledge/knowledge'
+import { createKnowledgeBase } from '../../runtime/knowledge/knowledge'
+import { decodeSnapshot } from '../../runtime/knowledge/snapshot-reader'
 
 /**
  * The published index as the runtime's knowledge base, so that the CLI ranks,

@@ -1,5 +1,5 @@
 import type { Command } from '../command'
-import { KnowledgeError } from '../../runtime/knowledge'
+import { KnowledgeError } from '../../runtime/knowledge/knowledge'
 import { PROJECT_HELP, PROJECT_OPTION } from '../command'
 import { CliError, UsageError } from '../io'
 import { publishedKnowledgeBase } from './base'

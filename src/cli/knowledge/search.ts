@@ -1,5 +1,5 @@
-import type { KnowledgeSearchMode } from '../../runtime/knowledge'
-import type { EmbedQuery } from '../../runtime/query-embedder'
+import type { KnowledgeSearchMode } from '../../runtime/knowledge/knowledge'
+import type { EmbedQuery } from '../../runtime/knowledge/query-embedder'
 import type { Command, ParsedArgs } from '../command'
 import { flag, PROJECT_HELP, PROJECT_OPTION, stringOption } from '../command'
 import { CliError, json, UsageError } from '../io'

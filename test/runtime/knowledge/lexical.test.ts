@@ -1,9 +1,9 @@
-import type { SearchHit } from '../../src/runtime/search-rank'
+import type { SearchHit } from '../../../src/runtime/knowledge/search-rank'
 import { describe, expect, it } from 'vitest'
-import { encodeSnapshot } from '../../src/knowledge/snapshot'
-import { buildLexicalIndex, searchHybrid, searchLexical, stem, tokenize } from '../../src/runtime/lexical'
-import { searchVectors } from '../../src/runtime/search'
-import { decodeSnapshot } from '../../src/runtime/snapshot-reader'
+import { encodeSnapshot } from '../../../src/knowledge/snapshot'
+import { buildLexicalIndex, searchHybrid, searchLexical, stem, tokenize } from '../../../src/runtime/knowledge/lexical'
+import { searchVectors } from '../../../src/runtime/knowledge/search'
+import { decodeSnapshot } from '../../../src/runtime/knowledge/snapshot-reader'
 
 describe('tokenize', () => {
   it('lowercases runs of letters and digits in any script; everything else separates', () => {

@@ -1,8 +1,8 @@
-import type { Activated, ActivationSkill, MatchedTrigger, SkillTriggers } from '../../src/runtime'
+import type { Activated, ActivationSkill, MatchedTrigger, SkillTriggers } from '../../../src/runtime'
 import { posix } from 'node:path'
 import ignore from 'ignore'
 import { describe, expect, it } from 'vitest'
-import { createActivation, estimateTokens, listingLine } from '../../src/runtime'
+import { createActivation, estimateTokens, listingLine } from '../../../src/runtime'
 
 interface TestSkill extends ActivationSkill {
   triggers?: SkillTriggers | null

@@ -1,12 +1,12 @@
-import type { SnapshotChunkInput, SnapshotDocumentInput } from '../../src/knowledge/snapshot'
-import type { Snapshot } from '../../src/runtime/snapshot-reader'
+import type { SnapshotChunkInput, SnapshotDocumentInput } from '../../../src/knowledge/snapshot'
+import type { Snapshot } from '../../../src/runtime/knowledge/snapshot-reader'
 import { describe, expect, it } from 'vitest'
-import { encodeSnapshot } from '../../src/knowledge/snapshot'
-import { searchVectors } from '../../src/runtime/search'
-import { dotFloat32, dotInt8, quantizeQuery, scoreChunks } from '../../src/runtime/search-kernels'
-import { searchWasmModule } from '../../src/runtime/search-wasm'
-import { decodeSnapshot } from '../../src/runtime/snapshot-reader'
-import { rng, unitVector } from '../random'
+import { encodeSnapshot } from '../../../src/knowledge/snapshot'
+import { searchVectors } from '../../../src/runtime/knowledge/search'
+import { dotFloat32, dotInt8, quantizeQuery, scoreChunks } from '../../../src/runtime/knowledge/search-kernels'
+import { searchWasmModule } from '../../../src/runtime/knowledge/search-wasm'
+import { decodeSnapshot } from '../../../src/runtime/knowledge/snapshot-reader'
+import { rng, unitVector } from '../../random'
 
 /** A vector at cosine `cos` from the first axis (the query below). */
 function at(cos: number, dims = 16, axis = 1): number[] {

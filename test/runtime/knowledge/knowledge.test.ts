@@ -1,9 +1,9 @@
 // createKnowledgeBase: modes, defaults, lazy loading and errors, on a hand-made snapshot.
 
-import type { KnowledgeBaseInit } from '../../src/runtime'
+import type { KnowledgeBaseInit } from '../../../src/runtime'
 import { describe, expect, it, vi } from 'vitest'
-import { encodeSnapshot } from '../../src/knowledge/snapshot'
-import { createKnowledgeBase, decodeSnapshot, KnowledgeError } from '../../src/runtime'
+import { encodeSnapshot } from '../../../src/knowledge/snapshot'
+import { createKnowledgeBase, decodeSnapshot, KnowledgeError } from '../../../src/runtime'
 
 /** Unit vector along `axis` of 4 dimensions, tilted by `tilt` towards the next axis. */
 function along(axis: number, tilt = 0): number[] {

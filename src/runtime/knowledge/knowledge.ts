@@ -6,7 +6,7 @@
 import type { EmbedQuery } from './query-embedder'
 import type { SearchResult } from './search-rank'
 import type { Snapshot, SnapshotDocument } from './snapshot-reader'
-import { closestMatches } from './closest'
+import { closestMatches } from '../closest'
 import { LEXICAL_THRESHOLD, searchHybrid, searchLexical } from './lexical'
 import { DEFAULT_THRESHOLD, DEFAULT_TOP_K, searchVectors } from './search'
 import { decodeSnapshot } from './snapshot-reader'

@@ -1,7 +1,7 @@
 import type { Activation, RegistrySkill, SectionIndexEntry, Skill } from './types'
-import { closestMatches } from './closest'
+import { closestMatches } from '../closest'
 import { SkillReadError } from './read-section'
-import { listingLine } from './tokens'
+import { listingLine } from '../tokens'
 
 /** Options of {@link createSkillTool}. */
 export interface SkillToolOptions {

@@ -1,16 +1,16 @@
 // The run-time query embedder against the build-time embedder: same model,
 // same framing and pooling, so the same vectors; long and odd queries never throw.
 
-import type { TransformersEmbedder } from '../../src/knowledge/embedder'
-import type { TransformersModule } from '../../src/runtime'
+import type { TransformersEmbedder } from '../../../src/knowledge/embedder'
+import type { TransformersModule } from '../../../src/runtime'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 // @ts-expect-error plain .mjs build script, no types
-import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
-import { createTransformersEmbedder, DEFAULT_EMBEDDING_REVISION } from '../../src/knowledge/embedder'
-import { transformersQueryEmbedder } from '../../src/runtime'
+import { buildTinyModel, TINY_MODEL_ID } from '../../../scripts/models/tiny-bert.mjs'
+import { createTransformersEmbedder, DEFAULT_EMBEDDING_REVISION } from '../../../src/knowledge/embedder'
+import { transformersQueryEmbedder } from '../../../src/runtime'
 
 const work = mkdtempSync(join(tmpdir(), 'skill-kit-query-'))
 const models = join(work, 'models')

@@ -40,7 +40,7 @@ import type { Activated, Activation, ActivationSkill, ActivationStats, ListingOp
 import type { PhraseHit } from './match-text'
 import { GlobIndex, parseCwd, relativePath } from './match-paths'
 import { PhraseIndex, PROJECT_OPTIONS, TOPIC_OPTIONS } from './match-text'
-import { estimateTokens, listingLine } from './tokens'
+import { estimateTokens, listingLine } from '../tokens'
 
 /** Options of {@link createActivation}. */
 export interface ActivationOptions {

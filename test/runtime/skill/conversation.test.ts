@@ -1,7 +1,7 @@
-import type { CompileOptions } from '../../src/skill/compile'
-import type { RegistrySkill, SkillToolArgs } from '../../src/runtime'
+import type { CompileOptions } from '../../../src/skill/compile'
+import type { RegistrySkill, SkillToolArgs } from '../../../src/runtime'
 import { describe, expect, it } from 'vitest'
-import { createActivation, createSkillTool } from '../../src/runtime'
+import { createActivation, createSkillTool } from '../../../src/runtime'
 import { registrySkill as makeRegistrySkill } from './registry-skill'
 import { ACADEMIC, CODE_REVIEW, RELEASE_NOTES } from './skill-sources'
 

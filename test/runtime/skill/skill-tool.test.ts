@@ -1,7 +1,7 @@
-import type { Activated, Activation, RegistrySkill, SkillToolArgs } from '../../src/runtime'
+import type { Activated, Activation, RegistrySkill, SkillToolArgs } from '../../../src/runtime'
 import { describe, expect, it } from 'vitest'
-import { createSkillTool, listingLine } from '../../src/runtime'
-import { compileSkill } from '../../src/skill/compile'
+import { createSkillTool, listingLine } from '../../../src/runtime'
+import { compileSkill } from '../../../src/skill/compile'
 import { registrySkill } from './registry-skill'
 import { ACADEMIC, CODE_REVIEW, RELEASE_NOTES } from './skill-sources'
 

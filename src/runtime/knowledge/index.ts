@@ -1,0 +1,12 @@
+// Knowledge bases at run time: the snapshot reader, vector and lexical search, fusion and query embedding.
+export { createKnowledgeBase, KnowledgeError } from './knowledge'
+export type { KnowledgeBase, KnowledgeBaseInit, KnowledgeDocumentInfo, KnowledgeErrorCode, KnowledgeSearchMode, KnowledgeSearchOptions, KnowledgeSearchResult } from './knowledge'
+export { transformersQueryEmbedder } from './query-embedder'
+export type { EmbedQuery, QueryModel, TransformersModule } from './query-embedder'
+export { buildLexicalIndex, searchHybrid, searchLexical, tokenize } from './lexical'
+export type { HybridHit, HybridOptions, LexicalChunk, LexicalIndex, LexicalSearchOptions } from './lexical'
+export { searchVectors } from './search'
+export type { VectorSearchOptions } from './search'
+export type { SearchHit, SearchResult } from './search-rank'
+export { chunkHeading, decodeSnapshot, SnapshotError } from './snapshot-reader'
+export type { DecodeOptions, Snapshot, SnapshotDocument, SnapshotErrorCode } from './snapshot-reader'
