@@ -8,6 +8,8 @@ import { ALWAYS_KEY, metadataList, metadataOf, PROGRESSIVE_KEY } from './metadat
 export interface AlwaysEntry {
   id: string
   at: Position
+  /** The key that lists it, for messages: `progressive.always` or `metadata.progressive.always`. */
+  list: string
 }
 
 /**
@@ -37,7 +39,7 @@ export function readProgressive(frontmatter: Record<string, YamlValue>, doc: Yam
     const at = list.itemAt[index]!
     if (entries.some(e => e.id === id))
       bag.error('always-duplicate', `"${id}" is listed twice in "metadata.${ALWAYS_KEY}". Remove the duplicate.`, at)
-    else entries.push({ id, at })
+    else entries.push({ id, at, list: `metadata.${ALWAYS_KEY}` })
   })
   return entries
 }
@@ -70,20 +72,20 @@ function readMapping(value: YamlValue, doc: YamlDocument, bag: DiagnosticBag): A
       bag.error('always-duplicate', `"${item}" is listed twice in "progressive.always". Remove the duplicate.`, at)
       return
     }
-    entries.push({ id: item, at })
+    entries.push({ id: item, at, list: 'progressive.always' })
   })
   return entries
 }
 
 /** Reports `always` IDs that name no section of the body. */
 export function checkAlwaysIds(always: readonly AlwaysEntry[], known: readonly string[], bag: DiagnosticBag): void {
-  for (const { id, at } of always) {
+  for (const { id, at, list } of always) {
     if (known.includes(id))
       continue
     const guess = closest(id, known)
     bag.error(
       'always-unknown-id',
-      `"progressive.always" names "${id}", but no heading has {#${id}}.${guess ? ` Did you mean "${guess}"?` : ''} Known IDs: ${known.join(', ') || '(none)'}.`,
+      `"${list}" names "${id}", but no heading has {#${id}}.${guess ? ` Did you mean "${guess}"?` : ''} Known IDs: ${known.join(', ') || '(none)'}.`,
       at,
     )
   }
