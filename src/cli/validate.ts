@@ -6,7 +6,7 @@ import { relative } from 'node:path'
 import { codeFrame, formatDiagnostic } from '../core/diagnostics'
 import { claudeListing, codexListing, codexListingDiagnostics } from '../skill/listing-budget'
 import { SkillLoader } from '../skill/load'
-import { CLAUDE_LISTING_BUDGET, CODEX_LISTING_BUDGET, targetDiagnostics } from '../skill/targets'
+import { CLAUDE_LISTING_BUDGET, CODEX_LISTING_BUDGET, TARGET_LABELS, targetDiagnostics } from '../skill/targets'
 import { findSkillFiles, PathError } from './find-skills'
 
 /** Options of `skill-kit validate`. */
@@ -32,7 +32,7 @@ const count = (n: number) => n.toLocaleString('en')
 function listingSummary(report: ListingReport, claudeBudgetFrom: string): string {
   const skills = `${report.skills} skill${report.skills === 1 ? '' : 's'}`
   if (report.characters <= report.budget)
-    return `${report.target === 'claude' ? 'Claude Code' : 'Codex'} listing: ${skills}, ${count(report.characters)} of ${count(report.budget)} characters.`
+    return `${TARGET_LABELS[report.target]} listing: ${skills}, ${count(report.characters)} of ${count(report.budget)} characters.`
   const names = report.cut.map(c => c.name).join(', ')
   if (report.target === 'codex')
     return `Codex listing: ${skills}, ${count(report.characters)} characters against its budget of ${count(report.budget)}: ${report.cut.length} left out (${names}).`

@@ -69,7 +69,7 @@
 import type { Diagnostic, Position } from '../core/diagnostics'
 import type { YamlDocument, YamlValue } from '../core/yaml'
 import type { CompiledSkill } from './compile'
-import { basename } from 'node:path'
+import { basename, dirname } from 'node:path'
 import { DiagnosticBag } from '../core/diagnostics'
 import { splitFrontmatter } from '../core/frontmatter'
 import { isYamlMapping, parseYaml } from '../core/yaml'
@@ -134,9 +134,7 @@ function metadataLine(key: string, value: string): string {
 function strictForm(key: string, frontmatter: Record<string, YamlValue>): string[] {
   const value = frontmatter[key]
   if (key === 'context_trigger') {
-    if (!isYamlMapping(value))
-      return [metadataLine(`${TRIGGER_PREFIX}paths`, '*.sql, supabase/**')]
-    return Object.entries(value).map(([k, v]) => metadataLine(TRIGGER_PREFIX + k, asMetadataString(v)))
+    return !isYamlMapping(value) ? [] : Object.entries(value).map(([k, v]) => metadataLine(TRIGGER_PREFIX + k, asMetadataString(v)))
   }
   if (key === 'paths')
     return [metadataLine(`${TRIGGER_PREFIX}paths`, typeof value === 'string' ? value : asMetadataString(value))]
@@ -165,6 +163,8 @@ function rejectedFieldMessage(key: string, frontmatter: Record<string, YamlValue
   const head = `The Agent Skills reference validator rejects the field "${key}" ("Unexpected fields in frontmatter").`
   if (EXTENSION_KEYS.includes(key)) {
     const lines = strictForm(key, frontmatter)
+    if (lines.length === 0)
+      return `${head} For strict compliance, give each trigger its own string key under "metadata", which skill-kit reads too, e.g. ${metadataLine(`${TRIGGER_PREFIX}paths`, '*.sql, supabase/**')}.`
     const claude = key === 'paths' ? ' Claude Code then no longer limits the skill to those paths.' : ''
     return `${head} For strict compliance, replace it with ${lines.length === 1 ? 'this key' : 'these keys'} under "metadata", which skill-kit reads too: ${lines.join('; ')}.${claude}`
   }
@@ -192,7 +192,7 @@ function checkAgentSkills(skill: CompiledSkill, doc: YamlDocument, bag: Diagnost
   }
   const mismatch = skill.diagnostics.find(d => d.code === 'name-mismatch')
   if (base === 'SKILL.md' && mismatch?.severity === 'warning')
-    bag.error('agentskills-name-mismatch', `The reference validator requires the folder's name to equal "name" ("Directory name '…' must match skill name '…'"). Rename the folder or the name so they agree.`, mismatch)
+    bag.error('agentskills-name-mismatch', `The reference validator requires the folder's name to equal "name" ("Directory name '${basename(dirname(skill.file))}' must match skill name '${skill.name}'"). Rename the folder or the name so they agree.`, mismatch)
 }
 
 /** Where the skill's trigger keys are, in either form, for a warning that an agent ignores them. */

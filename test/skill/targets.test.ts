@@ -34,8 +34,11 @@ const cases: [file: string, target: Target, expected: Expected[]][] = [
     ['error', 'agentskills-yaml-tag', 5, 16, `${STRICT_YAML} tags ("!!str"). Remove the tag; quote the value to keep it text.`],
     ['error', 'agentskills-yaml-flow', 6, 16, `${STRICT_YAML} flow collections ("[…]"). Write a list one "- item" per line and a mapping one "key: value" per line, or quote the value if it is text.`],
   ]],
+  ['../invalid/trigger-not-mapping/SKILL.md', 'agentskills', [
+    ['error', 'agentskills-field-rejected', 4, 1, `${REJECTED} "context_trigger" ("Unexpected fields in frontmatter"). For strict compliance, give each trigger its own string key under "metadata", which skill-kit reads too, e.g. context_trigger.paths: "*.sql, supabase/**".`],
+  ]],
   ['agentskills-name-mismatch/SKILL.md', 'agentskills', [
-    ['error', 'agentskills-name-mismatch', 2, 7, `The reference validator requires the folder's name to equal "name" ("Directory name '…' must match skill name '…'"). Rename the folder or the name so they agree.`],
+    ['error', 'agentskills-name-mismatch', 2, 7, `The reference validator requires the folder's name to equal "name" ("Directory name 'agentskills-name-mismatch' must match skill name 'other-name'"). Rename the folder or the name so they agree.`],
   ]],
   ['file-form/deploy.skill.md', 'agentskills', [
     ['error', 'agentskills-not-skill-folder', 1, 1, 'skills-ref validates a folder holding a SKILL.md; "deploy.skill.md" is not one. Move it to deploy/SKILL.md.'],
