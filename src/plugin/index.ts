@@ -1,6 +1,7 @@
 import type { UnpluginBuildContext, UnpluginContext, UnpluginFactory, UnpluginMessage } from 'unplugin'
 import type { CompiledSkill } from '../skill/compile'
 import type { Diagnostic } from '../core/diagnostics'
+import type { FileUrlRequest } from './chunk-assets'
 import type { ViteServe } from './knowledge-load'
 import type { Options } from './options'
 import { existsSync, readFileSync } from 'node:fs'
@@ -11,6 +12,7 @@ import { codeFrame, formatDiagnostic } from '../core/diagnostics'
 import { splitFrontmatter } from '../core/frontmatter'
 import { discoverSkills } from '../skill/discover'
 import { SkillLoader } from '../skill/load'
+import { ChunkRelativeAssets } from './chunk-assets'
 import { generateModule, generateRegistry } from './codegen'
 import { canonicalId, parseSkillId } from './ids'
 import { BODY_QUERY, KNOWLEDGE_PREFIX, knowledgeImportPath, knowledgeModuleId, KnowledgeService, parseKnowledgeModuleId } from './knowledge'
@@ -65,6 +67,8 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
   const codegen = { runtime: () => (runtime ??= runtimePath()), relativize }
   const knowledge = new KnowledgeService(options, () => root, relativize)
   let viteServe: ViteServe | undefined
+  const chunkAssets = new ChunkRelativeAssets()
+  const resolveFileUrl = (request: FileUrlRequest) => chunkAssets.resolveFileUrl(request) ?? null
 
   /** The resolved id of a `virtual:skill-kit/…` import. */
   const virtualId = (request: string) => request === REGISTRY_ID
@@ -122,6 +126,7 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
     buildStart() {
       warned.clear()
       knowledge.reset()
+      chunkAssets.reset((this as { environment?: { name: string } }).environment?.name ?? '')
     },
 
     watchChange() {
@@ -137,7 +142,7 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
           return knowledgeModuleId({ kind: 'name', name: source.slice(KNOWLEDGE_PREFIX.length) }, meta.framework === 'esbuild', root)
         if (parseKnowledgeModuleId(source, root))
           return source
-        if (source.endsWith(BODY_QUERY) && isAbsolute(source))
+        if (source.endsWith(BODY_QUERY) && (isAbsolute(source) || meta.framework === 'esbuild'))
           return meta.framework === 'webpack' || meta.framework === 'rspack' ? null : source
         const folder = knowledgeImportPath(source)
         if (folder !== undefined) {
@@ -184,11 +189,11 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
         }
         const target = parseKnowledgeModuleId(id, root)
         if (target) {
-          const code = await loadKnowledgeModule(this, target, { service: knowledge, framework: meta.framework, viteServe, relativize, warned, runtime: runtimePath('runtime-knowledge.mjs') })
+          const code = await loadKnowledgeModule(this, target, { service: knowledge, framework: meta.framework, viteServe, relativize, warned, runtime: runtimePath('runtime-knowledge.mjs'), chunkAssets })
           return code === undefined ? FAILED : { code, map: null }
         }
         if (id.endsWith(BODY_QUERY)) {
-          const file = id.slice(0, -BODY_QUERY.length)
+          const file = resolve(root, id.slice(0, -BODY_QUERY.length))
           this.addWatchFile(file)
           return { code: generateBodyModule(knowledge.body(file) ?? splitFrontmatter(readFileSync(file, 'utf8')).body), map: null }
         }
@@ -211,7 +216,18 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
       },
     },
 
+    rollup: { resolveFileUrl },
+    rolldown: { resolveFileUrl },
+
     vite: {
+      resolveFileUrl,
+      // A server build without emitAssets drops every asset in its generateBundle; Node reads ours from beside the bundle.
+      writeBundle(output, bundle) {
+        const context = this as unknown as { environment?: { name: string }, getFileName: (reference: string) => string }
+        const dir = output.dir ?? (output.file ? dirname(output.file) : undefined)
+        if (dir)
+          chunkAssets.writeDropped(context.environment?.name ?? '', reference => context.getFileName(reference), dir, bundle)
+      },
       configResolved(config) {
         if (config.command === 'serve')
           viteServe = { base: config.base, files: new Map() }

@@ -6,7 +6,7 @@ import type { KnowledgeProject, ProjectBuild } from '../knowledge/project'
 import type { SnapshotDocument } from '../runtime/knowledge/snapshot-reader'
 import type { KnowledgeOptions, Options } from './options'
 import { readFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join, relative, resolve } from 'node:path'
 import { codeFrame, formatDiagnostic } from '../core/diagnostics'
 import { closest } from '../core/text'
 import { ModelNotAvailableError } from '../knowledge/embedder-files'
@@ -14,9 +14,12 @@ import { buildKnowledgeProject, openKnowledgeProject } from '../knowledge/projec
 import { decodeSnapshot } from '../runtime/knowledge/snapshot-reader'
 
 export const KNOWLEDGE_PREFIX = 'virtual:skill-kit/knowledge/'
-/** Resolved ids: `\0skill-kit-knowledge:<kind>:<key>`, or for esbuild a (never written) file in the root. */
+/**
+ * Resolved ids: `\0skill-kit-knowledge:<kind>:<key>`; for esbuild, which
+ * prints the ids of its plugins' modules into bundles, a name relative to the
+ * root, so that no build machine's folder reaches the output.
+ */
 const RESOLVED_PREFIX = '\0skill-kit-knowledge:'
-/** esbuild resolves a module's imports from its folder, which must exist: the root. */
 const ESBUILD_PREFIX = '__skill-kit-knowledge__'
 export const BODY_QUERY = '?knowledge-document'
 
@@ -34,10 +37,10 @@ export function knowledgeImportPath(source: string): string | undefined {
 
 /** The id a knowledge module resolves to in this bundler. */
 export function knowledgeModuleId(target: KnowledgeTarget, esbuild: boolean, root: string): string {
-  const key = target.kind === 'dir' ? target.dir : target.name
-  return esbuild
-    ? join(root, `${ESBUILD_PREFIX}${target.kind}-${encodeURIComponent(key)}.js`)
-    : `${RESOLVED_PREFIX}${target.kind}:${key}`
+  if (!esbuild)
+    return `${RESOLVED_PREFIX}${target.kind}:${target.kind === 'dir' ? target.dir : target.name}`
+  const key = target.kind === 'dir' ? relative(root, target.dir).replace(/\\/g, '/') : target.name
+  return `${ESBUILD_PREFIX}${target.kind}-${encodeURIComponent(key)}.js`
 }
 
 /** The knowledge base a resolved id stands for. */
@@ -46,13 +49,12 @@ export function parseKnowledgeModuleId(id: string, root: string): KnowledgeTarge
   if (id.startsWith(RESOLVED_PREFIX)) {
     rest = id.slice(RESOLVED_PREFIX.length)
   }
-  else {
-    const prefix = join(root, ESBUILD_PREFIX)
-    if (id.startsWith(prefix) && id.endsWith('.js')) {
-      const file = id.slice(prefix.length, -3)
-      const dash = file.indexOf('-')
-      rest = `${file.slice(0, dash)}:${decodeURIComponent(file.slice(dash + 1))}`
-    }
+  else if (id.startsWith(ESBUILD_PREFIX) && id.endsWith('.js')) {
+    const file = id.slice(ESBUILD_PREFIX.length, -3)
+    const dash = file.indexOf('-')
+    const kind = file.slice(0, dash)
+    const key = decodeURIComponent(file.slice(dash + 1))
+    rest = `${kind}:${kind === 'dir' ? resolve(root, key) : key}`
   }
   if (rest?.startsWith('dir:'))
     return { kind: 'dir', dir: rest.slice(4) }
