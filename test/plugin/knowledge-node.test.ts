@@ -82,7 +82,8 @@ async function buildForNode(target: Target, format: Format, options: PluginOptio
         configFile: false,
         root: work,
         logLevel: 'silent',
-        // The default base, a site's root: no longer what Node bundles' assets are relative to.
+        // A site's base, which Node bundles' assets are never relative to: the default root, or the relative one of the issue's SSR case.
+        base: target === 'vite-ssr-emit' ? './' : '/',
         plugins: [plugin(options)],
         build: {
           outDir,
@@ -183,10 +184,10 @@ report.retrieved = await kb.retrieve('restore-backup')
 process.stdout.write(JSON.stringify(report))
 `
 
-/** Runs the bundle's entry at `file` in a child `node` process. */
-function run(file: string): Promise<RunReport> {
+/** Runs the bundle's entry at `file` in a child `node` process, with `env` added to the environment. */
+function run(file: string, env: Record<string, string> = {}): Promise<RunReport> {
   return new Promise((done, fail) => {
-    execFile(process.execPath, [join(moved, 'runner.mjs'), pathToFileURL(file).href, JSON.stringify([VECTOR_QUERIES, VECTOR_OPTIONS])], { cwd: moved }, (error, stdout, stderr) => {
+    execFile(process.execPath, [join(moved, 'runner.mjs'), pathToFileURL(file).href, JSON.stringify([VECTOR_QUERIES, VECTOR_OPTIONS])], { cwd: moved, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
       if (error)
         return fail(new Error(`${file} failed: ${stderr || error.message}`))
       done(JSON.parse(stdout) as RunReport)
@@ -216,6 +217,7 @@ async function buildAndMove(target: Target, format: Format, includeModel: boolea
   const file = await buildForNode(target, format, pluginOptions(includeModel), outDir)
   const leaks = filesOf(outDir).filter(f => /\.[cm]?js$/.test(f) && readFileSync(join(outDir, f), 'utf8').includes(repo))
   const dir = join(parent, name)
+  mkdirSync(parent, { recursive: true })
   cpSync(outDir, dir, { recursive: true })
   rmSync(outDir, { recursive: true, force: true })
   return { file: join(dir, file), dir, leaks }
@@ -323,4 +325,45 @@ describe.each(CJS_TARGETS)('a CommonJS Node bundle of %s, moved', (target) => {
     expect(report.retrieved).toContain('borg list /mnt/backup')
     expect(report.warnings).toEqual([NO_MODEL_WARNING])
   })
+})
+
+/** The same ranking as the build's, scores within 1e-5. */
+function expectBuildRanking(ranking: { id: string, score: number }[][]): void {
+  VECTOR_QUERIES.forEach((query, q) => {
+    expect(ranking[q]!.map(r => r.id), query).toEqual(expected[q]!.map(r => r.id))
+    ranking[q]!.forEach((r, i) => expect(Math.abs(r.score - expected[q]![i]!.score), `${query}: ${r.id}`).toBeLessThan(1e-5))
+  })
+}
+
+describe('where a moved Node bundle finds its model', () => {
+  beforeAll(async () => {
+    expected ??= await buildTimeRanking()
+  }, 60_000)
+
+  it('takes the folder SKILL_KIT_MODEL_PATH names, when built without includeModel', async () => {
+    const bare = await buildAndMove('rollup', 'esm', false, join(withPackages, 'env'))
+    const report = await run(bare.file, { SKILL_KIT_MODEL_PATH: models })
+    expect(report.warnings).toEqual([])
+    expectBuildRanking(report.auto)
+  }, 60_000)
+
+  it('names the folder and the files it lacks when the model was not deployed with the bundle', async () => {
+    const model = await buildAndMove('rollup', 'esm', true, join(withPackages, 'partial'))
+    const [version] = readdirSync(join(model.dir, 'skill-kit/models'))
+    rmSync(join(model.dir, 'skill-kit'), { recursive: true })
+    const report = await run(model.file)
+    const reason = `${join(model.dir, 'skill-kit/models', version!, TINY_MODEL_ID)} lacks config.json, tokenizer.json, tokenizer_config.json, onnx/model_quantized.onnx`
+    expect(report.warnings).toEqual([`[skill-kit] Knowledge base "guides" searches lexically: ${reason}. For vector search, ${MODEL_FIX}.`])
+    expect(report.auto[0]![0]!.id).toBe('restore-backup')
+    expect(report.vector).toMatchObject({ ok: false, code: 'model-unavailable', message: `A vector search of "guides" needs its query model, but ${reason}. B${MODEL_FIX.slice(1)}, or search with mode: 'lexical'.` })
+  }, 60_000)
+
+  it('says Transformers.js is not installed where the bundle runs, and searches lexically', async () => {
+    const model = await buildAndMove('webpack', 'esm', true, withoutPackages)
+    const report = await run(model.file)
+    const reason = 'Transformers.js (@huggingface/transformers) is not installed where this bundle runs'
+    expect(report.warnings).toEqual([`[skill-kit] Knowledge base "guides" searches lexically: ${reason}. For vector search, install it there: npm i @huggingface/transformers.`])
+    expect(report.auto[0]![0]!.id).toBe('restore-backup')
+    expect(report.vector).toEqual({ ok: false, name: 'KnowledgeError', code: 'model-unavailable', message: `A vector search of "guides" needs its query model, but ${reason}. Install it there: npm i @huggingface/transformers, or search with mode: 'lexical'.` })
+  }, 60_000)
 })
