@@ -4,9 +4,9 @@
 // query model of `query-model.ts`, or not at all (lexical search).
 
 import type { KnowledgeBase, KnowledgeBaseInit } from './knowledge'
-import type { NodeFsPromises } from './node-host'
+import type { NodeFsPromises, NodeUrl } from './node-host'
 import type { EmbedQuery } from './query-embedder'
-import type { BundledModel, KnowledgeModelOptions, QueryModelSpec } from './query-model'
+import type { BundledModel, KnowledgeModelOptions, QueryModelSpec, UrlLike } from './query-model'
 import { createKnowledgeBase } from './knowledge'
 import { nodeBuiltin, nodeProcess } from './node-host'
 import { queryModelSource } from './query-model'
@@ -14,7 +14,7 @@ import { queryModelSource } from './query-model'
 /** Where and how a generated module finds its snapshot and model. */
 export interface KnowledgeModuleInit extends Omit<KnowledgeBaseInit, 'loadSnapshot' | 'embedQuery'> {
   /** The snapshot's URL (`file:` in Node). */
-  snapshotUrl: () => URL
+  snapshotUrl: () => UrlLike
   /** The model the snapshot was built with. */
   model: QueryModelSpec
   /** The model files the build emitted (`includeModel`). */
@@ -33,12 +33,12 @@ export interface KnowledgeModule extends KnowledgeBase {
   useModel: (options: KnowledgeModelOptions) => void
 }
 
-async function readAsset(url: URL): Promise<ArrayBuffer | ArrayBufferView> {
-  if (url.protocol === 'file:' && nodeProcess?.getBuiltinModule)
-    return nodeBuiltin<NodeFsPromises>('node:fs/promises').readFile(url)
-  const response = await fetch(url)
+async function readAsset({ href }: UrlLike): Promise<ArrayBuffer | ArrayBufferView> {
+  if (href.startsWith('file:') && nodeProcess?.getBuiltinModule)
+    return nodeBuiltin<NodeFsPromises>('node:fs/promises').readFile(nodeBuiltin<NodeUrl>('node:url').fileURLToPath(href))
+  const response = await fetch(href)
   if (!response.ok)
-    throw new Error(`Cannot load the knowledge snapshot ${url.href}: HTTP ${response.status} ${response.statusText}.`)
+    throw new Error(`Cannot load the knowledge snapshot ${href}: HTTP ${response.status} ${response.statusText}.`)
   return response.arrayBuffer()
 }
 

@@ -17,6 +17,6 @@ export function nodeBuiltin<T>(id: `node:${string}`): T {
 }
 
 export interface NodeFs { existsSync: (path: string) => boolean }
-export interface NodeFsPromises { readFile: (path: URL) => Promise<Uint8Array> }
+export interface NodeFsPromises { readFile: (path: string) => Promise<Uint8Array> }
 export interface NodePath { resolve: (...paths: string[]) => string, join: (...paths: string[]) => string }
-export interface NodeUrl { fileURLToPath: (url: URL | string) => string }
+export interface NodeUrl { fileURLToPath: (url: string) => string }

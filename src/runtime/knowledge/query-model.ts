@@ -19,6 +19,11 @@ export const MODEL_PATH_VARIABLE = 'SKILL_KIT_MODEL_PATH'
 /** Kept in a variable, so that bundlers leave the import to Node at run time. */
 const TRANSFORMERS = '@huggingface/transformers'
 
+/** A URL, as far as these types need one: apps may compile without the DOM's or Node's types. */
+export interface UrlLike {
+  readonly href: string
+}
+
 /** Where the query model of a knowledge base is, given at run time with `useModel`. */
 export interface KnowledgeModelOptions {
   /**
@@ -28,7 +33,7 @@ export interface KnowledgeModelOptions {
    * (relative to the working folder) or a `file:` URL in Node; a URL
    * (relative to the page) in browsers.
    */
-  path: string | URL
+  path: string | UrlLike
   /**
    * Loads Transformers.js. Browsers need it (the app's bundled copy:
    * `() => import('@huggingface/transformers')`); Node imports the installed
@@ -43,9 +48,9 @@ export type QueryModelSpec = Omit<QueryModel, 'localModelPath' | 'wasmPaths' | '
 /** The copy of the model a build emitted (`includeModel`). */
 export interface BundledModel {
   /** The emitted folder that holds `<model id>/`. */
-  url: () => URL
+  url: () => UrlLike
   /** Browsers: the app's bundled Transformers.js and ONNX Runtime Web's files (absent from builds for Node only). */
-  browser?: { load: () => Promise<TransformersModule>, wasmUrls: () => { mjs: URL, wasm: URL } }
+  browser?: { load: () => Promise<TransformersModule>, wasmUrls: () => { mjs: UrlLike, wasm: UrlLike } }
 }
 
 export interface QueryModelPlaces {
@@ -72,10 +77,11 @@ function importInstalled(): Promise<TransformersModule> {
 }
 
 /** A `file:` URL or a path, as an absolute path. */
-function nodePath(path: string | URL): string {
-  if (path instanceof URL || /^file:/i.test(path))
-    return nodeBuiltin<NodeUrl>('node:url').fileURLToPath(path)
-  return nodeBuiltin<NodePath>('node:path').resolve(path)
+function nodePath(path: string | UrlLike): string {
+  const text = typeof path === 'string' ? path : path.href
+  if (/^file:/i.test(text))
+    return nodeBuiltin<NodeUrl>('node:url').fileURLToPath(text)
+  return nodeBuiltin<NodePath>('node:path').resolve(text)
 }
 
 /** Node: the files of `model` missing from `folder`, where Transformers.js looks (`<id>/<revision>/` as it downloads, or `<id>/`). */
@@ -145,7 +151,7 @@ function browserSource(places: QueryModelPlaces): QueryModelSource {
     use: (options) => {
       if (!options.transformers)
         throw new TypeError(`useModel() in a browser needs the app's Transformers.js: pass transformers: () => import('${TRANSFORMERS}').`)
-      embed = embedderOf(options.transformers, String(options.path))
+      embed = embedderOf(options.transformers, typeof options.path === 'string' ? options.path : options.path.href)
     },
   }
 }
