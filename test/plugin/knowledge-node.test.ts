@@ -156,6 +156,8 @@ interface RunReport {
   vector: { ok: true, value: { id: string, score: number }[][] } | { ok: false, name: string, code: string, message: string }
   retrieved: string
   warnings: string[]
+  /** What the folder import found lexically. */
+  folderImport: string[]
 }
 
 /** The child: imports the moved bundle, searches, and prints a report. `auto` runs twice, so a second warning would show. */
@@ -167,6 +169,7 @@ const kb = loaded.default.default ?? loaded.default
 const [queries, options] = JSON.parse(process.argv[3])
 const ranked = results => results.map(r => ({ id: r.id, score: r.score }))
 const report = { documents: kb.documents.map(d => d.id), warnings }
+report.folderImport = (await (loaded.default.docs ?? loaded.docs).search('proxy certificates', { mode: 'lexical' })).map(r => r.id)
 report.lexical = (await kb.search('borg archive', { mode: 'lexical' })).map(r => r.id)
 report.auto = []
 for (const query of queries)
@@ -249,7 +252,9 @@ beforeAll(async () => {
   rmSync(work, { recursive: true, force: true })
   mkdirSync(work, { recursive: true })
   cpSync(join(repo, 'test/fixtures/knowledge/home'), join(work, 'guides'), { recursive: true })
-  writeFileSync(entry, `export { default } from 'virtual:skill-kit/knowledge/guides'\n`)
+  // A folder import too: its module id names the folder, which must not reach the bundle either.
+  cpSync(join(repo, 'test/fixtures/knowledge-app/docs'), join(work, 'docs'), { recursive: true })
+  writeFileSync(entry, `export { default } from 'virtual:skill-kit/knowledge/guides'\nexport { default as docs } from './docs?knowledge'\n`)
   await buildTinyModel(models)
   mkdirSync(withPackages, { recursive: true })
   mkdirSync(withoutPackages, { recursive: true })
@@ -284,6 +289,7 @@ describe.each(TARGETS)('a Node bundle of %s, moved', (target) => {
       expect(report.documents).toEqual(['backups/schedule', 'network/wifi', 'restore-backup'])
       expect(report.lexical[0]).toBe('restore-backup')
       expect(report.retrieved).toContain('borg list /mnt/backup')
+      expect(report.folderImport[0]).toBe('setup/proxy')
     }
   })
 
