@@ -53,9 +53,20 @@ function toMessage(d: Diagnostic, source: string, relativize: (file: string) => 
 }
 
 export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = {}, meta) => {
-  // `\0` marks virtual ids for Rollup-like bundlers; esbuild resolves a module's imports from its folder,
-  // so there the registry is a (never written) file of the root.
-  const registryId = () => meta.framework === 'esbuild' ? join(root, ESBUILD_REGISTRY_FILE) : `\0${REGISTRY_ID}`
+  // `\0` marks virtual ids for Rollup-like bundlers; in esbuild the registry is a (never written) file.
+  const registryId = () => meta.framework === 'esbuild' ? ESBUILD_REGISTRY_FILE : `\0${REGISTRY_ID}`
+  // esbuild prints its plugins' module ids into bundles: there they are relative to the root, so that no
+  // build machine's folder reaches the output.
+  const esbuild = meta.framework === 'esbuild'
+  const splitQuery = (id: string) => id.includes('?') ? [id.slice(0, id.indexOf('?')), id.slice(id.indexOf('?'))] as const : [id, ''] as const
+  const shownId = (id: string) => {
+    const [path, query] = splitQuery(id)
+    return esbuild ? `${relative(root, path).replace(/\\/g, '/')}${query}` : id
+  }
+  const fileId = (id: string) => {
+    const [path, query] = splitQuery(id)
+    return esbuild && !isAbsolute(path) ? `${resolve(root, path)}${query}` : id
+  }
   let root = resolve(options.root ?? process.cwd())
   let filter = createFileFilter(options.include, options.exclude, root)
   const loader = new SkillLoader({ strict: options.strict, onInvalid: options.onInvalid })
@@ -176,7 +187,7 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
         const query = source.includes('?') ? source.slice(source.indexOf('?')) : ''
         const id = parsed.query.kind === 'invalid' ? file + query : canonicalId(file, parsed.query)
         // Answering an id with itself makes webpack resolve it again, forever.
-        return id === source ? null : id
+        return id === source ? null : shownId(id)
       },
     },
 
@@ -197,7 +208,7 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
           this.addWatchFile(file)
           return { code: generateBodyModule(knowledge.body(file) ?? splitFrontmatter(readFileSync(file, 'utf8')).body), map: null }
         }
-        const parsed = parseSkillId(id)
+        const parsed = parseSkillId(fileId(id))
         if (!parsed || !filter(parsed.file))
           return null
         if (parsed.query.kind === 'invalid') {
