@@ -79,6 +79,7 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
   const knowledge = new KnowledgeService(options, () => root, relativize)
   let viteServe: ViteServe | undefined
   const chunkAssets = new ChunkRelativeAssets()
+  let rolldownPlatform: string | undefined
   const resolveFileUrl = (request: FileUrlRequest) => chunkAssets.resolveFileUrl(request) ?? null
 
   /** The resolved id of a `virtual:skill-kit/…` import. */
@@ -200,7 +201,7 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
         }
         const target = parseKnowledgeModuleId(id, root)
         if (target) {
-          const code = await loadKnowledgeModule(this, target, { service: knowledge, framework: meta.framework, viteServe, relativize, warned, runtime: runtimePath('runtime-knowledge.mjs'), chunkAssets })
+          const code = await loadKnowledgeModule(this, target, { service: knowledge, framework: meta.framework, viteServe, relativize, warned, runtime: runtimePath('runtime-knowledge.mjs'), chunkAssets, rolldownPlatform })
           return code === undefined ? FAILED : { code, map: null }
         }
         if (id.endsWith(BODY_QUERY)) {
@@ -228,7 +229,12 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
     },
 
     rollup: { resolveFileUrl },
-    rolldown: { resolveFileUrl },
+    rolldown: {
+      resolveFileUrl,
+      options(input) {
+        rolldownPlatform = input.platform
+      },
+    },
 
     vite: {
       resolveFileUrl,

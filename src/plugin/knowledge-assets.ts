@@ -99,9 +99,7 @@ export interface BundledModelReference {
 }
 
 /** URL expressions of the bundle's copy of the model and ONNX Runtime Web's files; or why this build cannot ship them. */
-export function modelReference(mode: AssetMode, model: ModelSpec, read: (file: string) => Uint8Array): BundledModelReference | { error: string } {
-  if (mode.kind === 'file')
-    return { error: 'includeModel ships the model with a build (Vite, Rollup, Rolldown, webpack, rspack, esbuild); here, pass embedQuery to search() or use mode: \'lexical\'.' }
+export function modelReference(mode: Exclude<AssetMode, { kind: 'file' }>, model: ModelSpec, read: (file: string) => Uint8Array): BundledModelReference | { error: string } {
   const files = modelFiles(model, mode.kind === 'dev-server' ? 'browser' : mode.platform)
   if ('missing' in files)
     return { error: `includeModel cannot ship ${model.id}: ${files.missing}. Run "skill-kit model" first.` }

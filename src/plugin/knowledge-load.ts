@@ -31,6 +31,8 @@ export interface KnowledgeLoadEnv {
   runtime: string
   /** Assets of Rollup-like builds for Node, resolved relative to their chunk. */
   chunkAssets: ChunkRelativeAssets
+  /** Rolldown's `platform` option, when the build sets one. */
+  rolldownPlatform: string | undefined
 }
 
 interface RollupLikeContext {
@@ -58,8 +60,8 @@ function assetMode(context: UnpluginBuildContext & UnpluginContext, env: Knowled
     return rollupLike.environment?.config.consumer === 'server' ? { kind: 'file' } : { kind: 'dev-server', base, serve: (path, file) => files.set(path, file) }
   }
   if (framework === 'vite' || framework === 'rollup' || framework === 'rolldown') {
-    // Rollup and Rolldown builds may run anywhere: their asset URLs are relative to the chunk, which suits both.
-    const platform = framework === 'vite' ? vitePlatform(rollupLike) : 'any'
+    // Rollup and Rolldown builds may run anywhere (unless Rolldown's are for Node): asset URLs relative to the chunk suit both.
+    const platform = framework === 'vite' ? vitePlatform(rollupLike) : env.rolldownPlatform === 'node' ? 'node' : 'any'
     const build = rollupLike.environment?.name ?? ''
     return {
       kind: 'emit',
