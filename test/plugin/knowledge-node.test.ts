@@ -366,6 +366,14 @@ describe('where a moved Node bundle finds its model', () => {
     expect(report.vector).toMatchObject({ ok: false, code: 'model-unavailable', message: `A vector search of "guides" needs its query model, but ${reason}. B${MODEL_FIX.slice(1)}, or search with mode: 'lexical'.` })
   }, 60_000)
 
+  it('says where the snapshot belongs when it was not deployed with the bundle', async () => {
+    const bare = await buildAndMove('webpack', 'esm', false, join(withPackages, 'no-snapshot'))
+    const [snapshot] = filesOf(bare.dir).filter(f => f.endsWith('.skillkit'))
+    rmSync(join(bare.dir, snapshot!))
+    const failure = await run(bare.file).catch((error: Error) => error.message)
+    expect(failure).toContain(`Error: Cannot read the knowledge snapshot ${join(bare.dir, snapshot!)} (ENOENT): it belongs beside the bundle; deploy the bundle's whole output folder.`)
+  }, 60_000)
+
   it('says Transformers.js is not installed where the bundle runs, and searches lexically', async () => {
     const model = await buildAndMove('webpack', 'esm', true, withoutPackages)
     const report = await run(model.file)

@@ -34,8 +34,13 @@ export interface KnowledgeModule extends KnowledgeBase {
 }
 
 async function readAsset({ href }: UrlLike): Promise<ArrayBuffer | ArrayBufferView> {
-  if (href.startsWith('file:') && nodeProcess?.getBuiltinModule)
-    return nodeBuiltin<NodeFsPromises>('node:fs/promises').readFile(nodeBuiltin<NodeUrl>('node:url').fileURLToPath(href))
+  if (href.startsWith('file:') && nodeProcess?.getBuiltinModule) {
+    const path = nodeBuiltin<NodeUrl>('node:url').fileURLToPath(href)
+    return nodeBuiltin<NodeFsPromises>('node:fs/promises').readFile(path).catch((error: unknown) => {
+      const code = (error as { code?: string }).code
+      throw new Error(`Cannot read the knowledge snapshot ${path}${code ? ` (${code})` : ''}: it belongs beside the bundle; deploy the bundle's whole output folder.`, { cause: error })
+    })
+  }
   const response = await fetch(href)
   if (!response.ok)
     throw new Error(`Cannot load the knowledge snapshot ${href}: HTTP ${response.status} ${response.statusText}.`)
