@@ -46,16 +46,18 @@ declare module 'virtual:skill-kit/skills' {
 // A folder of Markdown (with or without skill-kit.json), imported as a searchable knowledge base.
 declare module '*?knowledge' {
   /** Documents, search and retrieval; the snapshot and bodies load on first use. */
-  const knowledge: import('unplugin-skill-kit/runtime').KnowledgeBase
+  const knowledge: import('unplugin-skill-kit/runtime').KnowledgeModule
   export default knowledge
   /** Every document's metadata (no bodies), sorted by ID. */
   export const documents: readonly import('unplugin-skill-kit/runtime').KnowledgeDocumentInfo[]
   export const search: import('unplugin-skill-kit/runtime').KnowledgeBase['search']
   export const retrieve: import('unplugin-skill-kit/runtime').KnowledgeBase['retrieve']
+  /** Names the folder of the query model at run time (a Node bundle built without includeModel, or another folder). */
+  export const useModel: import('unplugin-skill-kit/runtime').KnowledgeModule['useModel']
 }
 
 // A knowledge base named in the plugin options: knowledge: { guides: './guides' }.
 // The same module shape as a folder import (any specifier ending in ?knowledge names it).
 declare module 'virtual:skill-kit/knowledge/*' {
-  export { default, documents, retrieve, search } from 'knowledge?knowledge'
+  export { default, documents, retrieve, search, useModel } from 'knowledge?knowledge'
 }

@@ -5,28 +5,9 @@
 import { createHash } from 'node:crypto'
 import { createReadStream, existsSync } from 'node:fs'
 import { join } from 'node:path'
+import { modelFilesOf } from '../runtime/knowledge/model-files'
 
-/** ONNX file suffixes of Transformers.js dtypes (its DEFAULT_DTYPE_SUFFIX_MAPPING). */
-const DTYPE_SUFFIX: Record<string, string> = {
-  fp32: '',
-  fp16: '_fp16',
-  int8: '_int8',
-  uint8: '_uint8',
-  q8: '_quantized',
-  q4: '_q4',
-  q4f16: '_q4f16',
-  bnb4: '_bnb4',
-}
-
-export const MODEL_TEXT_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json'] as const
-
-/** `onnx/model_quantized.onnx` for q8, `onnx/model.onnx` for fp32, … */
-export function onnxFileOf(dtype: string): string {
-  const suffix = DTYPE_SUFFIX[dtype]
-  if (suffix === undefined)
-    throw new Error(`Unknown model dtype "${dtype}"; expected one of ${Object.keys(DTYPE_SUFFIX).join(', ')}.`)
-  return `onnx/model${suffix}.onnx`
-}
+export { MODEL_TEXT_FILES, onnxFileOf } from '../runtime/knowledge/model-files'
 
 export interface ModelFiles {
   /** `<cacheDir>/<model>`: where a prepared (`skill-kit model`) or converted model lives. */
@@ -45,7 +26,7 @@ export function locateModelFiles(cacheDir: string, model: string, revision: stri
   const downloadDir = revision === 'main' ? localDir : join(localDir, revision)
   const found: Record<string, string> = {}
   const missing: string[] = []
-  for (const file of [...MODEL_TEXT_FILES, onnxFileOf(dtype)]) {
+  for (const file of modelFilesOf(dtype)) {
     const path = [join(downloadDir, file), join(localDir, file)].find(p => existsSync(p))
     if (path)
       found[file] = path

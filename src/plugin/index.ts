@@ -1,6 +1,7 @@
 import type { UnpluginBuildContext, UnpluginContext, UnpluginFactory, UnpluginMessage } from 'unplugin'
 import type { CompiledSkill } from '../skill/compile'
 import type { Diagnostic } from '../core/diagnostics'
+import type { FileUrlRequest } from './chunk-assets'
 import type { ViteServe } from './knowledge-load'
 import type { Options } from './options'
 import { existsSync, readFileSync } from 'node:fs'
@@ -11,6 +12,7 @@ import { codeFrame, formatDiagnostic } from '../core/diagnostics'
 import { splitFrontmatter } from '../core/frontmatter'
 import { discoverSkills } from '../skill/discover'
 import { SkillLoader } from '../skill/load'
+import { ChunkRelativeAssets } from './chunk-assets'
 import { generateModule, generateRegistry } from './codegen'
 import { canonicalId, parseSkillId } from './ids'
 import { BODY_QUERY, KNOWLEDGE_PREFIX, knowledgeImportPath, knowledgeModuleId, KnowledgeService, parseKnowledgeModuleId } from './knowledge'
@@ -51,9 +53,20 @@ function toMessage(d: Diagnostic, source: string, relativize: (file: string) => 
 }
 
 export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = {}, meta) => {
-  // `\0` marks virtual ids for Rollup-like bundlers; esbuild resolves a module's imports from its folder,
-  // so there the registry is a (never written) file of the root.
-  const registryId = () => meta.framework === 'esbuild' ? join(root, ESBUILD_REGISTRY_FILE) : `\0${REGISTRY_ID}`
+  // `\0` marks virtual ids for Rollup-like bundlers; in esbuild the registry is a (never written) file.
+  const registryId = () => meta.framework === 'esbuild' ? ESBUILD_REGISTRY_FILE : `\0${REGISTRY_ID}`
+  // esbuild prints its plugins' module ids into bundles: there they are relative to the root, so that no
+  // build machine's folder reaches the output.
+  const esbuild = meta.framework === 'esbuild'
+  const splitQuery = (id: string) => id.includes('?') ? [id.slice(0, id.indexOf('?')), id.slice(id.indexOf('?'))] as const : [id, ''] as const
+  const shownId = (id: string) => {
+    const [path, query] = splitQuery(id)
+    return esbuild ? `${relative(root, path).replace(/\\/g, '/')}${query}` : id
+  }
+  const fileId = (id: string) => {
+    const [path, query] = splitQuery(id)
+    return esbuild && !isAbsolute(path) ? `${resolve(root, path)}${query}` : id
+  }
   let root = resolve(options.root ?? process.cwd())
   let filter = createFileFilter(options.include, options.exclude, root)
   const loader = new SkillLoader({ strict: options.strict, onInvalid: options.onInvalid })
@@ -65,6 +78,9 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
   const codegen = { runtime: () => (runtime ??= runtimePath()), relativize }
   const knowledge = new KnowledgeService(options, () => root, relativize)
   let viteServe: ViteServe | undefined
+  const chunkAssets = new ChunkRelativeAssets()
+  let rolldownPlatform: string | undefined
+  const resolveFileUrl = (request: FileUrlRequest) => chunkAssets.resolveFileUrl(request) ?? null
 
   /** The resolved id of a `virtual:skill-kit/…` import. */
   const virtualId = (request: string) => request === REGISTRY_ID
@@ -122,6 +138,7 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
     buildStart() {
       warned.clear()
       knowledge.reset()
+      chunkAssets.reset((this as { environment?: { name: string } }).environment?.name ?? '')
     },
 
     watchChange() {
@@ -137,7 +154,7 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
           return knowledgeModuleId({ kind: 'name', name: source.slice(KNOWLEDGE_PREFIX.length) }, meta.framework === 'esbuild', root)
         if (parseKnowledgeModuleId(source, root))
           return source
-        if (source.endsWith(BODY_QUERY) && isAbsolute(source))
+        if (source.endsWith(BODY_QUERY) && (isAbsolute(source) || meta.framework === 'esbuild'))
           return meta.framework === 'webpack' || meta.framework === 'rspack' ? null : source
         const folder = knowledgeImportPath(source)
         if (folder !== undefined) {
@@ -171,7 +188,7 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
         const query = source.includes('?') ? source.slice(source.indexOf('?')) : ''
         const id = parsed.query.kind === 'invalid' ? file + query : canonicalId(file, parsed.query)
         // Answering an id with itself makes webpack resolve it again, forever.
-        return id === source ? null : id
+        return id === source ? null : shownId(id)
       },
     },
 
@@ -184,15 +201,15 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
         }
         const target = parseKnowledgeModuleId(id, root)
         if (target) {
-          const code = await loadKnowledgeModule(this, target, { service: knowledge, framework: meta.framework, viteServe, relativize, warned, runtime: runtimePath('runtime-knowledge.mjs') })
+          const code = await loadKnowledgeModule(this, target, { service: knowledge, framework: meta.framework, viteServe, relativize, warned, runtime: runtimePath('runtime-knowledge.mjs'), chunkAssets, rolldownPlatform })
           return code === undefined ? FAILED : { code, map: null }
         }
         if (id.endsWith(BODY_QUERY)) {
-          const file = id.slice(0, -BODY_QUERY.length)
+          const file = resolve(root, id.slice(0, -BODY_QUERY.length))
           this.addWatchFile(file)
           return { code: generateBodyModule(knowledge.body(file) ?? splitFrontmatter(readFileSync(file, 'utf8')).body), map: null }
         }
-        const parsed = parseSkillId(id)
+        const parsed = parseSkillId(fileId(id))
         if (!parsed || !filter(parsed.file))
           return null
         if (parsed.query.kind === 'invalid') {
@@ -211,7 +228,23 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
       },
     },
 
+    rollup: { resolveFileUrl },
+    rolldown: {
+      resolveFileUrl,
+      options(input) {
+        rolldownPlatform = input.platform
+      },
+    },
+
     vite: {
+      resolveFileUrl,
+      // A server build without emitAssets drops every asset in its generateBundle; Node reads ours from beside the bundle.
+      writeBundle(output, bundle) {
+        const context = this as unknown as { environment?: { name: string }, getFileName: (reference: string) => string }
+        const dir = output.dir ?? (output.file ? dirname(output.file) : undefined)
+        if (dir)
+          chunkAssets.writeDropped(context.environment?.name ?? '', reference => context.getFileName(reference), dir, bundle)
+      },
       configResolved(config) {
         if (config.command === 'serve')
           viteServe = { base: config.base, files: new Map() }

@@ -4,7 +4,9 @@
 // import.meta.url)` into an asset themselves; esbuild copies a file it imports
 // with its `file` loader; the Vite dev server serves the published files. The
 // model keeps its folder layout, so webpack, rspack and esbuild emit it under
-// fixed names and find it at run time from the output folder's URL.
+// fixed names and find it at run time from the output folder's URL. Every URL
+// of a build is relative to the bundle, so it runs wherever it is copied; only
+// the Vite dev server, which runs in place, names the build machine's files.
 
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -16,13 +18,20 @@ import { locateModelFiles, onnxFileOf } from '../knowledge/embedder-files'
 /** Writes a file under a fixed name, relative to the output folder. */
 export type EmitFixed = (fileName: string, source: Uint8Array) => void
 
+/** Where a build runs: browsers only (no Node code, no Node files), Node only (no ONNX Runtime Web), or either (a library). */
+export type Platform = 'browser' | 'node' | 'any'
+
 /** Where the module runs and how its bundler takes assets. */
 export type AssetMode =
-  | { kind: 'emit', emit: (fileName: string | undefined, name: string, source: Uint8Array) => string }
-  | { kind: 'url-asset', emit: EmitFixed }
-  /** `emit` is missing without `outdir`; `assetNames` places the snapshot, the anchor of the other files. */
-  | { kind: 'esbuild', emit: EmitFixed | undefined, assetNames: string }
+  | { kind: 'emit', platform: Platform, emit: (fileName: string | undefined, name: string, source: Uint8Array) => string }
+  | { kind: 'url-asset', platform: Platform, emit: EmitFixed }
+  /**
+   * `emit` is missing without `outdir`; `assetNames` places the snapshot, the anchor of the other files;
+   * `base` is the bundle's own URL (`import.meta.url`, which esbuild leaves empty in CommonJS).
+   */
+  | { kind: 'esbuild', platform: Platform, emit: EmitFixed | undefined, assetNames: string, base: string }
   | { kind: 'dev-server', base: string, serve: (urlPath: string, file: string) => void }
+  /** In place (the Vite dev server's SSR): the published files where they are. */
   | { kind: 'file' }
 
 /** The ONNX Runtime Web files Transformers.js loads in browsers (its default `asyncify` build). */
@@ -33,15 +42,15 @@ const json = (value: unknown) => JSON.stringify(value)
 /** The binding of the snapshot's URL in esbuild builds, which also locates the model's files there. */
 const ESBUILD_SNAPSHOT_URL = 'snapshotUrl'
 
-/** An expression for `file`'s URL in the bundle, and the imports it needs. */
-export function snapshotReference(mode: AssetMode, file: string, name: string, bytes: Uint8Array): { url: string, imports?: string } {
+/** An expression for `file`'s URL in the bundle, the imports it needs, and the URL it is relative to. */
+export function snapshotReference(mode: AssetMode, file: string, name: string, bytes: Uint8Array): { url: string, imports?: string, base?: string } {
   switch (mode.kind) {
     case 'emit':
       return { url: `import.meta.ROLLUP_FILE_URL_${mode.emit(undefined, `${name}.skillkit`, bytes)}` }
     case 'url-asset':
       return { url: json(file) }
     case 'esbuild':
-      return { url: ESBUILD_SNAPSHOT_URL, imports: `import ${ESBUILD_SNAPSHOT_URL} from ${json(file)}` }
+      return { url: ESBUILD_SNAPSHOT_URL, imports: `import ${ESBUILD_SNAPSHOT_URL} from ${json(file)}`, base: mode.base }
     case 'dev-server': {
       const path = `@skill-kit/knowledge/${basename(file)}`
       mode.serve(path, file)
@@ -56,11 +65,16 @@ export function snapshotReference(mode: AssetMode, file: string, name: string, b
 type ModelSpec = { id: string, revision: string, dtype: string, cacheDir: string }
 type WasmFiles = Record<'mjs' | 'wasm', string>
 
-/** The files of `includeModel`: the model's, then ONNX Runtime Web's. */
-function modelFiles(model: ModelSpec): { model: Record<string, string>, wasm: WasmFiles } | { missing: string } {
+/** The files of `includeModel`: the model's, then ONNX Runtime Web's (none for Node only: there the installed Transformers.js runs ONNX Runtime Node). */
+function modelFiles(model: ModelSpec, platform: Platform): { model: Record<string, string>, wasm?: WasmFiles } | { missing: string } {
   const located = locateModelFiles(model.cacheDir, model.id, model.revision, model.dtype)
   if (located.missing.length > 0)
     return { missing: `${located.localDir} lacks ${located.missing.join(', ')}` }
+  const files: Record<string, string> = {}
+  for (const file of ['config.json', 'tokenizer.json', 'tokenizer_config.json', onnxFileOf(model.dtype)])
+    files[file] = located.found[file]!
+  if (platform === 'node')
+    return { model: files }
   let ortDir: string
   try {
     ortDir = dirname(createRequire(import.meta.url).resolve('onnxruntime-web'))
@@ -71,24 +85,22 @@ function modelFiles(model: ModelSpec): { model: Record<string, string>, wasm: Wa
   const wasm = { mjs: join(ortDir, ORT_WASM_FILES.mjs), wasm: join(ortDir, ORT_WASM_FILES.wasm) }
   if (!existsSync(wasm.mjs) || !existsSync(wasm.wasm))
     return { missing: `onnxruntime-web has no ${ORT_WASM_FILES.wasm}` }
-  const files: Record<string, string> = {}
-  for (const file of ['config.json', 'tokenizer.json', 'tokenizer_config.json', onnxFileOf(model.dtype)])
-    files[file] = located.found[file]!
   return { model: files, wasm }
 }
 
-/** Expressions of the URLs of the browser's copy of the model (`localModelPath`, the folder above `<model id>/`) and of ONNX Runtime's files. */
-export interface BrowserModelReference {
+/**
+ * Expressions of the URLs of the bundle's copy of the model (`localModelPath`,
+ * the folder above `<model id>/`) and, for builds that may run in browsers, of
+ * ONNX Runtime Web's files.
+ */
+export interface BundledModelReference {
   modelUrl: string
-  wasmMjsUrl: string
-  wasmUrl: string
+  wasm?: { mjsUrl: string, wasmUrl: string }
 }
 
-/** URL expressions of the browser's copy of the model and ONNX Runtime's files; or why this build cannot ship them. */
-export function modelReference(mode: AssetMode, model: ModelSpec, read: (file: string) => Uint8Array): BrowserModelReference | { error: string } {
-  if (mode.kind === 'file')
-    return { error: 'includeModel ships the model in browser builds (Vite, Rollup, Rolldown, webpack, rspack, esbuild); here, pass embedQuery to search() or use mode: \'lexical\'.' }
-  const files = modelFiles(model)
+/** URL expressions of the bundle's copy of the model and ONNX Runtime Web's files; or why this build cannot ship them. */
+export function modelReference(mode: Exclude<AssetMode, { kind: 'file' }>, model: ModelSpec, read: (file: string) => Uint8Array): BundledModelReference | { error: string } {
+  const files = modelFiles(model, mode.kind === 'dev-server' ? 'browser' : mode.platform)
   if ('missing' in files)
     return { error: `includeModel cannot ship ${model.id}: ${files.missing}. Run "skill-kit model" first.` }
   // Under a hash of the files: Transformers.js keeps them in the browser's Cache API by URL, and a
@@ -108,22 +120,21 @@ export function modelReference(mode: AssetMode, model: ModelSpec, read: (file: s
 }
 
 /** The Vite dev server: the plugin's middleware serves the files where they are. */
-function servedModel(mode: Extract<AssetMode, { kind: 'dev-server' }>, files: { model: Record<string, string>, wasm: WasmFiles }, version: string, id: string): BrowserModelReference {
+function servedModel(mode: Extract<AssetMode, { kind: 'dev-server' }>, files: { model: Record<string, string>, wasm?: WasmFiles }, version: string, id: string): BundledModelReference {
   for (const [file, path] of Object.entries(files.model))
     mode.serve(`@skill-kit/models/${version}/${id}/${file}`, path)
-  for (const [kind, path] of Object.entries(files.wasm))
+  for (const [kind, path] of Object.entries(files.wasm ?? {}))
     mode.serve(`@skill-kit/ort/${ORT_WASM_FILES[kind as 'mjs' | 'wasm']}`, path)
   // Not literals, which Vite's dev server would rewrite (see snapshotReference).
   const url = (path: string) => `new URL(String(${json(`${mode.base}${path}`)}), import.meta.url)`
   return {
     modelUrl: url(`@skill-kit/models/${version}/`),
-    wasmMjsUrl: url(`@skill-kit/ort/${ORT_WASM_FILES.mjs}`),
-    wasmUrl: url(`@skill-kit/ort/${ORT_WASM_FILES.wasm}`),
+    wasm: { mjsUrl: url(`@skill-kit/ort/${ORT_WASM_FILES.mjs}`), wasmUrl: url(`@skill-kit/ort/${ORT_WASM_FILES.wasm}`) },
   }
 }
 
 /** Rollup, Rolldown and Vite builds: emitted assets, the model's under fixed names that keep the layout Transformers.js expects (<model id>/onnx/…). */
-function emittedModel(mode: Extract<AssetMode, { kind: 'emit' }>, bytes: Record<string, Uint8Array>, wasm: WasmFiles, read: (file: string) => Uint8Array, folder: string, id: string): BrowserModelReference {
+function emittedModel(mode: Extract<AssetMode, { kind: 'emit' }>, bytes: Record<string, Uint8Array>, wasm: WasmFiles | undefined, read: (file: string) => Uint8Array, folder: string, id: string): BundledModelReference {
   let configRef = ''
   for (const [file, source] of Object.entries(bytes)) {
     const ref = mode.emit(`${folder}${id}/${file}`, file, source)
@@ -135,8 +146,10 @@ function emittedModel(mode: Extract<AssetMode, { kind: 'emit' }>, bytes: Record<
   const fileUrl = (ref: string) => `new URL(import.meta.ROLLUP_FILE_URL_${ref}, import.meta.url)`
   return {
     modelUrl: `new URL(${up}, ${fileUrl(configRef)})`,
-    wasmMjsUrl: fileUrl(mode.emit(undefined, ORT_WASM_FILES.mjs, read(wasm.mjs))),
-    wasmUrl: fileUrl(mode.emit(undefined, ORT_WASM_FILES.wasm, read(wasm.wasm))),
+    wasm: wasm && {
+      mjsUrl: fileUrl(mode.emit(undefined, ORT_WASM_FILES.mjs, read(wasm.mjs))),
+      wasmUrl: fileUrl(mode.emit(undefined, ORT_WASM_FILES.wasm, read(wasm.wasm))),
+    },
   }
 }
 
@@ -149,8 +162,9 @@ interface FixedOutput {
 function fixedOutput(mode: Extract<AssetMode, { kind: 'url-asset' | 'esbuild' }>): FixedOutput | { error: string } {
   if (mode.kind === 'url-asset') {
     // The public path is where webpack and rspack load chunks from (computed at run time with `publicPath: 'auto'`);
-    // a relative one is relative to the page, as for chunks.
-    return { emit: mode.emit, url: fileName => `new URL(__webpack_public_path__ + ${json(fileName)}, location.href)` }
+    // a relative one is relative to the page, as for chunks, and in Node to the entry (webpack's base URI, a `file:` URL).
+    const base = mode.platform === 'browser' ? 'location.href' : '__webpack_base_uri__'
+    return { emit: mode.emit, url: fileName => `new URL(__webpack_public_path__ + ${json(fileName)}, ${base})` }
   }
   if (!mode.emit)
     return { error: 'includeModel with esbuild writes the model into the output folder: set outdir.' }
@@ -159,20 +173,21 @@ function fixedOutput(mode: Extract<AssetMode, { kind: 'url-asset' | 'esbuild' }>
   if (folders.some(part => part === '..' || part.includes('[dir]')))
     return { error: `includeModel with esbuild cannot find the output folder from assetNames "${mode.assetNames}": use one without [dir] or "..".` }
   const up = '../'.repeat(folders.length)
-  return { emit: mode.emit, url: fileName => `new URL(${json(`${up}${fileName}`)}, new URL(${ESBUILD_SNAPSHOT_URL}, import.meta.url))` }
+  return { emit: mode.emit, url: fileName => `new URL(${json(`${up}${fileName}`)}, new URL(${ESBUILD_SNAPSHOT_URL}, ${mode.base}))` }
 }
 
 /** webpack, rspack and esbuild: the model under its layout, ONNX Runtime's files under a folder named by their hash (for caches). */
-function fixedModel(output: FixedOutput, bytes: Record<string, Uint8Array>, wasm: WasmFiles, read: (file: string) => Uint8Array, folder: string, id: string): BrowserModelReference {
+function fixedModel(output: FixedOutput, bytes: Record<string, Uint8Array>, wasm: WasmFiles | undefined, read: (file: string) => Uint8Array, folder: string, id: string): BundledModelReference {
   for (const [file, source] of Object.entries(bytes))
     output.emit(`${folder}${id}/${file}`, source)
+  if (!wasm)
+    return { modelUrl: output.url(folder) }
   const runtime = { mjs: read(wasm.mjs), wasm: read(wasm.wasm) }
   const ortFolder = `skill-kit/ort/${hash(runtime.mjs, runtime.wasm).slice(0, 10)}/`
   output.emit(`${ortFolder}${ORT_WASM_FILES.mjs}`, runtime.mjs)
   output.emit(`${ortFolder}${ORT_WASM_FILES.wasm}`, runtime.wasm)
   return {
     modelUrl: output.url(folder),
-    wasmMjsUrl: output.url(`${ortFolder}${ORT_WASM_FILES.mjs}`),
-    wasmUrl: output.url(`${ortFolder}${ORT_WASM_FILES.wasm}`),
+    wasm: { mjsUrl: output.url(`${ortFolder}${ORT_WASM_FILES.mjs}`), wasmUrl: output.url(`${ortFolder}${ORT_WASM_FILES.wasm}`) },
   }
 }

@@ -11,14 +11,16 @@ export interface KnowledgeModuleSource {
   bodies: readonly string[]
   search: { topK: number, threshold: number }
   model: { id: string, revision: string, dtype: string, maxTokens: number, queryPrefix: string }
-  /** An expression for the snapshot's URL (or a string it resolves against `import.meta.url`). */
+  /** An expression for the snapshot's URL (or a string it resolves against `base`). */
   snapshotUrl: string
+  /** The URL relative ones resolve against: `import.meta.url`, unless the output has none (esbuild's CommonJS). */
+  base?: string
   /** Statements the URL expression needs (an asset import for esbuild). */
   imports?: string
-  /** The model cache folder, for query embedding in Node. */
-  nodeModelPath?: string
-  /** Expressions of the URLs (`URL` objects) of the emitted model folder and ONNX Runtime files (`includeModel`). */
-  browserModel?: { modelUrl: string, wasmMjsUrl: string, wasmUrl: string }
+  /** The Vite dev server (SSR, in place): the model cache folder. */
+  devModelPath?: string
+  /** `includeModel`: expressions of the URLs (`URL` objects) of the emitted model folder and, for builds that may run in browsers, of ONNX Runtime Web's files. */
+  bundledModel?: { modelUrl: string, wasm?: { mjsUrl: string, wasmUrl: string } }
 }
 
 const json = (value: unknown) => JSON.stringify(value)
@@ -37,28 +39,38 @@ export function generateKnowledgeModule(source: KnowledgeModuleSource): string {
     `  documents: JSON.parse(${json(json(source.documents))}),`,
     `  search: ${json(source.search)},`,
     `  model: ${json(source.model)},`,
-    `  snapshotUrl: () => new URL(${source.snapshotUrl}, import.meta.url),`,
+    `  snapshotUrl: () => new URL(${source.snapshotUrl}, ${source.base ?? 'import.meta.url'}),`,
     `  bodies: [`,
     ...source.bodies.map(id => `    () => import(${json(id)}),`),
     `  ],`,
-    ...(source.nodeModelPath ? [`  nodeModelPath: ${json(source.nodeModelPath)},`] : []),
-    ...(source.browserModel
-      ? [
-          `  browserModel: {`,
-          `    load: () => import('@huggingface/transformers'),`,
-          `    modelUrl: () => ${source.browserModel.modelUrl},`,
-          `    wasmUrls: () => ({ mjs: ${source.browserModel.wasmMjsUrl}, wasm: ${source.browserModel.wasmUrl} }),`,
-          `  },`,
-        ]
-      : []),
+    ...(source.devModelPath ? [`  devModelPath: ${json(source.devModelPath)},`] : []),
+    ...(source.bundledModel ? bundledModelLines(source.bundledModel) : []),
     `})`,
     `export default knowledge`,
     `export const documents = knowledge.documents`,
     `export const search = knowledge.search`,
     `export const retrieve = knowledge.retrieve`,
+    `export const useModel = knowledge.useModel`,
     '',
   ]
   return lines.join('\n')
+}
+
+/** The `bundledModel` entry; Transformers.js is imported (so bundled) only by builds that may run in browsers: Node imports the installed package. */
+function bundledModelLines(model: NonNullable<KnowledgeModuleSource['bundledModel']>): string[] {
+  return [
+    `  bundledModel: {`,
+    `    url: () => ${model.modelUrl},`,
+    ...(model.wasm
+      ? [
+          `    browser: {`,
+          `      load: () => import('@huggingface/transformers'),`,
+          `      wasmUrls: () => ({ mjs: ${model.wasm.mjsUrl}, wasm: ${model.wasm.wasmUrl} }),`,
+          `    },`,
+        ]
+      : []),
+    `  },`,
+  ]
 }
 
 /** A document body as a module. */

@@ -3,7 +3,8 @@
 
 import type { UnpluginBuildContext, UnpluginContext } from 'unplugin'
 import type { KnowledgeOutcome, KnowledgeService, KnowledgeTarget } from './knowledge'
-import type { AssetMode, EmitFixed } from './knowledge-assets'
+import type { ChunkRelativeAssets } from './chunk-assets'
+import type { AssetMode, EmitFixed, Platform } from './knowledge-assets'
 import { Buffer } from 'node:buffer'
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
@@ -28,28 +29,66 @@ export interface KnowledgeLoadEnv {
   warned: Set<string>
   /** Import path of `runtime-knowledge.mjs`. */
   runtime: string
+  /** Assets of Rollup-like builds for Node, resolved relative to their chunk. */
+  chunkAssets: ChunkRelativeAssets
+  /** Rolldown's `platform` option, when the build sets one. */
+  rolldownPlatform: string | undefined
+}
+
+interface RollupLikeContext {
+  emitFile: (file: { type: 'asset', fileName?: string, name?: string, source: Uint8Array }) => string
+  environment?: { name: string, config: { consumer?: string, build?: { lib?: unknown } } }
+}
+
+/**
+ * Where a Vite environment's output runs: a server's in Node, an app's client
+ * in browsers, a library anywhere.
+ */
+function vitePlatform(context: RollupLikeContext): Platform {
+  const config = context.environment?.config
+  if (config?.consumer === 'server')
+    return 'node'
+  return config?.build?.lib ? 'any' : 'browser'
 }
 
 /** How this bundler (and, in Vite, this environment) takes the snapshot and model files. */
-function assetMode(context: UnpluginBuildContext & UnpluginContext, framework: string, viteServe: ViteServe | undefined): AssetMode {
-  const rollupLike = context as unknown as {
-    emitFile: (file: { type: 'asset', fileName?: string, name?: string, source: Uint8Array }) => string
-    environment?: { config: { consumer?: string, build?: { emitAssets?: boolean } } }
-  }
-  const server = rollupLike.environment?.config.consumer === 'server'
+function assetMode(context: UnpluginBuildContext & UnpluginContext, env: KnowledgeLoadEnv): AssetMode {
+  const { framework, viteServe } = env
+  const rollupLike = context as unknown as RollupLikeContext
   if (framework === 'vite' && viteServe) {
     const { base, files } = viteServe
-    return server ? { kind: 'file' } : { kind: 'dev-server', base, serve: (path, file) => files.set(path, file) }
+    return rollupLike.environment?.config.consumer === 'server' ? { kind: 'file' } : { kind: 'dev-server', base, serve: (path, file) => files.set(path, file) }
   }
-  if (framework === 'vite' && server && !rollupLike.environment?.config.build?.emitAssets)
-    return { kind: 'file' }
-  if (framework === 'vite' || framework === 'rollup' || framework === 'rolldown')
-    return { kind: 'emit', emit: (fileName, name, source) => rollupLike.emitFile({ type: 'asset', ...(fileName ? { fileName } : { name }), source }) }
+  if (framework === 'vite' || framework === 'rollup' || framework === 'rolldown') {
+    // Rollup and Rolldown builds may run anywhere (unless Rolldown's are for Node): asset URLs relative to the chunk suit both.
+    const platform = framework === 'vite' ? vitePlatform(rollupLike) : env.rolldownPlatform === 'node' ? 'node' : 'any'
+    const build = rollupLike.environment?.name ?? ''
+    return {
+      kind: 'emit',
+      platform,
+      emit: (fileName, name, source) => {
+        const reference = rollupLike.emitFile({ type: 'asset', ...(fileName ? { fileName } : { name }), source })
+        if (platform !== 'browser')
+          env.chunkAssets.add(build, reference, source)
+        return reference
+      },
+    }
+  }
   if (framework === 'webpack' || framework === 'rspack')
-    return { kind: 'url-asset', emit: loaderEmitter(context) }
+    return { kind: 'url-asset', platform: webpackPlatform(context), emit: loaderEmitter(context) }
   if (framework === 'esbuild')
     return esbuildMode(context)
   return { kind: 'file' }
+}
+
+/** webpack's and rspack's platform of the target (`target: 'node'`, `'web'`, …). */
+function webpackPlatform(context: UnpluginBuildContext): Platform {
+  const native = context.getNativeBuildContext?.()
+  const loader = native?.framework === 'webpack' || native?.framework === 'rspack' ? native.loaderContext : undefined
+  const platform = (loader as { _compiler?: { platform?: { web?: boolean | null, node?: boolean | null } } } | undefined)?._compiler?.platform
+  if (platform?.node && !platform.web)
+    return 'node'
+  return platform?.web && !platform.node ? 'browser' : 'any'
 }
 
 /**
@@ -68,11 +107,19 @@ function loaderEmitter(context: UnpluginBuildContext): EmitFixed {
   }
 }
 
-/** esbuild: where the model's files go (outdir, unless the build has none) and where its `file` loader puts the snapshot. */
+/** esbuild: where the model's files go (outdir, unless the build has none), where its `file` loader puts the snapshot, and what that is relative to. */
 function esbuildMode(context: UnpluginBuildContext): AssetMode {
   const native = context.getNativeBuildContext?.()
-  const { outdir, absWorkingDir, assetNames = '[name]-[hash]' } = native?.framework === 'esbuild' ? native.build.initialOptions : {}
-  return { kind: 'esbuild', emit: outdir ? outdirEmitter(resolve(absWorkingDir ?? process.cwd(), outdir)) : undefined, assetNames }
+  const { outdir, absWorkingDir, assetNames = '[name]-[hash]', platform = 'browser', format } = native?.framework === 'esbuild' ? native.build.initialOptions : {}
+  // esbuild's default format for Node is CommonJS, where it leaves `import.meta.url` empty: there the bundle's URL is its file's.
+  const cjs = format === 'cjs' || (format === undefined && platform === 'node')
+  return {
+    kind: 'esbuild',
+    platform: platform === 'neutral' ? 'any' : platform,
+    emit: outdir ? outdirEmitter(resolve(absWorkingDir ?? process.cwd(), outdir)) : undefined,
+    assetNames,
+    base: cjs ? 'require("node:url").pathToFileURL(__filename)' : 'import.meta.url',
+  }
 }
 
 /** esbuild has no emitted assets: files go straight into outdir, as its own `file` loader's do. */
@@ -84,24 +131,9 @@ function outdirEmitter(outdir: string): EmitFixed {
   }
 }
 
-/**
- * Whether the module is built for browsers only (a Vite app's client, an
- * esbuild build for the browser platform): then it needs no Node model path,
- * and the build machine's folders stay out of the bundle. A Vite library may
- * run anywhere.
- */
-function browserOnly(context: UnpluginBuildContext, framework: string): boolean {
-  if (framework === 'vite') {
-    const config = (context as unknown as { environment?: { config: { consumer?: string, build?: { lib?: unknown } } } }).environment?.config
-    return config?.consumer === 'client' && !config.build?.lib
-  }
-  const native = context.getNativeBuildContext?.()
-  return native?.framework === 'esbuild' && (native.build.initialOptions.platform ?? 'browser') === 'browser'
-}
-
 /** The knowledge module, or `undefined` after reporting why it cannot be built. */
 export async function loadKnowledgeModule(context: UnpluginBuildContext & UnpluginContext, target: KnowledgeTarget, env: KnowledgeLoadEnv): Promise<string | undefined> {
-const { service, framework, viteServe, relativize, warned } = env
+  const { service, framework, relativize, warned } = env
   const outcome: KnowledgeOutcome = await service.build(target)
   // Vite resolves watched files as imports: there, folders and files yet to exist are watched by the dev server instead.
   for (const file of outcome.watch) {
@@ -120,16 +152,17 @@ const { service, framework, viteServe, relativize, warned } = env
     }
   }
   const { project, build } = outcome
-  const mode = assetMode(context, framework, viteServe)
+  const mode = assetMode(context, env)
   const snapshot = snapshotReference(mode, build.snapshotFile, outcome.name, build.snapshot)
-  let browserModel
-  if (outcome.includeModel) {
+  let bundledModel
+  // The Vite dev server's SSR runs in place: it loads the model from the build's cache.
+  if (outcome.includeModel && mode.kind !== 'file') {
     const reference = modelReference(mode, project.config.model, file => readFileSync(file))
     if ('error' in reference) {
       context.error(`${relativize(project.dir)}: ${reference.error}`)
       return undefined
     }
-    browserModel = reference
+    bundledModel = reference
   }
   const paths = new Map(build.documents.map(d => [d.id, join(project.config.knowledge, d.path)]))
   const { model, search } = project.config
@@ -137,12 +170,14 @@ const { service, framework, viteServe, relativize, warned } = env
     name: outcome.name,
     runtime: env.runtime,
     documents: outcome.documents,
-    bodies: outcome.documents.map(d => `${paths.get(d.id)!.replace(/\\/g, '/')}${BODY_QUERY}`),
+    // esbuild prints its plugins' module ids into bundles: there, relative to the root.
+    bodies: outcome.documents.map(d => `${(framework === 'esbuild' ? relativize(paths.get(d.id)!) : paths.get(d.id)!).replace(/\\/g, '/')}${BODY_QUERY}`),
     search,
     model: { id: model.id, revision: model.revision, dtype: model.dtype, maxTokens: model.maxTokens, queryPrefix: model.queryPrefix },
     snapshotUrl: snapshot.url,
+    base: snapshot.base,
     imports: snapshot.imports,
-    nodeModelPath: browserOnly(context, framework) ? undefined : model.cacheDir.replace(/\\/g, '/'),
-    browserModel,
+    devModelPath: mode.kind === 'file' ? model.cacheDir.replace(/\\/g, '/') : undefined,
+    bundledModel,
   })
 }

@@ -6,7 +6,7 @@ import type { KnowledgeProject, ProjectBuild } from '../knowledge/project'
 import type { SnapshotDocument } from '../runtime/knowledge/snapshot-reader'
 import type { KnowledgeOptions, Options } from './options'
 import { readFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join, relative, resolve } from 'node:path'
 import { codeFrame, formatDiagnostic } from '../core/diagnostics'
 import { closest } from '../core/text'
 import { ModelNotAvailableError } from '../knowledge/embedder-files'
@@ -15,9 +15,13 @@ import { TransformersMissingError } from '../knowledge/transformers'
 import { decodeSnapshot } from '../runtime/knowledge/snapshot-reader'
 
 export const KNOWLEDGE_PREFIX = 'virtual:skill-kit/knowledge/'
-/** Resolved ids: `\0skill-kit-knowledge:<kind>:<key>`, or for esbuild a (never written) file in the root. */
+/**
+ * Resolved ids: `\0skill-kit-knowledge:<kind>:<key>`, or for esbuild a (never
+ * written) file name. Bundlers print module ids into bundles, so a folder's
+ * key is its path relative to the root: no build machine's folder reaches the
+ * output.
+ */
 const RESOLVED_PREFIX = '\0skill-kit-knowledge:'
-/** esbuild resolves a module's imports from its folder, which must exist: the root. */
 const ESBUILD_PREFIX = '__skill-kit-knowledge__'
 export const BODY_QUERY = '?knowledge-document'
 
@@ -35,30 +39,28 @@ export function knowledgeImportPath(source: string): string | undefined {
 
 /** The id a knowledge module resolves to in this bundler. */
 export function knowledgeModuleId(target: KnowledgeTarget, esbuild: boolean, root: string): string {
-  const key = target.kind === 'dir' ? target.dir : target.name
-  return esbuild
-    ? join(root, `${ESBUILD_PREFIX}${target.kind}-${encodeURIComponent(key)}.js`)
-    : `${RESOLVED_PREFIX}${target.kind}:${key}`
+  const key = target.kind === 'dir' ? relative(root, target.dir).replace(/\\/g, '/') : target.name
+  return esbuild ? `${ESBUILD_PREFIX}${target.kind}-${encodeURIComponent(key)}.js` : `${RESOLVED_PREFIX}${target.kind}:${key}`
 }
 
 /** The knowledge base a resolved id stands for. */
 export function parseKnowledgeModuleId(id: string, root: string): KnowledgeTarget | undefined {
-  let rest: string | undefined
+  let kind: string | undefined
+  let key = ''
   if (id.startsWith(RESOLVED_PREFIX)) {
-    rest = id.slice(RESOLVED_PREFIX.length)
+    const rest = id.slice(RESOLVED_PREFIX.length)
+    kind = rest.slice(0, rest.indexOf(':'))
+    key = rest.slice(kind.length + 1)
   }
-  else {
-    const prefix = join(root, ESBUILD_PREFIX)
-    if (id.startsWith(prefix) && id.endsWith('.js')) {
-      const file = id.slice(prefix.length, -3)
-      const dash = file.indexOf('-')
-      rest = `${file.slice(0, dash)}:${decodeURIComponent(file.slice(dash + 1))}`
-    }
+  else if (id.startsWith(ESBUILD_PREFIX) && id.endsWith('.js')) {
+    const file = id.slice(ESBUILD_PREFIX.length, -3)
+    kind = file.slice(0, file.indexOf('-'))
+    key = decodeURIComponent(file.slice(kind.length + 1))
   }
-  if (rest?.startsWith('dir:'))
-    return { kind: 'dir', dir: rest.slice(4) }
-  if (rest?.startsWith('name:'))
-    return { kind: 'name', name: rest.slice(5) }
+  if (kind === 'dir')
+    return { kind: 'dir', dir: resolve(root, key) }
+  if (kind === 'name')
+    return { kind: 'name', name: key }
   return undefined
 }
 

@@ -3,7 +3,7 @@
  * then imports the output and checks the imported values. The plugins come
  * from `dist/` (run `npm run build` first), so the exports are tested as shipped.
  */
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { BuildResult, Settled } from './build'
@@ -62,6 +62,14 @@ describe.each(BUNDLERS)('%s', (bundler) => {
     results.coverOnly = await settle(build(bundler, join(app, 'cover-only.js'), undefined, 'app-cover-only'))
     results.failure = await settle(build(bundler, join(invalid, 'main.js'), undefined, 'invalid-error'))
     results.fallback = await settle(build(bundler, join(invalid, 'main.js'), { onInvalid: 'fallback' }, 'invalid-fallback'))
+  })
+
+  it('names none of the build machine\'s folders in its output', () => {
+    const { outDir } = main()
+    const leaks = readdirSync(outDir, { recursive: true, withFileTypes: true })
+      .filter(e => e.isFile() && /\.[cm]?js$/.test(e.name) && readFileSync(join(e.parentPath, e.name), 'utf8').includes(repo))
+      .map(e => e.name)
+    expect(leaks).toEqual([])
   })
 
   describe('progressive skill', () => {

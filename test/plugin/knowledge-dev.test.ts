@@ -72,6 +72,8 @@ describe('knowledge in the Vite dev server', () => {
     const first = await server.ssrLoadModule('/main.js')
     expect((await first.guides.search('router channel', { mode: 'lexical' }))[0].id).toBe('network/wifi')
     expect(await first.guides.retrieve('network/wifi')).not.toContain('mesh repeater')
+    // The dev server runs in place: SSR embeds queries with the build's model cache, no includeModel needed.
+    expect((await first.guides.search('wifi keeps dropping', { mode: 'vector', threshold: -1 })).map((r: { id: string }) => r.id).sort()).toEqual(['backups/schedule', 'network/wifi', 'restore-backup'])
 
     writeFileSync(join(work, 'guides/network/wifi.md'), '---\ndescription: Fix a Wi-Fi connection.\n---\n\n# Wi-Fi\n\nAdd a mesh repeater upstairs.\n')
     let latest = first

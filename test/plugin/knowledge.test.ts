@@ -1,6 +1,7 @@
 import type { Bundler, BuildResult, Settled } from './build'
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
 // @ts-expect-error: a plain .mjs script without types
 import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
@@ -35,6 +36,11 @@ describe.each(BUNDLERS)('knowledge imports with %s', (bundler: Bundler) => {
   let result: Settled<BuildResult>
   beforeAll(async () => {
     result = await settle(build(bundler, join(work, 'main.js'), options, 'knowledge'))
+    // Built without includeModel, a bundle carries no model path: the app names the folder at run time.
+    if (result.ok) {
+      result.value.module.docs.useModel({ path: models })
+      result.value.module.guides.useModel({ path: pathToFileURL(models) })
+    }
   }, 120_000)
 
   it('gives document metadata, sorted by ID, without bodies', () => {
@@ -71,7 +77,7 @@ describe.each(BUNDLERS)('knowledge imports with %s', (bundler: Bundler) => {
     expect((error as Error).message).toBe('"instal" is not a document of "docs". Did you mean "install"?')
   })
 
-  it('searches by vector in Node with the build\'s model, exactly as the snapshot ranks', async () => {
+  it('searches by vector in Node with the model useModel names, exactly as the snapshot ranks', async () => {
     const { module } = unwrap(result)
     const published = readPublishedIndex(join(work, 'docs/.skill-kit/index'))!
     const snapshot = decodeSnapshot(published.snapshot)

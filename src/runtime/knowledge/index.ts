@@ -1,8 +1,10 @@
 // Knowledge bases at run time: the snapshot reader, vector and lexical search, fusion and query embedding.
-export { createKnowledgeBase, KnowledgeError } from './knowledge'
+export { createKnowledgeBase, KnowledgeError, QueryModelUnavailableError } from './knowledge'
 export type { KnowledgeBase, KnowledgeBaseInit, KnowledgeDocumentInfo, KnowledgeErrorCode, KnowledgeSearchMode, KnowledgeSearchOptions, KnowledgeSearchResult } from './knowledge'
+export type { KnowledgeModule } from './knowledge-module'
 export { transformersQueryEmbedder } from './query-embedder'
 export type { EmbedQuery, QueryModel, TransformersModule } from './query-embedder'
+export type { KnowledgeModelOptions } from './query-model'
 export { buildLexicalIndex, searchHybrid, searchLexical, tokenize } from './lexical'
 export type { HybridHit, HybridOptions, LexicalChunk, LexicalIndex, LexicalSearchOptions } from './lexical'
 export { searchVectors } from './search'

@@ -1,65 +1,62 @@
 // What generated knowledge modules import: the knowledge base, wired to the
-// place it runs in. The snapshot is read from disk under Node (a `file:` URL)
-// and fetched elsewhere; queries are embedded in Node by the installed
-// Transformers.js, in browsers by the app's bundled copy with the model files
-// the build emitted (`includeModel`), or not at all (lexical search).
+// place it runs in. The snapshot is read from disk under Node (a `file:` URL,
+// relative to the bundle) and fetched elsewhere; queries are embedded by the
+// query model of `query-model.ts`, or not at all (lexical search).
 
 import type { KnowledgeBase, KnowledgeBaseInit } from './knowledge'
-import type { QueryModel, TransformersModule } from './query-embedder'
+import type { NodeFsPromises, NodeUrl } from './node-host'
+import type { EmbedQuery } from './query-embedder'
+import type { BundledModel, KnowledgeModelOptions, QueryModelSpec, UrlLike } from './query-model'
 import { createKnowledgeBase } from './knowledge'
-import { transformersQueryEmbedder } from './query-embedder'
+import { nodeBuiltin, nodeProcess } from './node-host'
+import { queryModelSource } from './query-model'
 
 /** Where and how a generated module finds its snapshot and model. */
 export interface KnowledgeModuleInit extends Omit<KnowledgeBaseInit, 'loadSnapshot' | 'embedQuery'> {
   /** The snapshot's URL (`file:` in Node). */
-  snapshotUrl: () => URL
+  snapshotUrl: () => UrlLike
   /** The model the snapshot was built with. */
-  model: Omit<QueryModel, 'localModelPath' | 'wasmPaths' | 'device'>
-  /** Node: the folder of the build's model cache. */
-  nodeModelPath?: string
-  /** Browsers (`includeModel`): the bundled Transformers.js and the emitted model and WebAssembly files. */
-  browserModel?: { load: () => Promise<TransformersModule>, modelUrl: () => URL, wasmUrls: () => { mjs: URL, wasm: URL } }
+  model: QueryModelSpec
+  /** The model files the build emitted (`includeModel`). */
+  bundledModel?: BundledModel
+  /** The Vite dev server, which runs in place: the folder of the build's model cache. */
+  devModelPath?: string
 }
 
-interface NodeProcess {
-  versions?: { node?: string }
-  getBuiltinModule?: (id: string) => unknown
+/** A knowledge base as a `?knowledge` or `virtual:skill-kit/knowledge/<name>` import gives it. */
+export interface KnowledgeModule extends KnowledgeBase {
+  /**
+   * Embeds queries with the model files in `options.path` from now on: for a
+   * bundle built without `includeModel`, or to load the model from another
+   * folder. The files are read on the next search.
+   */
+  useModel: (options: KnowledgeModelOptions) => void
 }
 
-const nodeProcess = (globalThis as { process?: NodeProcess }).process
-const inNode = typeof nodeProcess?.versions?.node === 'string'
-
-/** Kept in a variable, so that bundlers leave the import to Node at run time. */
-const TRANSFORMERS = '@huggingface/transformers'
-
-async function readAsset(url: URL): Promise<ArrayBuffer | ArrayBufferView> {
-  if (url.protocol === 'file:' && nodeProcess?.getBuiltinModule) {
-    const { readFile } = nodeProcess.getBuiltinModule('node:fs/promises') as { readFile: (path: URL) => Promise<Uint8Array> }
-    return readFile(url)
+async function readAsset({ href }: UrlLike): Promise<ArrayBuffer | ArrayBufferView> {
+  if (href.startsWith('file:') && nodeProcess?.getBuiltinModule) {
+    const path = nodeBuiltin<NodeUrl>('node:url').fileURLToPath(href)
+    return nodeBuiltin<NodeFsPromises>('node:fs/promises').readFile(path).catch((error: unknown) => {
+      const code = (error as { code?: string }).code
+      throw new Error(`Cannot read the knowledge snapshot ${path}${code ? ` (${code})` : ''}: it belongs beside the bundle; deploy the bundle's whole output folder.`, { cause: error })
+    })
   }
-  const response = await fetch(url)
+  const response = await fetch(href)
   if (!response.ok)
-    throw new Error(`Cannot load the knowledge snapshot ${url.href}: HTTP ${response.status} ${response.statusText}.`)
+    throw new Error(`Cannot load the knowledge snapshot ${href}: HTTP ${response.status} ${response.statusText}.`)
   return response.arrayBuffer()
 }
 
-export function defineKnowledge(init: KnowledgeModuleInit): KnowledgeBase {
-  const { snapshotUrl, model, nodeModelPath, browserModel, ...rest } = init
-  let embedQuery: KnowledgeBaseInit['embedQuery']
-  if (inNode && nodeModelPath) {
-    embedQuery = transformersQueryEmbedder(
-      () => import(/* @vite-ignore */ /* webpackIgnore: true */ TRANSFORMERS) as Promise<TransformersModule>,
-      { ...model, localModelPath: nodeModelPath, device: 'cpu' },
-    )
-  }
-  else if (!inNode && browserModel) {
-    const { mjs, wasm } = browserModel.wasmUrls()
-    embedQuery = transformersQueryEmbedder(browserModel.load, {
-      ...model,
-      localModelPath: browserModel.modelUrl().href,
-      wasmPaths: { mjs: mjs.href, wasm: wasm.href },
-      device: 'wasm',
-    })
-  }
-  return createKnowledgeBase({ ...rest, loadSnapshot: () => readAsset(snapshotUrl()), embedQuery })
+export function defineKnowledge(init: KnowledgeModuleInit): KnowledgeModule {
+  const { snapshotUrl, model, bundledModel, devModelPath, ...rest } = init
+  const source = queryModelSource({ model, bundled: bundledModel, devModelPath })
+  const base = createKnowledgeBase({
+    ...rest,
+    loadSnapshot: () => readAsset(snapshotUrl()),
+    // A getter: the knowledge base reads it at each search, so `useModel` applies to the next one.
+    get embedQuery(): EmbedQuery | undefined {
+      return source.current()
+    },
+  })
+  return { ...base, useModel: source.use }
 }

@@ -28,7 +28,8 @@ export interface KnowledgeSearchOptions {
   /**
    * Lowest score returned, on the scale of the ranking used: cosine similarity
    * for `vector` (default: the build's `search.threshold`, 0.3), normalised BM25
-   * for `lexical` (default 0.15). `hybrid` applies it to the vector list.
+   * for `lexical` (default 0.15). `hybrid` applies it to the vector list. An
+   * `auto` search that falls back to lexical uses lexical's default.
    */
   threshold?: number
   mode?: KnowledgeSearchMode
@@ -56,7 +57,7 @@ export interface KnowledgeBase {
   snapshot: () => Promise<Snapshot>
 }
 
-export type KnowledgeErrorCode = 'unknown-document' | 'no-embedder' | 'invalid-query'
+export type KnowledgeErrorCode = 'unknown-document' | 'no-embedder' | 'model-unavailable' | 'invalid-query'
 
 /** A request the knowledge base cannot answer; the message says what to do instead. */
 export class KnowledgeError extends Error {
@@ -65,6 +66,25 @@ export class KnowledgeError extends Error {
     super(message)
   }
 }
+
+/**
+ * Thrown by a query embedder whose model cannot be loaded where it runs (no
+ * model files, no Transformers.js): an `auto` search then falls back to
+ * lexical, and a `vector` or `hybrid` one fails with a {@link KnowledgeError}
+ * (`model-unavailable`) built from `reason` and `fix`.
+ */
+export class QueryModelUnavailableError extends Error {
+  override name = 'QueryModelUnavailableError'
+  /**
+   * @param reason Why, as a clause: `/srv/app/models/Xenova/all-MiniLM-L6-v2 lacks config.json`.
+   * @param fix What gives vector search, as a clause: `build with includeModel`.
+   */
+  constructor(readonly reason: string, readonly fix: string, options?: { cause?: unknown }) {
+    super(`${reason}. To search by vector, ${fix}.`, options)
+  }
+}
+
+const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
 
 /** What {@link createKnowledgeBase} is built from (generated modules pass it). */
 export interface KnowledgeBaseInit {
@@ -76,7 +96,11 @@ export interface KnowledgeBaseInit {
   bodies: readonly (() => Promise<string | { default: string }>)[]
   /** Search defaults. */
   search?: { topK?: number, threshold?: number }
-  /** The query embedder of `auto`, `vector` and `hybrid` searches. */
+  /**
+   * The query embedder of `auto`, `vector` and `hybrid` searches. When it
+   * throws {@link QueryModelUnavailableError}, `auto` searches lexically and
+   * warns once.
+   */
   embedQuery?: EmbedQuery
 }
 
@@ -89,6 +113,8 @@ export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
   const topKDefault = init.search?.topK ?? DEFAULT_TOP_K
   const thresholdDefault = init.search?.threshold ?? DEFAULT_THRESHOLD
   let snapshot: Promise<Snapshot> | undefined
+  /** Whether an `auto` search has said it falls back to lexical: once per knowledge base. */
+  let warnedFallback = false
   const bodies = new Map<string, Promise<string>>()
 
   const loadSnapshot = () => snapshot ??= init.loadSnapshot().then(decodeSnapshot).catch((error: unknown) => {
@@ -110,22 +136,40 @@ export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
       if (typeof query !== 'string')
         throw new KnowledgeError('invalid-query', `Search for a string, not ${query === null ? 'null' : typeof query}.`)
       const embedQuery = options.embedQuery ?? init.embedQuery
-      const mode = options.mode === undefined || options.mode === 'auto' ? (embedQuery ? 'vector' : 'lexical') : options.mode
+      const requested = options.mode ?? 'auto'
+      const mode = requested === 'auto' ? (embedQuery ? 'vector' : 'lexical') : requested
       const topK = options.topK ?? topKDefault
       if (mode !== 'lexical' && !embedQuery)
         throw new KnowledgeError('no-embedder', `A ${mode} search of "${init.name}" needs a query embedder: pass embedQuery, build with includeModel for browsers, or search with mode: 'lexical'.`)
       const data = await loadSnapshot()
       if (query.trim() === '')
         return []
+      let vector: ArrayLike<number> | undefined
+      if (mode !== 'lexical') {
+        try {
+          vector = await embedQuery!(query)
+        }
+        catch (error) {
+          if (!(error instanceof QueryModelUnavailableError))
+            throw error
+          if (requested !== 'auto')
+            throw new KnowledgeError('model-unavailable', `A ${mode} search of "${init.name}" needs its query model, but ${error.reason}. ${capitalize(error.fix)}, or search with mode: 'lexical'.`)
+          if (!warnedFallback) {
+            warnedFallback = true
+            console.warn(`[skill-kit] Knowledge base "${init.name}" searches lexically: ${error.reason}. For vector search, ${error.fix}.`)
+          }
+          // The caller's threshold, if any, is on the scale of the vector search it expected.
+          return searchLexical(data, query, { topK, threshold: LEXICAL_THRESHOLD }).map(result)
+        }
+      }
       if (mode === 'lexical')
         return searchLexical(data, query, { topK, threshold: options.threshold ?? LEXICAL_THRESHOLD }).map(result)
-      const vector = await embedQuery!(query)
       const threshold = options.threshold ?? thresholdDefault
       if (mode === 'vector')
-        return searchVectors(data, vector, { topK, threshold }).map(result)
+        return searchVectors(data, vector!, { topK, threshold }).map(result)
       const depth = Math.max(topK, HYBRID_DEPTH)
       const fused = searchHybrid(
-        searchVectors(data, vector, { topK: depth, threshold }),
+        searchVectors(data, vector!, { topK: depth, threshold }),
         searchLexical(data, query, { topK: depth, threshold: LEXICAL_THRESHOLD }),
         { topK },
       )

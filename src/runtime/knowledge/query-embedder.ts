@@ -3,6 +3,7 @@
 // module imports nothing. It frames and pools exactly like the build-time
 // embedder, so queries land in the space of the snapshot's vectors.
 
+import { QueryModelUnavailableError } from './knowledge'
 import { meanPoolNormalize, sequenceFrame, wellFormed } from './pooling'
 
 /** Embeds one query into the snapshot's vector space. */
@@ -64,15 +65,29 @@ function fetchablePath(path: string): string {
   return here?.protocol === url.protocol ? url.href.slice(url.protocol.length) : path
 }
 
+/** What a failed model load tells the user to do, unless the caller knows better. */
+const LOAD_FIX = 'check that folder, or pass embedQuery'
+
 /**
  * A query embedder that loads the model on first use, without ever reaching
  * the network: only `localModelPath` is read. A query longer than the model's
- * limit is cut to it (never an error).
+ * limit is cut to it (never an error). When Transformers.js or the model
+ * cannot be loaded, it throws {@link QueryModelUnavailableError}, and tries
+ * again on the next query.
  */
 export function transformersQueryEmbedder(loadTransformers: () => Promise<TransformersModule>, model: QueryModel): EmbedQuery {
   let ready: Promise<(query: string) => Promise<Float32Array>> | undefined
   const load = async () => {
-    const { env, AutoTokenizer, AutoModel, Tensor } = await loadTransformers()
+    let transformers: TransformersModule
+    try {
+      transformers = await loadTransformers()
+    }
+    catch (error) {
+      if (error instanceof QueryModelUnavailableError)
+        throw error
+      throw new QueryModelUnavailableError(`Transformers.js cannot be loaded (${(error as Error).message})`, 'install @huggingface/transformers, or pass embedQuery', { cause: error })
+    }
+    const { env, AutoTokenizer, AutoModel, Tensor } = transformers
     env.localModelPath = model.device === 'wasm' ? fetchablePath(model.localModelPath) : model.localModelPath
     if (model.device === 'cpu')
       env.cacheDir = model.localModelPath
@@ -88,7 +103,7 @@ export function transformersQueryEmbedder(loadTransformers: () => Promise<Transf
       network = await AutoModel.from_pretrained(model.id, { ...options, dtype: model.dtype, device: model.device }) as Model
     }
     catch (error) {
-      throw new Error(`Cannot load the query model ${model.id} (${model.dtype}) from ${model.localModelPath}: ${(error as Error).message}. Search with mode: 'lexical', or pass embedQuery.`, { cause: error })
+      throw new QueryModelUnavailableError(`loading ${model.id} (${model.dtype}) from ${model.localModelPath} failed: ${(error as Error).message}`, LOAD_FIX, { cause: error })
     }
     const frame = sequenceFrame(tokenizer)
     if (!frame)

@@ -3,7 +3,7 @@
 import type { KnowledgeBaseInit } from '../../../src/runtime'
 import { describe, expect, it, vi } from 'vitest'
 import { encodeSnapshot } from '../../../src/knowledge/snapshot'
-import { createKnowledgeBase, decodeSnapshot, KnowledgeError } from '../../../src/runtime'
+import { createKnowledgeBase, decodeSnapshot, KnowledgeError, QueryModelUnavailableError } from '../../../src/runtime'
 
 /** Unit vector along `axis` of 4 dimensions, tilted by `tilt` towards the next axis. */
 function along(axis: number, tilt = 0): number[] {
@@ -58,6 +58,35 @@ describe('createKnowledgeBase', () => {
     expect(error).toBeInstanceOf(KnowledgeError)
     expect((error as KnowledgeError).code).toBe('no-embedder')
     expect((error as Error).message).toBe('A vector search of "home" needs a query embedder: pass embedQuery, build with includeModel for browsers, or search with mode: \'lexical\'.')
+  })
+
+  it('falls back to lexical in auto mode when the model cannot be loaded, saying so once; vector and hybrid say what to do', async () => {
+    const embedQuery = vi.fn(async (): Promise<number[]> => {
+      throw new QueryModelUnavailableError('/srv/models/test lacks config.json', 'build with includeModel')
+    })
+    const { kb } = knowledgeBase({ embedQuery })
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      // The caller's threshold was meant for cosine similarity: the fallback uses lexical's own.
+      expect((await kb.search('printer jam', { threshold: -1 })).map(h => h.id)).toEqual(['printer'])
+      expect((await kb.search('wifi router')).map(h => h.id)).toEqual(['network'])
+      expect(warn.mock.calls).toEqual([['[skill-kit] Knowledge base "home" searches lexically: /srv/models/test lacks config.json. For vector search, build with includeModel.']])
+    }
+    finally {
+      warn.mockRestore()
+    }
+    for (const mode of ['vector', 'hybrid'] as const) {
+      const error = await kb.search('printer', { mode }).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(KnowledgeError)
+      expect((error as KnowledgeError).code).toBe('model-unavailable')
+      expect((error as Error).message).toBe(`A ${mode} search of "home" needs its query model, but /srv/models/test lacks config.json. Build with includeModel, or search with mode: 'lexical'.`)
+    }
+    expect(embedQuery).toHaveBeenCalledTimes(4)
+  })
+
+  it('lets other embedder errors through', async () => {
+    const { kb } = knowledgeBase({ embedQuery: async () => { throw new Error('out of memory') } })
+    await expect(kb.search('printer')).rejects.toThrow('out of memory')
   })
 
   it('fuses both rankings in hybrid mode, and takes a per-search embedder', async () => {
