@@ -11,11 +11,11 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { inspectFile, locateModelFiles, ModelNotAvailableError, onnxFileOf } from './embedder-files'
+import { DEFAULT_MODEL_HOST, downloadFailure, inspectFile, locateModelFiles, ModelDownloadError, ModelNotAvailableError, onnxFileOf } from './embedder-files'
 import { sequenceFrame, wellFormed } from '../runtime/knowledge/pooling'
 import { meanPoolNormalize, planBatches } from './embedder-pooling'
 
-export { ModelNotAvailableError } from './embedder-files'
+export { ModelDownloadError, ModelNotAvailableError } from './embedder-files'
 export { meanPoolNormalize, planBatches } from './embedder-pooling'
 
 /** Documents are indexed, queries are searched for; models such as E5 prefix them differently. */
@@ -90,6 +90,10 @@ export interface TransformersEmbedderOptions {
   cacheDir?: string
   /** Never touch the network; fail at once, naming the folder, when files are missing. */
   offline?: boolean
+  /** Where missing files are downloaded from: the Hugging Face hub or a mirror of it (default `https://huggingface.co/`). */
+  remoteHost?: string
+  /** The command that prepares this model, named in errors about missing files (default `skill-kit model`). */
+  fixCommand?: string
   queryPrefix?: string
   documentPrefix?: string
   /** Tokens of one model input, special tokens and prefix included (default and upper bound: the model's limit). */
@@ -165,7 +169,8 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
   // Fail fast, before the (slow) import of Transformers.js and ONNX Runtime.
   const before = locateModelFiles(cacheDir, modelId, revision, dtype)
   if (offline && before.missing.length > 0)
-    throw new ModelNotAvailableError(modelId, before.localDir, before.missing)
+    throw new ModelNotAvailableError(modelId, before.localDir, before.missing, options.fixCommand)
+  const remoteHost = options.remoteHost ?? DEFAULT_MODEL_HOST
 
   const transformers = await import('@huggingface/transformers')
   const { env, AutoTokenizer, AutoModel, Tensor } = transformers
@@ -174,11 +179,20 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
     env.cacheDir = cacheDir
     env.allowLocalModels = true
     env.allowRemoteModels = !offline
+    env.remoteHost = remoteHost
     pinWasmPaths(env.backends?.onnx?.wasm as { wasmPaths?: unknown } | undefined)
     const load = { revision, cache_dir: cacheDir, local_files_only: offline }
-    const tokenizer: PreTrainedTokenizer = await AutoTokenizer.from_pretrained(modelId, load)
-    const model: PreTrainedModel = await AutoModel.from_pretrained(modelId, { ...load, dtype: dtype as 'q8', device: 'cpu' })
-    return { tokenizer, model }
+    try {
+      const tokenizer: PreTrainedTokenizer = await AutoTokenizer.from_pretrained(modelId, load)
+      const model: PreTrainedModel = await AutoModel.from_pretrained(modelId, { ...load, dtype: dtype as 'q8', device: 'cpu' })
+      return { tokenizer, model }
+    }
+    catch (error) {
+      const reason = offline ? undefined : downloadFailure(error, remoteHost)
+      if (reason !== undefined)
+        throw new ModelDownloadError(modelId, dtype, remoteHost, before.downloadDir, reason, options.fixCommand)
+      throw error
+    }
   })
 
   try {

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { codeFrame, formatDiagnostic } from '../core/diagnostics'
 import { closest } from '../core/text'
-import { ModelNotAvailableError } from '../knowledge/embedder-files'
+import { ModelDownloadError, ModelNotAvailableError } from '../knowledge/embedder-files'
 import { buildKnowledgeProject, openKnowledgeProject } from '../knowledge/project'
 import { decodeSnapshot } from '../runtime/knowledge/snapshot-reader'
 
@@ -162,7 +162,8 @@ export class KnowledgeService {
       build = await buildKnowledgeProject(project, { offline: this.options.offline })
     }
     catch (error) {
-      if (error instanceof ModelNotAvailableError)
+      // Both name the model's folder and the skill-kit command that prepares it for this folder.
+      if (error instanceof ModelNotAvailableError || error instanceof ModelDownloadError)
         return { ok: false, watch, message: `${label}: ${error.message}` }
       return { ok: false, watch, message: `${label}: embedding failed: ${(error as Error).message}` }
     }
