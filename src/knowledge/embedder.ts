@@ -11,11 +11,13 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { DEFAULT_MODEL_HOST, downloadFailure, inspectFile, locateModelFiles, ModelDownloadError, ModelNotAvailableError, onnxFileOf } from './embedder-files'
+import { inspectFile, locateModelFiles, ModelNotAvailableError, onnxFileOf } from './embedder-files'
+import { DEFAULT_MODEL_HOST, ModelDownloadError, watchedFetch } from './model-download'
 import { sequenceFrame, wellFormed } from '../runtime/knowledge/pooling'
 import { meanPoolNormalize, planBatches } from './embedder-pooling'
 
-export { ModelDownloadError, ModelNotAvailableError } from './embedder-files'
+export { ModelNotAvailableError } from './embedder-files'
+export { ModelDownloadError } from './model-download'
 export { meanPoolNormalize, planBatches } from './embedder-pooling'
 
 /** Documents are indexed, queries are searched for; models such as E5 prefix them differently. */
@@ -182,16 +184,23 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
     env.remoteHost = remoteHost
     pinWasmPaths(env.backends?.onnx?.wasm as { wasmPaths?: unknown } | undefined)
     const load = { revision, cache_dir: cacheDir, local_files_only: offline }
+    const fetch = env.fetch
+    const watched = watchedFetch(fetch as typeof globalThis.fetch)
+    env.fetch = watched.fetch
     try {
       const tokenizer: PreTrainedTokenizer = await AutoTokenizer.from_pretrained(modelId, load)
       const model: PreTrainedModel = await AutoModel.from_pretrained(modelId, { ...load, dtype: dtype as 'q8', device: 'cpu' })
       return { tokenizer, model }
     }
     catch (error) {
-      const reason = offline ? undefined : downloadFailure(error, remoteHost)
-      if (reason !== undefined)
+      // Files still missing after a failed request: the download failed, whatever Transformers.js made of it.
+      const reason = watched.failure()
+      if (reason !== undefined && locateModelFiles(cacheDir, modelId, revision, dtype).missing.length > 0)
         throw new ModelDownloadError(modelId, dtype, remoteHost, before.downloadDir, reason, options.fixCommand)
       throw error
+    }
+    finally {
+      env.fetch = fetch
     }
   })
 

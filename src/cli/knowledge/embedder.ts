@@ -1,6 +1,7 @@
 import type { Embedder } from '../../knowledge/embedder'
 import type { KnowledgeProject } from '../../knowledge/project'
-import { ModelDownloadError, ModelNotAvailableError } from '../../knowledge/embedder-files'
+import { ModelNotAvailableError } from '../../knowledge/embedder-files'
+import { ModelDownloadError } from '../../knowledge/model-download'
 import { projectCommand, projectEmbedder } from '../../knowledge/project'
 import { CliError } from '../io'
 
