@@ -6,14 +6,12 @@
 // is a real WordPiece tokenizer (BERT normalizer, lowercase, BertPreTokenizer) whose small
 // vocabulary has every ASCII letter, digit and punctuation mark, alone and as a `##`
 // continuation, so any ASCII word tokenizes without [UNK], plus common English words and
-// suffixes. model_quantized.onnx is the q8 graph of ./bert.mjs (DynamicQuantizeLinear +
+// suffixes. model_quantized.onnx is the q8 graph of src/knowledge/minilm/bert.ts (DynamicQuantizeLinear +
 // MatMulInteger over uint8 weights), not a copy of the fp32 file, so the q8 path is tested.
 
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { bertModel } from './bert.mjs'
-import { publishDir, stableJson } from './files.mjs'
-import { writeMessage } from './onnx.mjs'
+import { bertModel, publishDir, stableJson, writeMessage } from './converter.mjs'
 
 export const TINY_MODEL_ID = 'skill-kit-test/tiny-bert'
 export const TINY_VERSION = 1

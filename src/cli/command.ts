@@ -30,10 +30,15 @@ export interface Command {
   run: (args: ParsedArgs, io: CliIo) => Promise<number> | number
 }
 
-/** The `--project <dir>` option of the knowledge commands. */
-export const PROJECT_OPTION = { project: { type: 'string' } } as const satisfies OptionsConfig
-/** The help line of `--project`. */
-export const PROJECT_HELP = '  --project <dir>       The project folder, holding skill-kit.json (default: the current folder)'
+/** The `--project <dir>` and `--root <dir>` options of the knowledge commands. */
+export const PROJECT_OPTION = { project: { type: 'string' }, root: { type: 'string' } } as const satisfies OptionsConfig
+/** The help lines of `--project` and `--root`. */
+export const PROJECT_HELP = `  --project <dir>       The project folder, holding skill-kit.json, or a folder of
+                        Markdown documents (default: the current folder, which must
+                        hold a skill-kit.json)
+  --root <dir>          For a folder of Markdown: where its index, cache and models
+                        live, under <root>/.skill-kit/, as with the bundler plugin's
+                        root (default: the current folder)`
 
 /**
  * `--threshold -0.5` as `--threshold=-0.5`: parseArgs takes a value that

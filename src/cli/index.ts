@@ -18,8 +18,9 @@ const USAGE = `Usage: skill-kit <command> [options]
 Commands:
 ${COMMANDS.map(c => c.summary).join('\n')}
 
-Knowledge commands take --project <dir> (default: the current folder) and
-print JSON or document text on stdout, diagnostics on stderr.
+Knowledge commands take --project <dir> (a project, or a folder of Markdown
+with --root <dir>; default: the current folder) and print JSON or document
+text on stdout, diagnostics on stderr.
 Run "skill-kit <command> --help" for a command's options.
 
 Options:

@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto'
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { chmod, mkdir, mkdtemp, rename, rm } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
 
 /**
  * Writes a file so that readers see the old content or the new, never half:
@@ -16,4 +18,41 @@ export function writeFileAtomic(path: string, data: string | Uint8Array): void {
     rmSync(temporary, { force: true })
     throw error
   }
+}
+
+/**
+ * Makes `target` the folder `fill(temporary)` writes, so that readers see the old
+ * folder or the complete new one, never a half-written one: it is filled beside
+ * the target, then renamed into place (an existing target is renamed aside first,
+ * then removed). When another writer put a folder there meanwhile and `keep()`
+ * says it will do, that one stays and this copy is discarded. Resolves whether
+ * this copy was put in place.
+ */
+export async function replaceDirAtomic(target: string, fill: (temporary: string) => Promise<void>, { keep }: { keep?: () => Promise<boolean> } = {}): Promise<boolean> {
+  await mkdir(dirname(target), { recursive: true })
+  const temporary = await mkdtemp(join(dirname(target), `.${basename(target)}.tmp-`))
+  try {
+    await chmod(temporary, 0o755) // mkdtemp makes it private
+    await fill(temporary)
+    try {
+      await rename(temporary, target)
+    }
+    catch (error) {
+      if (!['ENOTEMPTY', 'EEXIST', 'EPERM', 'EACCES'].includes((error as NodeJS.ErrnoException).code ?? ''))
+        throw error
+      if (await keep?.()) {
+        await rm(temporary, { recursive: true, force: true })
+        return false
+      }
+      const old = join(dirname(target), `.${basename(target)}.old-${process.pid}-${randomBytes(4).toString('hex')}`)
+      await rename(target, old)
+      await rename(temporary, target)
+      await rm(old, { recursive: true, force: true })
+    }
+  }
+  catch (error) {
+    await rm(temporary, { recursive: true, force: true })
+    throw error
+  }
+  return true
 }

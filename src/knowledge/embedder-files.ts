@@ -7,7 +7,7 @@ import { createReadStream, existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { modelFilesOf } from '../runtime/knowledge/model-files'
 
-export { MODEL_TEXT_FILES, onnxFileOf } from '../runtime/knowledge/model-files'
+export { MODEL_DTYPES, MODEL_TEXT_FILES, onnxFileOf } from '../runtime/knowledge/model-files'
 
 export interface ModelFiles {
   /** `<cacheDir>/<model>`: where a prepared (`skill-kit model`) or converted model lives. */
@@ -35,11 +35,24 @@ export function locateModelFiles(cacheDir: string, model: string, revision: stri
   return { localDir, downloadDir, found, missing }
 }
 
+/** The model `skill-kit model --rebuild` can make without network, and the dtypes it writes. */
+export const REBUILDABLE_MODEL = { id: 'Xenova/all-MiniLM-L6-v2', dtypes: ['q8', 'fp32'] } as const
+
+/** Whether `skill-kit model --rebuild` can make this model. */
+export function isRebuildable(model: string, dtype: string): boolean {
+  return model === REBUILDABLE_MODEL.id && (REBUILDABLE_MODEL.dtypes as readonly string[]).includes(dtype)
+}
+
+/** A model whose files are missing while the network may not be used. */
 export class ModelNotAvailableError extends Error {
   override name = 'ModelNotAvailableError'
-  constructor(readonly model: string, readonly folder: string, readonly missing: readonly string[]) {
+  /**
+   * @param folder where the files were looked for
+   * @param command the command that prepares the model for this project (`skill-kit model --project …`)
+   */
+  constructor(readonly model: string, readonly folder: string, readonly missing: readonly string[], readonly command = 'skill-kit model') {
     super(`The embedding model ${model} is not available offline: ${folder} lacks ${missing.join(', ')}. `
-      + `Run \`skill-kit model\` once (it needs network access) to prepare it in that folder, or build without --offline.`)
+      + `Run "${command}" to put it there (it downloads the model; see "skill-kit model --help" for ways without network).`)
   }
 }
 

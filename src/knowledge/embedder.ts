@@ -12,11 +12,13 @@ import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { inspectFile, locateModelFiles, ModelNotAvailableError, onnxFileOf } from './embedder-files'
+import { DEFAULT_MODEL_HOST, ModelDownloadError, watchedFetch } from './model-download'
 import { sequenceFrame, wellFormed } from '../runtime/knowledge/pooling'
 import { meanPoolNormalize, planBatches } from './embedder-pooling'
 import { assertTransformersInstalled, loadTransformers } from './transformers'
 
 export { ModelNotAvailableError } from './embedder-files'
+export { ModelDownloadError } from './model-download'
 export { meanPoolNormalize, planBatches } from './embedder-pooling'
 
 /** Documents are indexed, queries are searched for; models such as E5 prefix them differently. */
@@ -91,6 +93,10 @@ export interface TransformersEmbedderOptions {
   cacheDir?: string
   /** Never touch the network; fail at once, naming the folder, when files are missing. */
   offline?: boolean
+  /** Where missing files are downloaded from: the Hugging Face hub or a mirror of it (default `https://huggingface.co/`). */
+  remoteHost?: string
+  /** The command that prepares this model, named in errors about missing files (default `skill-kit model`). */
+  fixCommand?: string
   queryPrefix?: string
   documentPrefix?: string
   /** Tokens of one model input, special tokens and prefix included (default and upper bound: the model's limit). */
@@ -167,7 +173,8 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
   assertTransformersInstalled()
   const before = locateModelFiles(cacheDir, modelId, revision, dtype)
   if (offline && before.missing.length > 0)
-    throw new ModelNotAvailableError(modelId, before.localDir, before.missing)
+    throw new ModelNotAvailableError(modelId, before.localDir, before.missing, options.fixCommand)
+  const remoteHost = options.remoteHost ?? DEFAULT_MODEL_HOST
 
   const transformers = await loadTransformers()
   const { env, AutoTokenizer, AutoModel, Tensor } = transformers
@@ -176,11 +183,27 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
     env.cacheDir = cacheDir
     env.allowLocalModels = true
     env.allowRemoteModels = !offline
+    env.remoteHost = remoteHost
     pinWasmPaths(env.backends?.onnx?.wasm as { wasmPaths?: unknown } | undefined)
     const load = { revision, cache_dir: cacheDir, local_files_only: offline }
-    const tokenizer: PreTrainedTokenizer = await AutoTokenizer.from_pretrained(modelId, load)
-    const model: PreTrainedModel = await AutoModel.from_pretrained(modelId, { ...load, dtype: dtype as 'q8', device: 'cpu' })
-    return { tokenizer, model }
+    const fetch = env.fetch
+    const watched = watchedFetch(fetch as typeof globalThis.fetch)
+    env.fetch = watched.fetch
+    try {
+      const tokenizer: PreTrainedTokenizer = await AutoTokenizer.from_pretrained(modelId, load)
+      const model: PreTrainedModel = await AutoModel.from_pretrained(modelId, { ...load, dtype: dtype as 'q8', device: 'cpu' })
+      return { tokenizer, model }
+    }
+    catch (error) {
+      // Files still missing after a failed request: the download failed, whatever Transformers.js made of it.
+      const reason = watched.failure()
+      if (reason !== undefined && locateModelFiles(cacheDir, modelId, revision, dtype).missing.length > 0)
+        throw new ModelDownloadError(modelId, dtype, remoteHost, before.downloadDir, reason, options.fixCommand)
+      throw error
+    }
+    finally {
+      env.fetch = fetch
+    }
   })
 
   try {

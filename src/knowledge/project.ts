@@ -33,6 +33,8 @@ export interface KnowledgeProject {
   dir: string
   /** `skill-kit.json`, when the project has one. */
   configFile: string | undefined
+  /** A bare folder's root, under whose `.skill-kit/` its index, cache and models live (`undefined` for a project with `skill-kit.json`). */
+  root: string | undefined
   config: KnowledgeConfig
 }
 
@@ -65,9 +67,9 @@ export function openKnowledgeProject(dir: string, options: OpenProjectOptions = 
 
   let text = hasFile ? readFileSync(configFile, 'utf8') : ''
   let raw: unknown
-  if (!hasFile) {
+  const root = hasFile ? undefined : resolve(options.root ?? join(projectDir, '..'))
+  if (root !== undefined) {
     // A bare folder: the documents are the folder; index, cache and models live under the root.
-    const root = resolve(options.root ?? join(projectDir, '..'))
     const away = (folder: string) => relative(projectDir, join(root, '.skill-kit', folder)).split(sep).join('/')
     raw = {
       name: basename(projectDir),
@@ -103,12 +105,38 @@ export function openKnowledgeProject(dir: string, options: OpenProjectOptions = 
     bag.error('knowledge-missing', `The knowledge folder ${relative(projectDir, config.knowledge) || '.'} does not exist. Create it and put Markdown documents in it.`, { line: 1, column: 1 })
     return { project: undefined, diagnostics: bag.sorted() }
   }
-  return { project: { dir: projectDir, configFile: hasFile ? configFile : undefined, config }, diagnostics: bag.sorted() }
+  return { project: { dir: projectDir, configFile: hasFile ? configFile : undefined, root, config }, diagnostics: bag.sorted() }
+}
+
+/** A path as an argument the user can paste into a shell: relative to the working directory, quoted when it needs to be. */
+function shellPath(path: string): string {
+  const shown = relative(process.cwd(), path).split(sep).join('/') || '.'
+  return /^[\w./@+-]+$/.test(shown) ? shown : `'${shown.replace(/'/g, `'\\''`)}'`
+}
+
+/**
+ * The `skill-kit <verb>` command line that works on this project from the
+ * working directory: `--project` unless it is the working directory's own
+ * skill-kit.json project, and `--root` for a bare folder whose root is not
+ * the working directory.
+ */
+export function projectCommand(project: KnowledgeProject, verb: string): string {
+  const cwd = process.cwd()
+  const parts = ['skill-kit', verb]
+  if (project.root !== undefined || project.dir !== cwd)
+    parts.push('--project', shellPath(project.dir))
+  if (project.root !== undefined && project.root !== cwd)
+    parts.push('--root', shellPath(project.root))
+  return parts.join(' ')
 }
 
 export interface EmbedderOptions {
   /** Never download model files; fail at once when they are missing. */
   offline?: boolean
+  /** Where missing model files are downloaded from (default: the Hugging Face hub). */
+  remoteHost?: string
+  /** The command that prepares the model, named in errors about missing files (see {@link projectCommand}). */
+  fixCommand?: string
 }
 
 const embedders = new Map<string, Promise<Embedder>>()
@@ -117,8 +145,8 @@ const embedders = new Map<string, Promise<Embedder>>()
  * The embedder of a project's model, shared by every project and build of
  * this process that uses the same model settings (loading one takes a second).
  */
-export function projectEmbedder(model: ModelConfig, { offline = false }: EmbedderOptions = {}): Promise<Embedder> {
-  const key = JSON.stringify([model, offline])
+export function projectEmbedder(model: ModelConfig, { offline = false, remoteHost, fixCommand }: EmbedderOptions = {}): Promise<Embedder> {
+  const key = JSON.stringify([model, offline, remoteHost])
   let embedder = embedders.get(key)
   if (!embedder) {
     embedder = createTransformersEmbedder({
@@ -127,6 +155,8 @@ export function projectEmbedder(model: ModelConfig, { offline = false }: Embedde
       dtype: model.dtype,
       cacheDir: model.cacheDir,
       offline,
+      remoteHost,
+      fixCommand,
       maxTokens: model.maxTokens,
       queryPrefix: model.queryPrefix,
       documentPrefix: model.documentPrefix,
@@ -167,7 +197,7 @@ export interface ProjectBuild extends KnowledgeIndex {
  */
 export async function buildKnowledgeProject(project: KnowledgeProject, options: ProjectBuildOptions = {}): Promise<ProjectBuild | KnowledgeBuildFailure> {
   const { config } = project
-  const embedder = options.embedder ?? await projectEmbedder(config.model, options)
+  const embedder = options.embedder ?? await projectEmbedder(config.model, { fixCommand: projectCommand(project, 'model'), ...options })
   const index = await buildKnowledgeIndex(config.knowledge, {
     embedder,
     chunk: config.chunk,

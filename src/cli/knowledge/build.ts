@@ -27,7 +27,7 @@ ${PROJECT_HELP}`,
   async run(args, io) {
     const started = performance.now()
     const project = openCliProject(args, io)
-    const embedder = await loadEmbedder(project.config.model, flag(args, 'offline'))
+    const embedder = await loadEmbedder(project, flag(args, 'offline'))
     const bar = progressBar(io, 'Embedding')
     let result
     try {

@@ -1,22 +1,25 @@
-import type { ModelConfig } from '../../knowledge/config'
 import type { Embedder } from '../../knowledge/embedder'
+import type { KnowledgeProject } from '../../knowledge/project'
 import { ModelNotAvailableError } from '../../knowledge/embedder-files'
-import { projectEmbedder } from '../../knowledge/project'
+import { ModelDownloadError } from '../../knowledge/model-download'
+import { projectCommand, projectEmbedder } from '../../knowledge/project'
 import { TransformersMissingError } from '../../knowledge/transformers'
 import { CliError } from '../io'
 
 /**
  * The project's embedder. Failing to load it is the user's to fix (no model
  * files offline, no network, a model that is not a sentence embedder), so
- * it is a `CliError` with the reason, not a stack trace; so is a missing
- * Transformers.js, with the command that installs it.
+ * it is a `CliError` with the reason and the command that prepares the
+ * model for this project, not a stack trace; so is a missing Transformers.js,
+ * with the command that installs it.
  */
-export async function loadEmbedder(model: ModelConfig, offline: boolean): Promise<Embedder> {
+export async function loadEmbedder(project: KnowledgeProject, offline: boolean, remoteHost?: string): Promise<Embedder> {
+  const { model } = project.config
   try {
-    return await projectEmbedder(model, { offline })
+    return await projectEmbedder(model, { offline, remoteHost, fixCommand: projectCommand(project, 'model') })
   }
   catch (error) {
-    if (error instanceof ModelNotAvailableError || error instanceof TransformersMissingError)
+    if (error instanceof ModelNotAvailableError || error instanceof ModelDownloadError || error instanceof TransformersMissingError)
       throw new CliError(error.message)
     throw new CliError(`Cannot load the embedding model ${model.id} (revision ${model.revision}, ${model.dtype}): ${(error as Error).message}`)
   }

@@ -83,7 +83,7 @@ ${PROJECT_HELP}`,
     const published = freshIndex(project)
     let embedQuery: EmbedQuery | undefined
     if (mode !== 'lexical') {
-      const embedder = await loadEmbedder(project.config.model, flag(args, 'offline'))
+      const embedder = await loadEmbedder(project, flag(args, 'offline'))
       // Same settings, other weights (model files replaced in place): the vectors would not be comparable.
       if (embedder.fingerprint !== published.manifest.model)
         throw new CliError(`The index was built with another model (${published.manifest.model}; the project's is ${embedder.fingerprint}). Run "skill-kit build" to update it.`)

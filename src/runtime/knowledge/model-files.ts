@@ -13,6 +13,9 @@ const DTYPE_SUFFIX: Record<string, string> = {
   bnb4: '_bnb4',
 }
 
+/** Every dtype there is an ONNX file name for. */
+export const MODEL_DTYPES: readonly string[] = Object.keys(DTYPE_SUFFIX)
+
 export const MODEL_TEXT_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json'] as const
 
 /** `onnx/model_quantized.onnx` for q8, `onnx/model.onnx` for fp32, … */

@@ -18,24 +18,79 @@
 // Round, Clip, Cast, and a zero-point correction from precomputed column sums): batch-
 // invariant and closer to fp32 (cosine 0.9996 vs 0.995), but on 2 cores no faster than fp32,
 // while per-tensor q8 is about 1.3x faster. Per-tensor stays the default (what Xenova ships).
-//
-// A weight is `{ dims, data: Float32Array }` or `{ dims, quant: { q: Uint8Array, min, scale } }`.
 
-import { DataType, GraphBuilder, modelProto } from './onnx.mjs'
+import type { Message } from './onnx'
+import { DataType, GraphBuilder, modelProto } from './onnx'
+
+/** Affine uint8 weights: value = min + scale × q. */
+export interface QuantizedData {
+  q: Uint8Array
+  min: number
+  scale: number
+}
+
+/** A weight: float values, or the affine uint8 form. `name` is where it came from, for messages. */
+export type Weight = { name?: string, dims: number[], data: Float32Array, quant?: undefined } | { name?: string, dims: number[], quant: QuantizedData, data?: undefined }
+
+export interface Dense { kernel: Weight, bias: Weight }
+export interface LayerNormWeights { gamma: Weight, beta: Weight }
+
+export interface BertLayer {
+  query: Dense
+  key: Dense
+  value: Dense
+  attentionOutput: Dense
+  attentionLayerNorm: LayerNormWeights
+  intermediate: Dense
+  output: Dense
+  outputLayerNorm: LayerNormWeights
+}
+
+export interface BertWeights {
+  wordEmbeddings: Weight
+  positionEmbeddings: Weight
+  tokenTypeEmbeddings: Weight
+  embeddingsLayerNorm: LayerNormWeights
+  layers: BertLayer[]
+}
+
+/** The config.json keys the graph depends on (Hugging Face names); any others are kept as they are. */
+export interface BertConfig {
+  hidden_size: number
+  num_hidden_layers: number
+  num_attention_heads: number
+  intermediate_size: number
+  vocab_size: number
+  max_position_embeddings: number
+  type_vocab_size: number
+  layer_norm_eps?: number
+  [key: string]: unknown
+}
+
+export interface BertModelOptions {
+  dtype?: 'fp32' | 'q8'
+  activations?: 'per-tensor' | 'per-row'
+  /** What masked-out attention scores get (added to them). */
+  maskValue?: number
+  docString?: string
+  metadata?: Record<string, unknown>
+  /** Which dense layers q8 quantizes (all by default), by prefix such as `encoder.layer.0.attention.self.query`. */
+  quantize?: (prefix: string) => boolean
+}
 
 /** Float32 values of a weight (dequantized in float64, rounded once, as TF.js does). */
-export function floatData(w) {
+export function floatData(w: Weight): Float32Array {
   if (w.data)
     return w.data
   const { q, min, scale } = w.quant
   const out = new Float32Array(q.length)
   for (let i = 0; i < q.length; i++)
-    out[i] = q[i] * scale + min
+    out[i] = q[i]! * scale + min
   return out
 }
 
 /** Affine uint8 form of a weight; float weights are quantized per tensor over [min, max]. */
-export function quantData(w) {
+export function quantData(w: Weight): QuantizedData {
   if (w.quant)
     return w.quant
   let min = Infinity
@@ -49,26 +104,25 @@ export function quantData(w) {
   const scale = max > min ? (max - min) / 255 : 1
   const q = new Uint8Array(w.data.length)
   for (let i = 0; i < q.length; i++)
-    q[i] = Math.max(0, Math.min(255, Math.round((w.data[i] - min) / scale)))
+    q[i] = Math.max(0, Math.min(255, Math.round((w.data[i]! - min) / scale)))
   return { q, min, scale }
 }
 
-function checkDims(name, w, dims) {
+function checkDims(name: string, w: Weight | undefined, dims: readonly number[]): asserts w is Weight {
   if (!w || w.dims.length !== dims.length || w.dims.some((d, i) => d !== dims[i]))
     throw new Error(`BERT weight ${name}: expected [${dims.join(', ')}], got ${w ? `[${w.dims.join(', ')}]` : 'nothing'}`)
 }
 
-/**
- * @param {object} config hidden_size, num_hidden_layers, num_attention_heads, intermediate_size,
- *   vocab_size, max_position_embeddings, type_vocab_size, layer_norm_eps (Hugging Face names)
- * @param {object} weights wordEmbeddings, positionEmbeddings, tokenTypeEmbeddings,
- *   embeddingsLayerNorm {gamma, beta}, layers[i] {query, key, value, attentionOutput,
- *   intermediate, output: {kernel [in, out], bias}, attentionLayerNorm, outputLayerNorm}
- * @param {{ dtype?: 'fp32' | 'q8', activations?: 'per-tensor' | 'per-row', maskValue?: number, docString?: string,
- *   metadata?: object, quantize?: (prefix: string) => boolean }} [options] `quantize` picks the dense layers
- *   q8 quantizes (all by default)
- */
-export function bertModel(config, weights, { dtype = 'fp32', activations = 'per-tensor', maskValue = -10000, docString, metadata, quantize = () => true } = {}) {
+/** An activation's quantization, shared by the dense layers that read it. */
+interface QuantizedActivation {
+  quantized: string
+  xScale: string
+  xZero: string
+  rowSum: string | undefined
+}
+
+/** The ONNX model of a BERT encoder with these weights. */
+export function bertModel(config: BertConfig, weights: BertWeights, { dtype = 'fp32', activations = 'per-tensor', maskValue = -10000, docString, metadata, quantize = () => true }: BertModelOptions = {}): Message {
   const H = config.hidden_size
   const heads = config.num_attention_heads
   const headSize = H / heads
@@ -84,7 +138,7 @@ export function bertModel(config, weights, { dtype = 'fp32', activations = 'per-
   const mask = g.input('attention_mask', DataType.INT64, ['batch_size', 'sequence_length'])
   const types = g.input('token_type_ids', DataType.INT64, ['batch_size', 'sequence_length'])
 
-  const floatWeight = (name, w, dims) => {
+  const floatWeight = (name: string, w: Weight, dims: readonly number[]) => {
     checkDims(name, w, dims)
     return g.initializer(name, dims, floatData(w))
   }
@@ -98,14 +152,14 @@ export function bertModel(config, weights, { dtype = 'fp32', activations = 'per-
   const headsShape = g.int64('const_heads_shape', [0, 0, heads, headSize])
   const hiddenShape = g.int64('const_hidden_shape', [0, 0, H])
 
-  const cache = new Map() // per activation: its quantization and row sums
-  let rowQuantConstants
-  let lastAxis
-  const dense = (prefix, x, w, inDim, outDim) => {
+  const cache = new Map<string, QuantizedActivation>() // per activation: its quantization and row sums
+  let rowQuantConstants: [string, string, string] | undefined
+  let lastAxis: string | undefined
+  const dense = (prefix: string, x: string, w: Dense, inDim: number, outDim: number): string => {
     checkDims(`${prefix}.weight`, w.kernel, [inDim, outDim])
     checkDims(`${prefix}.bias`, w.bias, [outDim])
     const bias = g.initializer(`${prefix}.bias`, [outDim], floatData(w.bias))
-    let y
+    let y: string
     if (dtype === 'q8' && quantize(prefix)) {
       const { q, min, scale } = quantData(w.kernel)
       const zp = Math.max(0, Math.min(255, Math.round(-min / scale)))
@@ -132,7 +186,7 @@ export function bertModel(config, weights, { dtype = 'fp32', activations = 'per-
         const columnSums = new Float32Array(outDim)
         for (let k = 0; k < inDim; k++) {
           for (let n = 0; n < outDim; n++)
-            columnSums[n] += q[k * outDim + n] - zp
+            columnSums[n]! += q[k * outDim + n]! - zp
         }
         const colSum = g.initializer(`${prefix}.weight_column_sums`, [outDim], columnSums)
         const mm = g.node('MatMulInteger', [xq.quantized, wq, '', wZero], { name: `${prefix}/MatMulInteger` })
@@ -143,7 +197,7 @@ export function bertModel(config, weights, { dtype = 'fp32', activations = 'per-
       }
       else {
         if (!xq) {
-          const [quantized, xScale, xZero] = g.node('DynamicQuantizeLinear', [x], { outputs: 3, name: `${x}_quant` })
+          const [quantized, xScale, xZero] = g.nodeOutputs('DynamicQuantizeLinear', [x], { outputs: 3, name: `${x}_quant` }) as [string, string, string]
           xq = { quantized, xScale, xZero, rowSum: undefined }
           cache.set(x, xq)
         }
@@ -166,7 +220,7 @@ export function bertModel(config, weights, { dtype = 'fp32', activations = 'per-
     return g.node('Add', [y, bias], { name: `${prefix}/BiasAdd` })
   }
 
-  const layerNorm = (prefix, x, ln) => {
+  const layerNorm = (prefix: string, x: string, ln: LayerNormWeights) => {
     const gamma = floatWeight(`${prefix}.weight`, ln.gamma, [H])
     const beta = floatWeight(`${prefix}.bias`, ln.beta, [H])
     return g.node('LayerNormalization', [x, gamma, beta], { axis: -1, epsilon: eps, name: `${prefix}/LayerNorm` })
@@ -174,7 +228,7 @@ export function bertModel(config, weights, { dtype = 'fp32', activations = 'per-
 
   // Embeddings: word + position (rows 0..S-1) + token type, then LayerNorm.
   checkDims('embeddings.word_embeddings', weights.wordEmbeddings, [config.vocab_size, H])
-  let words
+  let words: string
   if (dtype === 'q8') {
     const { q, min, scale } = quantData(weights.wordEmbeddings)
     const table = g.initializer('embeddings.word_embeddings.weight_quantized', [config.vocab_size, H], q)
@@ -208,7 +262,7 @@ export function bertModel(config, weights, { dtype = 'fp32', activations = 'per-
     const q = dense(`${p}.attention.self.query`, hidden, layer.query, H, H)
     const k = dense(`${p}.attention.self.key`, hidden, layer.key, H, H)
     const v = dense(`${p}.attention.self.value`, hidden, layer.value, H, H)
-    const split = (x, name, perm) => g.node('Transpose', [g.node('Reshape', [x, headsShape], { name: `${p}/${name}/Reshape` })], { perm, name: `${p}/${name}/Transpose` })
+    const split = (x: string, name: string, perm: number[]) => g.node('Transpose', [g.node('Reshape', [x, headsShape], { name: `${p}/${name}/Reshape` })], { perm, name: `${p}/${name}/Transpose` })
     const qh = split(q, 'query', [0, 2, 1, 3])
     const kh = split(k, 'key', [0, 2, 3, 1])
     const vh = split(v, 'value', [0, 2, 1, 3])
