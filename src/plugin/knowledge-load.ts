@@ -123,8 +123,9 @@ const { service, framework, viteServe, relativize, warned } = env
   const mode = assetMode(context, framework, viteServe)
   const snapshot = snapshotReference(mode, build.snapshotFile, outcome.name, build.snapshot)
   let browserModel
-  if (outcome.includeModel) {
-    const reference = modelReference(mode, project.config.model, file => readFileSync(file))
+  const { model, search } = project.config
+  if (outcome.includeModel && model) {
+    const reference = modelReference(mode, model, file => readFileSync(file))
     if ('error' in reference) {
       context.error(`${relativize(project.dir)}: ${reference.error}`)
       return undefined
@@ -132,17 +133,16 @@ const { service, framework, viteServe, relativize, warned } = env
     browserModel = reference
   }
   const paths = new Map(build.documents.map(d => [d.id, join(project.config.knowledge, d.path)]))
-  const { model, search } = project.config
   return generateKnowledgeModule({
     name: outcome.name,
     runtime: env.runtime,
     documents: outcome.documents,
     bodies: outcome.documents.map(d => `${paths.get(d.id)!.replace(/\\/g, '/')}${BODY_QUERY}`),
     search,
-    model: { id: model.id, revision: model.revision, dtype: model.dtype, maxTokens: model.maxTokens, queryPrefix: model.queryPrefix },
+    model: model && { id: model.id, revision: model.revision, dtype: model.dtype, maxTokens: model.maxTokens, queryPrefix: model.queryPrefix },
     snapshotUrl: snapshot.url,
     imports: snapshot.imports,
-    nodeModelPath: browserOnly(context, framework) ? undefined : model.cacheDir.replace(/\\/g, '/'),
+    nodeModelPath: !model || browserOnly(context, framework) ? undefined : model.cacheDir.replace(/\\/g, '/'),
     browserModel,
   })
 }

@@ -27,7 +27,9 @@ ${PROJECT_HELP}`,
   async run(args, io) {
     const started = performance.now()
     const project = openCliProject(args, io)
-    const embedder = await loadEmbedder(project.config.model, flag(args, 'offline'))
+    const { model } = project.config
+    // "model": false: nothing to load; the build makes the lexical index only.
+    const embedder = model ? await loadEmbedder(model, flag(args, 'offline')) : undefined
     const bar = progressBar(io, 'Embedding')
     let result
     try {

@@ -22,7 +22,13 @@ ${PROJECT_HELP}`,
   options: { ...PROJECT_OPTION },
   maxPositionals: 0,
   async run(args, io) {
-    const { dir, config: { model } } = openCliProject(args, io)
+    const { dir, config: { model, name } } = openCliProject(args, io)
+    if (!model) {
+      // Nothing to fetch, which is not a failure: a script may run "model" before "build" for any project.
+      io.err(`"${name}" has no model ("model": false in skill-kit.json): it builds and searches lexically, with no model files. For vector search, replace "model": false with the model's settings ({} for the default) and run "skill-kit model" again.\n`)
+      io.out(json({ model: false }))
+      return 0
+    }
     const before = locateModelFiles(model.cacheDir, model.id, model.revision, model.dtype)
     // Offline when nothing is missing: loading then cannot touch the network, not even to check for updates.
     const embedder = await loadEmbedder(model, before.missing.length === 0)

@@ -31,8 +31,11 @@ function thresholdOption(args: ParsedArgs): number | undefined {
   return value
 }
 
-function modeOption(args: ParsedArgs): Exclude<KnowledgeSearchMode, 'auto'> {
-  const text = stringOption(args, 'mode') ?? 'vector'
+/** `--mode`, or `undefined` for the project's default. */
+function modeOption(args: ParsedArgs): Exclude<KnowledgeSearchMode, 'auto'> | undefined {
+  const text = stringOption(args, 'mode')
+  if (text === undefined)
+    return undefined
   const mode = MODES.find(m => m === text)
   if (!mode)
     throw new UsageError(`--mode must be vector, lexical or hybrid, got "${text}".`)
@@ -54,7 +57,8 @@ Options:
   --top-k <n>           Documents to return (default: search.topK of skill-kit.json)
   --threshold <x>       Lowest score returned, -1 to 1 (default: search.threshold for
                         vector and hybrid, 0.15 for lexical)
-  --mode <m>            vector (default), lexical (BM25, no model) or hybrid
+  --mode <m>            vector (default; lexical when skill-kit.json has "model": false),
+                        lexical (BM25, no model) or hybrid
   --offline             Never download the model; fail when its files are missing
 ${PROJECT_HELP}`,
   options: {
@@ -72,13 +76,17 @@ ${PROJECT_HELP}`,
       throw new UsageError('search needs a query, e.g. skill-kit search "restore a deleted file".')
     const topK = topKOption(args)
     const threshold = thresholdOption(args)
-    const mode = modeOption(args)
+    const requested = modeOption(args)
 
     const project = openCliProject(args, io)
+    const { model, name } = project.config
+    const mode = requested ?? (model ? 'vector' : 'lexical')
+    if (!model && mode !== 'lexical')
+      throw new CliError(`"${name}" has no model ("model": false in skill-kit.json), so its index has no vectors for a ${mode} search: search with --mode lexical, or replace "model": false with the model's settings ({} for the default) and run "skill-kit build".`)
     const published = freshIndex(project)
     let embedQuery: EmbedQuery | undefined
-    if (mode !== 'lexical') {
-      const embedder = await loadEmbedder(project.config.model, flag(args, 'offline'))
+    if (model && mode !== 'lexical') {
+      const embedder = await loadEmbedder(model, flag(args, 'offline'))
       // Same settings, other weights (model files replaced in place): the vectors would not be comparable.
       if (embedder.fingerprint !== published.manifest.model)
         throw new CliError(`The index was built with another model (${published.manifest.model}; the project's is ${embedder.fingerprint}). Run "skill-kit build" to update it.`)

@@ -13,8 +13,8 @@ import { transformersQueryEmbedder } from './query-embedder'
 export interface KnowledgeModuleInit extends Omit<KnowledgeBaseInit, 'loadSnapshot' | 'embedQuery'> {
   /** The snapshot's URL (`file:` in Node). */
   snapshotUrl: () => URL
-  /** The model the snapshot was built with. */
-  model: Omit<QueryModel, 'localModelPath' | 'wasmPaths' | 'device'>
+  /** The model the snapshot was built with; `false`: built with no model, so the snapshot has no vectors. */
+  model: Omit<QueryModel, 'localModelPath' | 'wasmPaths' | 'device'> | false
   /** Node: the folder of the build's model cache. */
   nodeModelPath?: string
   /** Browsers (`includeModel`): the bundled Transformers.js and the emitted model and WebAssembly files. */
@@ -46,13 +46,14 @@ async function readAsset(url: URL): Promise<ArrayBuffer | ArrayBufferView> {
 export function defineKnowledge(init: KnowledgeModuleInit): KnowledgeBase {
   const { snapshotUrl, model, nodeModelPath, browserModel, ...rest } = init
   let embedQuery: KnowledgeBaseInit['embedQuery']
-  if (inNode && nodeModelPath) {
+  // Without a model (`false`) the snapshot has no vectors to compare a query's with: no embedder.
+  if (model && inNode && nodeModelPath) {
     embedQuery = transformersQueryEmbedder(
       () => import(/* @vite-ignore */ /* webpackIgnore: true */ TRANSFORMERS) as Promise<TransformersModule>,
       { ...model, localModelPath: nodeModelPath, device: 'cpu' },
     )
   }
-  else if (!inNode && browserModel) {
+  else if (model && !inNode && browserModel) {
     const { mjs, wasm } = browserModel.wasmUrls()
     embedQuery = transformersQueryEmbedder(browserModel.load, {
       ...model,
@@ -61,5 +62,5 @@ export function defineKnowledge(init: KnowledgeModuleInit): KnowledgeBase {
       device: 'wasm',
     })
   }
-  return createKnowledgeBase({ ...rest, loadSnapshot: () => readAsset(snapshotUrl()), embedQuery })
+  return createKnowledgeBase({ ...rest, loadSnapshot: () => readAsset(snapshotUrl()), embedQuery, vectors: model !== false })
 }

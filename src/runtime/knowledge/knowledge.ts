@@ -56,7 +56,7 @@ export interface KnowledgeBase {
   snapshot: () => Promise<Snapshot>
 }
 
-export type KnowledgeErrorCode = 'unknown-document' | 'no-embedder' | 'invalid-query'
+export type KnowledgeErrorCode = 'unknown-document' | 'no-embedder' | 'no-vectors' | 'invalid-query'
 
 /** A request the knowledge base cannot answer; the message says what to do instead. */
 export class KnowledgeError extends Error {
@@ -78,6 +78,8 @@ export interface KnowledgeBaseInit {
   search?: { topK?: number, threshold?: number }
   /** The query embedder of `auto`, `vector` and `hybrid` searches. */
   embedQuery?: EmbedQuery
+  /** `false`: the snapshot has no vectors (built with no model), so every search is lexical (default true). */
+  vectors?: boolean
 }
 
 /** Candidates each list gives hybrid fusion, so that it has something to reorder. */
@@ -110,8 +112,11 @@ export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
       if (typeof query !== 'string')
         throw new KnowledgeError('invalid-query', `Search for a string, not ${query === null ? 'null' : typeof query}.`)
       const embedQuery = options.embedQuery ?? init.embedQuery
-      const mode = options.mode === undefined || options.mode === 'auto' ? (embedQuery ? 'vector' : 'lexical') : options.mode
+      const vectors = init.vectors !== false
+      const mode = options.mode === undefined || options.mode === 'auto' ? (vectors && embedQuery ? 'vector' : 'lexical') : options.mode
       const topK = options.topK ?? topKDefault
+      if (mode !== 'lexical' && !vectors)
+        throw new KnowledgeError('no-vectors', `"${init.name}" was built without a model ("model": false), so it has no vectors for a ${mode} search: search with mode 'lexical' or 'auto', or replace "model": false with the model's settings and build again.`)
       if (mode !== 'lexical' && !embedQuery)
         throw new KnowledgeError('no-embedder', `A ${mode} search of "${init.name}" needs a query embedder: pass embedQuery, build with includeModel for browsers, or search with mode: 'lexical'.`)
       const data = await loadSnapshot()
