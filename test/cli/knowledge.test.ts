@@ -54,7 +54,7 @@ describe('skill-kit init', () => {
     expect(JSON.parse(text)).toEqual(defaultProjectConfig('home'))
     const opened = openKnowledgeProject(home)
     expect(opened.diagnostics).toEqual([])
-    expect(opened.project?.config.model.id).toBe('Xenova/all-MiniLM-L6-v2')
+    expect(opened.project?.config.model && opened.project.config.model.id).toBe('Xenova/all-MiniLM-L6-v2')
 
     const again = await skillKit('init', 'home')
     expect(again.code).toBe(1)
