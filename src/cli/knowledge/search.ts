@@ -56,7 +56,7 @@ up to date with the documents ("skill-kit build").
 Options:
   --top-k <n>           Documents to return (default: search.topK of skill-kit.json)
   --threshold <x>       Lowest score returned, -1 to 1 (default: search.threshold for
-                        vector and hybrid, 0.15 for lexical)
+                        vector and hybrid, 0.25 for lexical)
   --mode <m>            vector (default; lexical when skill-kit.json has "model": false),
                         lexical (BM25, no model) or hybrid
   --offline             Never download the model; fail when its files are missing

@@ -28,7 +28,7 @@ export interface KnowledgeSearchOptions {
   /**
    * Lowest score returned, on the scale of the ranking used: cosine similarity
    * for `vector` (default: the build's `search.threshold`, 0.3), normalised BM25
-   * for `lexical` (default 0.15). `hybrid` applies it to the vector list.
+   * for `lexical` (default 0.25, see `searchLexical`). `hybrid` applies it to the vector list.
    */
   threshold?: number
   mode?: KnowledgeSearchMode
