@@ -177,11 +177,11 @@ describe('skill-kit search', () => {
     expect(more.map(r => r.score)).toEqual(more.map(r => r.score).sort((a, b) => b - a))
   })
 
-  it('searches lexically (BM25, 0.15 threshold by default) and in hybrid', async () => {
+  it('searches lexically (BM25, 0.25 threshold by default) and in hybrid', async () => {
     const lexical = await jsonOf<{ id: string, score: number, heading: string[] }[]>('search', 'borg list', '--mode', 'lexical', '--project', 'home')
     expect(lexical).toHaveLength(1)
     expect(lexical[0]).toMatchObject({ id: 'restore-backup', path: 'backups/restore.md', heading: ['Restore a backup', 'From the command line'] })
-    expect(lexical[0]!.score).toBeGreaterThan(0.15)
+    expect(lexical[0]!.score).toBeGreaterThan(0.25)
     expect(await jsonOf('search', 'zebra', '--mode', 'lexical', '--project', 'home')).toEqual([])
     const hybrid = await jsonOf<{ id: string }[]>('search', 'borg list', '--mode', 'hybrid', '--offline', '--project', 'home')
     expect(hybrid).toHaveLength(2)
