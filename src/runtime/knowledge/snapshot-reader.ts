@@ -23,12 +23,12 @@
 //   …             sections in directory order, each starting on a 16-byte boundary, zero-padded between.
 //
 // Sections (the encoder writes them in this order; readers ignore unknown tags):
-//   META  UTF-8   JSON {"model": fingerprint, "documents": [[id, description, category, categories[],
+//   META  UTF-8   JSON {"model": fingerprint ("" with NO_VECTORS), "documents": [[id, description, category, categories[],
 //                 tags[], path, tokenCount], …] sorted by id, "headings": [[heading, …], …] (only with HEAD)}
 //   CDOC  u16|u32 chunk → document index (chunk count entries)
 //   HEAD  u16|u32 chunk → index into META.headings (optional)
 //   SCAL  f32     per-chunk scale of int8 vectors (int8 only)
-//   VECT  f32|i8  chunk vectors (absent with NO_VECTORS), row-major (chunk count × dimensions); f32 rows are unit-normalised,
+//   VECT  f32|i8  chunk vectors, row-major (chunk count × dimensions; absent with NO_VECTORS); f32 rows are unit-normalised,
 //                 i8 rows hold hi = floor((w + L/2) / L) of w = round(v / (scale / L)), scale = max|v| / 127,
 //                 L = 2^META.refineBits (1 without VREF), so hi ≈ v / scale (symmetric quantisation)
 //   VREF  u8      int8 only, optional: META.refineBits (1–7) more bits of each component, lo = w − L·hi
@@ -37,8 +37,8 @@
 //   LTRM  UTF-8   lexical vocabulary: terms sorted by UTF-16 code units, joined by "\n"  ┐
 //   LOFF  u32     term → first posting (term count + 1 entries)                         │ the lexical
 //   LPST  u16|u32 posting → chunk index, ascending within a term                        │ index, all
-//   LFRQ  u8      posting → term frequency in that chunk (capped at 255)                │ or none
-//   LLEN  u16|u32 chunk → token count                                                   ┘
+//   LFRQ  u8      posting → term frequency in that chunk (capped at 255)                │ or none (all
+//   LLEN  u16|u32 chunk → token count                                                   ┘ with NO_VECTORS)
 
 import type { LexicalIndex } from './lexical'
 
