@@ -74,7 +74,7 @@ const rows = [
   [`knowledge build, ${kb.windows} windows, vs seed`, `${(kb.medianMs.ours / 1000).toFixed(1)} s`, `${(kb.medianMs.seed / 1000).toFixed(1)} s`, kb.ratio.toFixed(2), `≤ ${kb.goal.full}`, kb.ratio <= kb.goal.full ? 'ok' : 'MISSED'],
   [`  incremental (one paragraph) / full`, `${(kb.medianMs.incremental / 1000).toFixed(2)} s`, `${(kb.medianMs.ours / 1000).toFixed(1)} s`, kb.incremental.share.toFixed(3), `≤ ${kb.goal.incremental}`, kb.incremental.share <= kb.goal.incremental ? 'ok' : 'MISSED'],
   [`retrieval, ${retrieval.quality.dev.queries} dev queries, threshold 0: top-1 / recall@5 / MRR@10`, `vector ${pct(dev.vector.top1)} / ${pct(dev.vector.recall5)} / ${dev.vector.mrr10.toFixed(3)}`, `hybrid ${pct(dev.hybrid.top1)} / ${pct(dev.hybrid.recall5)} / ${dev.hybrid.mrr10.toFixed(3)}`, '', '', 'info'],
-  [`lexical, ${lexical.quality['questions: short'].queries} needs, recall@5 at threshold ${lexical.threshold}: keywords / question / prompt`, lexicalRecall.map(r => `${(r * 100).toFixed(0)} %`).join(' / '), '', '', '', 'info'],
+  [`lexical, ${lexical.quality['questions: short'].default.queries} needs, recall@5 at threshold ${lexical.threshold}: keywords / question / prompt`, lexicalRecall.map(r => `${(r * 100).toFixed(0)} %`).join(' / '), '', '', '', 'info'],
   [`int8 = float32 top 5, ${agree.queries} queries`, pct(agree.same), '', '', `≥ ${retrieval.goal.agreement * 100} %`, agree.same >= retrieval.goal.agreement ? 'ok' : 'MISSED'],
 ]
 const widths = rows[0].map((_, i) => Math.max(...rows.map(r => r[i].length)))
