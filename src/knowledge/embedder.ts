@@ -14,6 +14,7 @@ import { pathToFileURL } from 'node:url'
 import { inspectFile, locateModelFiles, ModelNotAvailableError, onnxFileOf } from './embedder-files'
 import { sequenceFrame, wellFormed } from '../runtime/knowledge/pooling'
 import { meanPoolNormalize, planBatches } from './embedder-pooling'
+import { assertTransformersInstalled, loadTransformers } from './transformers'
 
 export { ModelNotAvailableError } from './embedder-files'
 export { meanPoolNormalize, planBatches } from './embedder-pooling'
@@ -163,11 +164,12 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
     throw new RangeError(`maxTokens must be an integer of at least 3, got ${options.maxTokens}`)
 
   // Fail fast, before the (slow) import of Transformers.js and ONNX Runtime.
+  assertTransformersInstalled()
   const before = locateModelFiles(cacheDir, modelId, revision, dtype)
   if (offline && before.missing.length > 0)
     throw new ModelNotAvailableError(modelId, before.localDir, before.missing)
 
-  const transformers = await import('@huggingface/transformers')
+  const transformers = await loadTransformers()
   const { env, AutoTokenizer, AutoModel, Tensor } = transformers
   const { tokenizer, model } = await withEnvLock(async () => {
     env.localModelPath = cacheDir

@@ -11,6 +11,7 @@ import { codeFrame, formatDiagnostic } from '../core/diagnostics'
 import { closest } from '../core/text'
 import { ModelNotAvailableError } from '../knowledge/embedder-files'
 import { buildKnowledgeProject, openKnowledgeProject } from '../knowledge/project'
+import { TransformersMissingError } from '../knowledge/transformers'
 import { decodeSnapshot } from '../runtime/knowledge/snapshot-reader'
 
 export const KNOWLEDGE_PREFIX = 'virtual:skill-kit/knowledge/'
@@ -165,7 +166,7 @@ export class KnowledgeService {
       build = await buildKnowledgeProject(project, { offline: this.options.offline })
     }
     catch (error) {
-      if (error instanceof ModelNotAvailableError)
+      if (error instanceof ModelNotAvailableError || error instanceof TransformersMissingError)
         return { ok: false, watch, message: `${label}: ${error.message}` }
       return { ok: false, watch, message: `${label}: embedding failed: ${(error as Error).message}` }
     }

@@ -15,16 +15,33 @@ export function editDistance(a: string, b: string): number {
   return row[y.length]!
 }
 
+/** What follows the last `/` of a path-like ID (`ops/vpn` → `vpn`); the whole text without one. */
+function lastSegment(text: string): string {
+  return text.slice(text.lastIndexOf('/') + 1)
+}
+
+/** Whether `distance` edits on a word of `length` letters are likely a typo: at most a third of its letters, and at least 2. */
+function typo(distance: number, length: number): boolean {
+  return distance <= Math.max(2, Math.floor(length / 3))
+}
+
 /**
  * Up to `count` candidates close enough to `word` to be likely typos (at most
  * a third of its letters off, and at least 2), closest first, ties in the
- * candidates' order.
+ * candidates' order. Path-like candidates also match on their last segment,
+ * so `vpn` finds `ops/vpn` (and `guides/vpn` finds it too): a segment that
+ * matches exactly comes first.
  */
 export function closestMatches(word: string, candidates: readonly string[], count = 3): string[] {
-  const limit = Math.max(2, Math.floor(word.length / 3))
+  const wordSegment = lastSegment(word)
   return candidates
-    .map(candidate => ({ candidate, distance: editDistance(word, candidate) }))
-    .filter(c => c.distance <= limit)
+    .map((candidate) => {
+      const whole = editDistance(word, candidate)
+      const segment = candidate.includes('/') ? editDistance(wordSegment, lastSegment(candidate)) : Infinity
+      const distance = Math.min(typo(whole, word.length) ? whole : Infinity, typo(segment, wordSegment.length) ? segment : Infinity)
+      return { candidate, distance }
+    })
+    .filter(c => c.distance !== Infinity)
     .sort((a, b) => a.distance - b.distance)
     .slice(0, count)
     .map(c => c.candidate)

@@ -7,6 +7,7 @@ import { DiagnosticBag } from '../core/diagnostics'
 import { normalizeNewlines, splitFrontmatter } from '../core/frontmatter'
 import { isYamlMapping, parseYaml } from '../core/yaml'
 import { renderCover } from './cover'
+import { metadataList, RESOURCES_KEY } from './metadata-form'
 import { checkAlwaysIds, readProgressive } from './progressive'
 import { resolveResources } from './resources'
 import { layoutSections, trimBlankLines } from './sections'
@@ -95,15 +96,15 @@ export function compileSkill(input: SkillInput, options: CompileOptions = {}): C
   let progressive: { always: string[], layout: ReturnType<typeof layoutSections> } | undefined
   if (doc && isYamlMapping(doc.value)) {
     validateSpec({ frontmatter, doc, bag, expectedName: expected.name, expectedFrom: expected.from, strict: options.strict ?? false })
-    resources = resolveResources(frontmatter.resources, folder, doc, bag)
-    triggers = readTriggers(frontmatter, doc, bag)
-    if ('progressive' in frontmatter) {
-      const always = readProgressive(frontmatter.progressive!, doc, bag)
+    resources = resolveResources(frontmatter.resources, metadataList(frontmatter, RESOURCES_KEY, doc, source), folder, doc, bag)
+    triggers = readTriggers(frontmatter, doc, bag, source)
+    const always = readProgressive(frontmatter, doc, bag, source)
+    if (always) {
       const layout = layoutSections(split.body, split.bodyLine, bag)
       if (layout.sections.length === 0 && !bag.items.some(d => d.code.startsWith('section-id-')))
         bag.error('sections-missing', 'This progressive skill has no section with an ID. Give its level-2 headings IDs, e.g. "## Rules {#rules}", or remove "progressive" to load the body whole.', { line: split.bodyLine, column: 1 })
-      checkAlwaysIds(always, layout.sections.map(s => s.id), doc, bag)
-      progressive = { always, layout }
+      checkAlwaysIds(always, layout.sections.map(s => s.id), bag)
+      progressive = { always: always.map(a => a.id), layout }
     }
   }
 

@@ -4,6 +4,7 @@ import { lstatSync, readdirSync, readFileSync } from 'node:fs'
 import { basename, dirname, join, relative, sep } from 'node:path'
 import { hash } from '../core/hash'
 import { compileSkill } from './compile'
+import { declaredResourcePaths } from './metadata-form'
 
 /** A compiled skill and the files it was made from, for watching. */
 export interface LoadedSkill {
@@ -102,9 +103,7 @@ export class SkillLoader {
   }
 
   private dependencies(file: string, folder: ReturnType<typeof snapshotFolder>, compiled: CompiledSkill): string[] {
-    const declared = Array.isArray(compiled.frontmatter.resources)
-      ? compiled.frontmatter.resources.filter((r): r is string => typeof r === 'string')
-      : []
+    const declared = declaredResourcePaths(compiled.frontmatter)
     const listed = [...(folder.files ?? []), ...declared].map(rel => join(folder.root, rel))
     return [file, ...new Set(listed)]
   }

@@ -1,13 +1,51 @@
-import type { DiagnosticBag } from '../core/diagnostics'
+import type { DiagnosticBag, Position } from '../core/diagnostics'
 import type { YamlDocument, YamlValue } from '../core/yaml'
 import { closest } from '../core/text'
 import { isYamlMapping } from '../core/yaml'
+import { ALWAYS_KEY, metadataList, metadataOf, PROGRESSIVE_KEY } from './metadata-form'
+
+/** A section ID listed in `progressive.always`, and where. */
+export interface AlwaysEntry {
+  id: string
+  at: Position
+  /** The key that lists it, for messages: `progressive.always` or `metadata.progressive.always`. */
+  list: string
+}
 
 /**
- * Validates the `progressive` frontmatter mapping and returns the
- * `always` IDs it lists (unchecked against the body: see {@link checkAlwaysIds}).
+ * Reads the progressive structure from the `progressive` mapping or its
+ * strict form under `metadata` (`progressive: "true"`,
+ * `progressive.always: a, b`). `undefined` when the skill is not progressive;
+ * else the `always` IDs (unchecked against the body: see {@link checkAlwaysIds}).
  */
-export function readProgressive(value: YamlValue, doc: YamlDocument, bag: DiagnosticBag): string[] {
+export function readProgressive(frontmatter: Record<string, YamlValue>, doc: YamlDocument, bag: DiagnosticBag, source: string): AlwaysEntry[] | undefined {
+  const metadata = metadataOf(frontmatter) ?? {}
+  const metaKeys = [PROGRESSIVE_KEY, ALWAYS_KEY].filter(key => key in metadata)
+  if ('progressive' in frontmatter) {
+    if (metaKeys.length > 0)
+      bag.error('progressive-invalid', `The progressive structure is given twice, in "progressive" and in "metadata.${metaKeys[0]}". Keep one form.`, doc.locate(['metadata', metaKeys[0]!], 'key'))
+    return readMapping(frontmatter.progressive!, doc, bag)
+  }
+  if (metaKeys.length === 0)
+    return undefined
+  const flag = metadata[PROGRESSIVE_KEY]
+  if (typeof flag === 'string' && flag !== 'true')
+    bag.error('progressive-invalid', `"metadata.${PROGRESSIVE_KEY}" must be "true"; to load the body whole, remove it and "metadata.${ALWAYS_KEY}".`, doc.locate(['metadata', PROGRESSIVE_KEY]))
+  const list = metadataList(frontmatter, ALWAYS_KEY, doc, source)
+  if (!list)
+    return []
+  const entries: AlwaysEntry[] = []
+  list.items.forEach((id, index) => {
+    const at = list.itemAt[index]!
+    if (entries.some(e => e.id === id))
+      bag.error('always-duplicate', `"${id}" is listed twice in "metadata.${ALWAYS_KEY}". Remove the duplicate.`, at)
+    else entries.push({ id, at, list: `metadata.${ALWAYS_KEY}` })
+  })
+  return entries
+}
+
+/** Validates the `progressive` frontmatter mapping and returns its `always` entries. */
+function readMapping(value: YamlValue, doc: YamlDocument, bag: DiagnosticBag): AlwaysEntry[] {
   if (!isYamlMapping(value)) {
     bag.error('progressive-invalid', '"progressive" must be a mapping, e.g. progressive: {} or progressive: { always: [rules] }.', doc.locate(['progressive']))
     return []
@@ -23,33 +61,32 @@ export function readProgressive(value: YamlValue, doc: YamlDocument, bag: Diagno
     bag.error('always-invalid', '"progressive.always" must be a list of section IDs, e.g. always: [mandatory-rules].', doc.locate(['progressive', 'always']))
     return []
   }
-  const ids: string[] = []
+  const entries: AlwaysEntry[] = []
   always.forEach((item, index) => {
-    const at = () => doc.locate(['progressive', 'always', index])
+    const at = doc.locate(['progressive', 'always', index])
     if (typeof item !== 'string' || item.trim() === '') {
-      bag.error('always-invalid', `"progressive.always" item ${index + 1} must be a non-empty section ID string.`, at())
+      bag.error('always-invalid', `"progressive.always" item ${index + 1} must be a non-empty section ID string.`, at)
       return
     }
-    if (ids.includes(item)) {
-      bag.error('always-duplicate', `"${item}" is listed twice in "progressive.always". Remove the duplicate.`, at())
+    if (entries.some(e => e.id === item)) {
+      bag.error('always-duplicate', `"${item}" is listed twice in "progressive.always". Remove the duplicate.`, at)
       return
     }
-    ids.push(item)
+    entries.push({ id: item, at, list: 'progressive.always' })
   })
-  return ids
+  return entries
 }
 
 /** Reports `always` IDs that name no section of the body. */
-export function checkAlwaysIds(always: readonly string[], known: readonly string[], doc: YamlDocument, bag: DiagnosticBag): void {
-  const raw = (doc.value as { progressive?: { always?: unknown[] } }).progressive?.always ?? []
-  for (const id of always) {
+export function checkAlwaysIds(always: readonly AlwaysEntry[], known: readonly string[], bag: DiagnosticBag): void {
+  for (const { id, at, list } of always) {
     if (known.includes(id))
       continue
     const guess = closest(id, known)
     bag.error(
       'always-unknown-id',
-      `"progressive.always" names "${id}", but no heading has {#${id}}.${guess ? ` Did you mean "${guess}"?` : ''} Known IDs: ${known.join(', ') || '(none)'}.`,
-      doc.locate(['progressive', 'always', raw.indexOf(id)]),
+      `"${list}" names "${id}", but no heading has {#${id}}.${guess ? ` Did you mean "${guess}"?` : ''} Known IDs: ${known.join(', ') || '(none)'}.`,
+      at,
     )
   }
 }

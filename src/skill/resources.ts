@@ -1,5 +1,6 @@
-import type { DiagnosticBag } from '../core/diagnostics'
+import type { DiagnosticBag, Position } from '../core/diagnostics'
 import type { YamlDocument, YamlValue } from '../core/yaml'
+import type { MetadataList } from './metadata-form'
 import { posix } from 'node:path'
 
 /** What a path inside a skill folder is, without following symlinks. */
@@ -18,19 +19,29 @@ export interface SkillFolder {
 }
 
 /**
- * The skill's bundled files: the explicit `resources` list when there is one,
+ * The skill's bundled files: the explicit `resources` list when there is one
+ * (or `metadata.resources`, its strict form: `resources: scripts/run.py, data.csv`),
  * each entry checked, else every file of the skill's folder.
  */
-export function resolveResources(declared: YamlValue | undefined, folder: SkillFolder, doc: YamlDocument, bag: DiagnosticBag): string[] {
+export function resolveResources(declared: YamlValue | undefined, listed: MetadataList | undefined, folder: SkillFolder, doc: YamlDocument, bag: DiagnosticBag): string[] {
+  if (declared !== undefined && listed !== undefined)
+    bag.error('resources-invalid', 'The bundled files are given twice, in "resources" and in "metadata.resources". Keep one of them.', doc.locate(['metadata', 'resources'], 'key'))
+  if (declared === undefined && listed !== undefined)
+    return checkEntries(listed.items, index => listed.itemAt[index]!, folder, bag)
   if (declared === undefined)
     return [...(folder.files ?? [])]
   if (!Array.isArray(declared)) {
     bag.error('resources-invalid', '"resources" must be a list of file paths relative to the skill folder, e.g. resources: [scripts/run.py].', doc.locate(['resources']))
     return []
   }
+  return checkEntries(declared, index => doc.locate(['resources', index]), folder, bag)
+}
+
+/** Checks each declared entry and returns the normalised paths of the good ones. */
+function checkEntries(declared: readonly YamlValue[], locate: (index: number) => Position, folder: SkillFolder, bag: DiagnosticBag): string[] {
   const resources: string[] = []
   declared.forEach((entry, index) => {
-    const at = () => doc.locate(['resources', index])
+    const at = () => locate(index)
     if (typeof entry !== 'string' || entry.trim() === '') {
       bag.error('resources-invalid', `"resources" item ${index + 1} must be a non-empty relative file path.`, at())
       return

@@ -8,7 +8,7 @@ const SPEC_FIELDS = ['name', 'description', 'license', 'compatibility', 'metadat
 /** Extensions this package reads: progressive structure, conditional activation, bundled files. */
 const EXTENSION_FIELDS = ['progressive', 'context_trigger', 'paths', 'resources']
 /** Fields Claude Code reads; known, so not reported as typos. */
-const CLAUDE_CODE_FIELDS = ['argument-hint', 'disable-model-invocation', 'user-invocable', 'model', 'effort', 'context', 'agent', 'hooks', 'shell', 'when_to_use', 'version']
+const CLAUDE_CODE_FIELDS = ['argument-hint', 'arguments', 'disable-model-invocation', 'user-invocable', 'disallowed-tools', 'model', 'effort', 'context', 'agent', 'background', 'hooks', 'shell', 'when_to_use', 'version']
 
 /** Every frontmatter field that is not reported as unknown. */
 export const KNOWN_FIELDS: readonly string[] = [...SPEC_FIELDS, ...EXTENSION_FIELDS, ...CLAUDE_CODE_FIELDS]

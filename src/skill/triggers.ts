@@ -1,8 +1,10 @@
-import type { DiagnosticBag } from '../core/diagnostics'
+import type { DiagnosticBag, Position } from '../core/diagnostics'
 import type { YamlDocument, YamlValue } from '../core/yaml'
 import type { SkillTriggers } from '../runtime/skill/types'
+import type { MetadataList } from './metadata-form'
 import { closest } from '../core/text'
 import { isYamlMapping } from '../core/yaml'
+import { metadataList, metadataOf, splitList, TRIGGER_PREFIX, triggerKeys } from './metadata-form'
 
 const TRIGGER_KEYS = ['paths', 'topics', 'projects', 'always_active']
 /** Letters, digits, `_`, `-` and `#` (one digit). */
@@ -34,39 +36,66 @@ export function globProblem(glob: string): string | undefined {
   return undefined
 }
 
+/** A trigger list as written: its name in messages, its value, and where it and each item are. */
+interface ListField {
+  name: string
+  value: YamlValue
+  at: (index?: number) => Position
+}
+
+/** A field of the YAML form, located through the document. */
+function yamlField(path: (string | number)[], value: YamlValue, doc: YamlDocument): ListField {
+  return { name: path.join('.'), value, at: index => doc.locate(index === undefined ? path : [...path, index]) }
+}
+
+/** A comma-separated metadata value as a list field. */
+function metadataField(list: MetadataList): ListField {
+  return { name: `metadata.${list.key}`, value: list.items, at: index => index === undefined ? list.at : list.itemAt[index] ?? list.at }
+}
+
 /** A list of non-empty strings, or diagnostics at the offending entries. */
-function stringList(value: YamlValue, path: (string | number)[], what: string, example: string, doc: YamlDocument, bag: DiagnosticBag): string[] | undefined {
-  const name = path.join('.')
+function stringList(field: ListField, what: string, example: string, bag: DiagnosticBag): string[] | undefined {
+  const { name, value } = field
   if (!Array.isArray(value)) {
-    bag.error('trigger-invalid', `"${name}" must be a list of ${what}, e.g. ${name.split('.').pop()}: [${example}].`, doc.locate(path))
+    bag.error('trigger-invalid', `"${name}" must be a list of ${what}, e.g. ${name.split('.').pop()}: [${example}].`, field.at())
     return undefined
   }
   if (value.length === 0) {
-    bag.error('trigger-invalid', `"${name}" is an empty list. Add ${what}, or remove the key.`, doc.locate(path))
+    bag.error('trigger-invalid', `"${name}" is an empty list. Add ${what}, or remove the key.`, field.at())
     return undefined
   }
   const items: string[] = []
   value.forEach((item, index) => {
     if (typeof item !== 'string' || item.trim() === '')
-      bag.error('trigger-invalid', `"${name}" item ${index + 1} must be a non-empty string.`, doc.locate([...path, index]))
+      bag.error('trigger-invalid', `"${name}" item ${index + 1} must be a non-empty string.`, field.at(index))
     else items.push(item.trim())
   })
   return items.length === value.length ? items : undefined
 }
 
 /**
- * Validates `context_trigger` and Claude Code's top-level `paths` (a list or
- * a comma-separated string), and returns the normalised triggers; `null`
- * when the skill has none.
+ * Validates `context_trigger`, its strict form under `metadata`
+ * (`context_trigger.paths: "*.sql, supabase/**"`, see `metadata-form.ts`)
+ * and Claude Code's top-level `paths` (a list or a comma-separated string),
+ * and returns the normalised triggers; `null` when the skill has none.
+ * `source` is the file's text, for the positions of metadata list items.
  */
-export function readTriggers(frontmatter: Record<string, YamlValue>, doc: YamlDocument, bag: DiagnosticBag): SkillTriggers | null {
+export function readTriggers(frontmatter: Record<string, YamlValue>, doc: YamlDocument, bag: DiagnosticBag, source: string): SkillTriggers | null {
   const hasTrigger = 'context_trigger' in frontmatter
   const hasPaths = 'paths' in frontmatter
-  if (!hasTrigger && !hasPaths)
+  const metaKeys = triggerKeys(frontmatter)
+  const metadata = metadataOf(frontmatter)
+  if (metadata && 'context_trigger' in metadata)
+    bag.error('trigger-invalid', `"metadata.context_trigger" is not read: give each trigger its own string key, e.g. ${TRIGGER_PREFIX}paths: "*.sql, supabase/**".`, doc.locate(['metadata', 'context_trigger'], 'key'))
+  if (!hasTrigger && !hasPaths && metaKeys.length === 0)
     return null
   const triggers: SkillTriggers = { paths: [], topics: [], projects: [], alwaysActive: false }
+  let pathsGiven = false
 
-  if (hasTrigger) {
+  if (hasTrigger && metaKeys.length > 0) {
+    bag.error('trigger-invalid', `Triggers are given twice, in "context_trigger" and in "metadata.${metaKeys[0]}". Keep one form.`, doc.locate(['metadata', metaKeys[0]!], 'key'))
+  }
+  else if (hasTrigger) {
     const trigger = frontmatter.context_trigger!
     if (!isYamlMapping(trigger)) {
       bag.error('trigger-invalid', '"context_trigger" must be a mapping with paths, topics, projects or always_active.', doc.locate(['context_trigger']))
@@ -80,48 +109,78 @@ export function readTriggers(frontmatter: Record<string, YamlValue>, doc: YamlDo
     }
     if (Object.keys(trigger).length === 0)
       bag.error('trigger-invalid', '"context_trigger" is empty, so the skill could never activate. Add paths, topics or projects, or remove it.', doc.locate(['context_trigger']))
-    if ('paths' in trigger)
-      triggers.paths = readGlobs(trigger.paths!, ['context_trigger', 'paths'], doc, bag)
-    if ('topics' in trigger)
-      triggers.topics = stringList(trigger.topics!, ['context_trigger', 'topics'], 'keywords or phrases', 'database, schema migration', doc, bag) ?? []
-    if ('projects' in trigger) {
-      const projects = stringList(trigger.projects!, ['context_trigger', 'projects'], 'project codes', '"E##"', doc, bag) ?? []
-      projects.forEach((code, index) => {
-        if (PROJECT_CODE.test(code))
-          triggers.projects.push(code)
-        else bag.error('trigger-invalid', `Project code "${code}" may only use letters, digits, "_", "-" and "#" (one digit), e.g. "E##".`, doc.locate(['context_trigger', 'projects', index]))
-      })
-    }
+    const field = (key: string) => yamlField(['context_trigger', key], trigger[key]!, doc)
+    pathsGiven = 'paths' in trigger
+    readTriggerFields(triggers, key => key in trigger ? field(key) : undefined, bag)
     if ('always_active' in trigger) {
       if (typeof trigger.always_active === 'boolean')
         triggers.alwaysActive = trigger.always_active
       else bag.error('trigger-invalid', '"context_trigger.always_active" must be true or false.', doc.locate(['context_trigger', 'always_active']))
     }
   }
+  else if (metaKeys.length > 0) {
+    for (const key of metaKeys) {
+      const short = key.slice(TRIGGER_PREFIX.length)
+      if (!TRIGGER_KEYS.includes(short)) {
+        const guess = closest(short, TRIGGER_KEYS)
+        bag.error('trigger-unknown-key', `Unknown key "metadata.${key}".${guess ? ` Did you mean "${TRIGGER_PREFIX}${guess}"?` : ''} Use ${TRIGGER_KEYS.map(k => TRIGGER_PREFIX + k).join(', ')}.`, doc.locate(['metadata', key], 'key'))
+      }
+    }
+    const list = (key: string) => metadataList(frontmatter, TRIGGER_PREFIX + key, doc, source)
+    pathsGiven = metaKeys.includes(`${TRIGGER_PREFIX}paths`)
+    readTriggerFields(triggers, (key) => {
+      const found = list(key)
+      return found && metadataField(found)
+    }, bag)
+    const always = metadata![`${TRIGGER_PREFIX}always_active`]
+    if (typeof always === 'string') {
+      if (always === 'true' || always === 'false')
+        triggers.alwaysActive = always === 'true'
+      else bag.error('trigger-invalid', `"metadata.${TRIGGER_PREFIX}always_active" must be "true" or "false".`, doc.locate(['metadata', `${TRIGGER_PREFIX}always_active`]))
+    }
+  }
 
   if (hasPaths) {
-    if (triggers.paths.length > 0 || (isYamlMapping(frontmatter.context_trigger) && 'paths' in frontmatter.context_trigger)) {
-      bag.error('trigger-invalid', 'Paths are given twice, in "paths" and in "context_trigger.paths". Keep one of them.', doc.locate(['paths'], 'key'))
+    if (pathsGiven) {
+      const other = hasTrigger ? 'context_trigger.paths' : `metadata.${TRIGGER_PREFIX}paths`
+      bag.error('trigger-invalid', `Paths are given twice, in "paths" and in "${other}". Keep one of them.`, doc.locate(['paths'], 'key'))
     }
     else {
       const value = frontmatter.paths!
-      const list = typeof value === 'string' ? value.split(',').map(p => p.trim()).filter(Boolean) : value
+      const list = typeof value === 'string' ? splitList(value) : value
       if (typeof value === 'string' && (list as string[]).length === 0)
         bag.error('trigger-invalid', '"paths" is empty. List globs, e.g. paths: "src/db/**, *.sql", or remove it.', doc.locate(['paths']))
-      else triggers.paths = readGlobs(list, ['paths'], doc, bag)
+      else triggers.paths = readGlobs({ ...yamlField(['paths'], list, doc), at: index => Array.isArray(value) && index !== undefined ? doc.locate(['paths', index]) : doc.locate(['paths']) }, bag)
     }
   }
   return triggers
 }
 
-function readGlobs(value: YamlValue, path: (string | number)[], doc: YamlDocument, bag: DiagnosticBag): string[] {
-  const globs = stringList(value, path, 'globs with .gitignore semantics', '"*.sql", "supabase/**"', doc, bag) ?? []
+/** Reads paths, topics and projects from whichever form `field` looks them up in. */
+function readTriggerFields(triggers: SkillTriggers, field: (key: string) => ListField | undefined, bag: DiagnosticBag): void {
+  const paths = field('paths')
+  if (paths)
+    triggers.paths = readGlobs(paths, bag)
+  const topics = field('topics')
+  if (topics)
+    triggers.topics = stringList(topics, 'keywords or phrases', 'database, schema migration', bag) ?? []
+  const projects = field('projects')
+  if (projects) {
+    const codes = stringList(projects, 'project codes', '"E##"', bag) ?? []
+    codes.forEach((code, index) => {
+      if (PROJECT_CODE.test(code))
+        triggers.projects.push(code)
+      else bag.error('trigger-invalid', `Project code "${code}" may only use letters, digits, "_", "-" and "#" (one digit), e.g. "E##".`, projects.at(index))
+    })
+  }
+}
+
+function readGlobs(field: ListField, bag: DiagnosticBag): string[] {
+  const globs = stringList(field, 'globs with .gitignore semantics', '"*.sql", "supabase/**"', bag) ?? []
   return globs.filter((glob, index) => {
     const problem = globProblem(glob)
-    if (problem) {
-      const at = Array.isArray(value) ? doc.locate([...path, index]) : doc.locate(path)
-      bag.error('trigger-glob-invalid', `Glob "${glob}" ${problem}.`, at)
-    }
+    if (problem)
+      bag.error('trigger-glob-invalid', `Glob "${glob}" ${problem}.`, field.at(index))
     return !problem
   })
 }

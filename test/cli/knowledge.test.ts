@@ -1,6 +1,6 @@
 import type { CliRun } from './cli'
 import type { ProjectBuild } from '../../src/knowledge/project'
-import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 // @ts-expect-error: a plain .mjs script without types
@@ -48,8 +48,9 @@ describe('skill-kit init', () => {
   it('creates a project with every default and an example document, and refuses an existing one', async () => {
     const run = await skillKit('init', 'home')
     expect(run.code).toBe(0)
-    expect(JSON.parse(run.stdout)).toEqual({ project: 'home', created: ['home/skill-kit.json', 'home/knowledge/example.md'] })
-    expect(run.stderr).toContain('skill-kit build --project home')
+    expect(JSON.parse(run.stdout)).toEqual({ project: 'home', created: ['home/skill-kit.json', 'home/knowledge/example.md', 'home/.gitignore'] })
+    expect(run.stderr).toBe('Next: add Markdown documents to home/knowledge, then run "skill-kit model --project home" (once, to download the embedding model) and "skill-kit build --project home".\n')
+    expect(readFileSync(join(home, '.gitignore'), 'utf8')).toBe('.skill-kit/\n')
     const text = readFileSync(join(home, 'skill-kit.json'), 'utf8')
     expect(JSON.parse(text)).toEqual(defaultProjectConfig('home'))
     const opened = openKnowledgeProject(home)
@@ -61,6 +62,7 @@ describe('skill-kit init', () => {
     expect(again.stdout).toBe('')
     expect(again.stderr).toBe('skill-kit init: home/skill-kit.json already exists; init leaves an existing project alone.\n')
     expect(readFileSync(join(home, 'skill-kit.json'), 'utf8')).toBe(text)
+    expect(readFileSync(join(home, '.gitignore'), 'utf8')).toBe('.skill-kit/\n')
 
     // From here on: the tiny model, small windows, and search defaults that show they are read.
     const config = { ...defaultProjectConfig('home'), model: { id: TINY_MODEL_ID, cacheDir: '../models' }, chunk: { maxTokens: 48, overlapTokens: 8 }, search: { topK: 2, threshold: -1 } }
@@ -212,6 +214,8 @@ describe('skill-kit retrieve, status and model', () => {
     expect(run.stdout).toContain('borg list /mnt/backup')
     const typo = await skillKit('retrieve', 'restore-backp', '--project', 'home')
     expect(typo).toEqual({ code: 1, stdout: '', stderr: 'skill-kit retrieve: "restore-backp" is not a document of "home". Did you mean "restore-backup"?\n' })
+    const segment = await skillKit('retrieve', 'wifi', '--project', 'home')
+    expect(segment).toEqual({ code: 1, stdout: '', stderr: 'skill-kit retrieve: "wifi" is not a document of "home". Did you mean "network/wifi"?\n' })
   })
 
   it('status reports paths, the index, the model files and the vector cache', async () => {
@@ -256,6 +260,33 @@ describe('usage', () => {
       expect(run.stdout).toMatch(new RegExp(`^Usage: skill-kit ${name}`))
     }
     expect((await skillKit('--help')).stdout).toContain('  search "<query>"')
+  })
+
+  it('init adds .skill-kit/ to an existing .gitignore once, and says to run the commands from the project itself', async () => {
+    mkdirSync(join(work, 'own'))
+    writeFileSync(join(work, 'own/.gitignore'), 'node_modules')
+    const run = await runCli(script, join(work, 'own'), ['init'])
+    expect(run.code).toBe(0)
+    expect(JSON.parse(run.stdout)).toEqual({ project: '.', created: ['skill-kit.json', 'knowledge/example.md'] })
+    expect(run.stderr).toBe('Next: add Markdown documents to knowledge, then run "skill-kit model" (once, to download the embedding model) and "skill-kit build".\n')
+    expect(readFileSync(join(work, 'own/.gitignore'), 'utf8')).toBe('node_modules\n.skill-kit/\n')
+    mkdirSync(join(work, 'ignored'))
+    writeFileSync(join(work, 'ignored/.gitignore'), '/.skill-kit\r\n')
+    expect((await skillKit('init', 'ignored')).code).toBe(0)
+    expect(readFileSync(join(work, 'ignored/.gitignore'), 'utf8')).toBe('/.skill-kit\r\n')
+  })
+
+  it('search --help says what the default mode does', async () => {
+    const run = await skillKit('search', '--help')
+    expect(run.stdout).toContain(`
+  --mode <m>            vector (the default; lexical for a project whose
+                        skill-kit.json has "model": false), lexical or hybrid.
+                        vector embeds the query with the project's model, so
+                        Transformers.js and the model files must be installed;
+                        it fails rather than fall back to lexical (unlike the
+                        runtime's auto). lexical: BM25 over the same chunks, no
+                        model. hybrid: both, fused by reciprocal rank
+`)
   })
 
   it('exits 2 with the usage on a command line that makes no sense', async () => {

@@ -110,6 +110,6 @@ describe('a project with "model": false', () => {
   it('(the control) a project with a model does need Transformers.js, which is hidden here', async () => {
     const run = await skillKit('build', '--offline', '--project', 'vectors')
     expect(run.code).toBe(1)
-    expect(run.stderr).toContain('Cannot find package \'@huggingface/transformers\' (hidden by test/cli/no-transformers.mjs)')
+    expect(run.stderr).toContain('skill-kit build: Knowledge bases are embedded with Transformers.js, which is not installed.')
   })
 })

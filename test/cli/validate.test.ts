@@ -1,4 +1,5 @@
 import type { CliRun } from './cli'
+import { mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -22,6 +23,15 @@ interface JsonReport {
   }[]
   errors: number
   warnings: number
+  targets: string[]
+  listings: {
+    target: string
+    skills: number
+    characters: number
+    budget: number
+    dropped: { min: number, max: number }
+    cut: { name: string, file: string, characters: number, cut: string }[]
+  }[]
 }
 
 /** The errors `invalid/broken-rules/SKILL.md` has, at the places they are. */
@@ -160,5 +170,128 @@ describe('skill-kit validate', () => {
     const run = await skillKit('.', 'validate', '--help')
     expect(run.code).toBe(0)
     expect(run.stdout).toContain('Usage: skill-kit')
+  })
+})
+
+describe('skill-kit validate --target', () => {
+  const targets = '../../skill/fixtures/targets'
+
+  it('reports what the reference validator rejects, with the fix, and exits 1', async () => {
+    const run = await skillKit('.', 'validate', `${targets}/agentskills-extensions`, `${targets}/agentskills-yaml`, '--target', 'agentskills')
+    expect(run.code).toBe(1)
+    expect(run.stderr).toBe('')
+    expect(run.stdout).toContain([
+      `${targets}/agentskills-extensions/SKILL.md:7:1 error agentskills-field-rejected: The Agent Skills reference validator rejects the field "progressive" ("Unexpected fields in frontmatter"). For strict compliance, replace it with this key under "metadata", which skill-kit reads too: progressive.always: "rules".`,
+      '  5 | resources:',
+      '  6 |   - scripts/run.py',
+      '> 7 | progressive:',
+      '    | ^',
+    ].join('\n'))
+    expect(run.stdout).toContain(`${targets}/agentskills-yaml/SKILL.md:6:16 error agentskills-yaml-flow: `)
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe('2 skills checked: 7 errors, 0 warnings.')
+  })
+
+  it('passes the strict form, and takes targets repeated or comma-separated', async () => {
+    const run = await skillKit('.', 'validate', `${targets}/strict-form`, '--target', 'agentskills')
+    expect(run).toEqual({ code: 0, stdout: '1 skill checked: 0 errors, 0 warnings.\n', stderr: '' })
+    const both = await skillKit('.', 'validate', `${targets}/strict-form`, '--target=codex,agentskills', '--target', 'codex', '--format', 'json')
+    expect((JSON.parse(both.stdout) as JsonReport).targets).toEqual(['agentskills', 'codex'])
+  })
+
+  it('prints the target diagnostics and the listings in the JSON report', async () => {
+    const run = await skillKit('.', 'validate', `${targets}/file-form`, `${targets}/strict-form`, '--target', 'claude,codex', '--format', 'json')
+    expect(run.code).toBe(1)
+    const report = JSON.parse(run.stdout) as JsonReport
+    expect(report).toMatchObject({ errors: 2, warnings: 2, targets: ['claude', 'codex'] })
+    expect(report.skills.map(s => [s.file, s.mode, s.diagnostics.map(d => [d.code, d.severity, d.line, d.column])])).toEqual([
+      [`${targets}/file-form/deploy.skill.md`, 'invalid', [['claude-not-discovered', 'error', 1, 1], ['codex-not-discovered', 'error', 1, 1]]],
+      [`${targets}/strict-form/SKILL.md`, 'progressive', [['claude-field-ignored', 'warning', 6, 3], ['codex-field-ignored', 'warning', 6, 3]]],
+    ])
+    // Neither agent lists deploy.skill.md; Claude Code counts "- name: description" lines, Codex adds the file's absolute path.
+    const description = 'Write and review PostgreSQL migrations.'
+    const codexPath = realpathSync(join(fixtures, '../../skill/fixtures/targets/strict-form/SKILL.md'))
+    expect(report.listings).toEqual([
+      { target: 'claude', skills: 1, characters: `- strict-form: ${description}\n`.length, budget: 8000, dropped: { min: 0, max: 0 }, cut: [] },
+      { target: 'codex', skills: 1, characters: `- strict-form: ${description} (file: ${codexPath})\n`.length, budget: 8000, dropped: { min: 0, max: 0 }, cut: [] },
+    ])
+  })
+
+  it('exits 2 on an unknown target or a bad Claude Code budget', async () => {
+    const unknown = await skillKit('valid', 'validate', '--target', 'claude,cursor')
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain('--target must be agentskills, claude or codex, got "cursor".')
+    process.env.SLASH_COMMAND_TOOL_CHAR_BUDGET = 'lots'
+    try {
+      const budget = await skillKit('valid', 'validate', '--target', 'claude')
+      expect(budget.code).toBe(2)
+      expect(budget.stderr).toContain('SLASH_COMMAND_TOOL_CHAR_BUDGET must be a positive number of characters, got "lots".')
+    }
+    finally {
+      delete process.env.SLASH_COMMAND_TOOL_CHAR_BUDGET
+    }
+  })
+
+  describe('listing budgets', () => {
+    const folder = join(repo, 'test/.tmp/cli-validate-listing')
+    const skills = join(folder, 'skills')
+    /** Twelve skills with descriptions of 540 to 980 characters: 9,276 characters listed, over the 8,000 budgets. */
+    const descriptions = Array.from({ length: 12 }, (_, i) => `Use for task ${String(i + 1).padStart(2, '0')}. `.padEnd(500 + (i + 1) * 40, 'x'))
+    const names = descriptions.map((_, i) => `skill-${String(i + 1).padStart(2, '0')}`)
+
+    beforeAll(() => {
+      rmSync(folder, { recursive: true, force: true })
+      names.forEach((name, i) => {
+        mkdirSync(join(skills, name), { recursive: true })
+        writeFileSync(join(skills, name, 'SKILL.md'), `---\nname: ${name}\ndescription: ${descriptions[i]}\n---\nBody.\n`)
+      })
+    })
+
+    it('names the skills Codex leaves out, at their descriptions, in name order', async () => {
+      const run = await skillKit('.', 'validate', '../../.tmp/cli-validate-listing/skills', '--target', 'codex')
+      expect(run.code).toBe(0)
+      // Codex's own rule: "- name: description (file: path)" lines and their newlines, taken in name order while they fit.
+      const lines = names.map((name, i) => `- ${name}: ${descriptions[i]} (file: ${realpathSync(join(skills, name, 'SKILL.md'))})\n`.length)
+      const total = lines.reduce((a, b) => a + b, 0)
+      let used = 0
+      const omitted = names.filter((_, i) => used + lines[i]! <= 8000 ? (used += lines[i]!, false) : true)
+      expect(omitted.length).toBeGreaterThan(0)
+      for (const name of omitted)
+        expect(run.stdout).toContain(`../../.tmp/cli-validate-listing/skills/${name}/SKILL.md:3:14 warning codex-listing-omitted: Codex leaves this skill out of its listing: the 12 skills it would load need ${total.toLocaleString('en')} characters, one "- name: description (file: path)" line each, against its budget of 8,000 characters, filled in name order. Shorten descriptions, or disable skills you do not use.\n`)
+      expect(run.stdout).toContain(`\nCodex listing: 12 skills, ${total.toLocaleString('en')} characters against its budget of 8,000: ${omitted.length} left out (${omitted.join(', ')}).\n`)
+      expect(run.stdout.trimEnd().split('\n').at(-1)).toBe(`12 skills checked: 0 errors, ${omitted.length} warnings.`)
+    })
+
+    it('says how many descriptions Claude Code drops, and which when the longest are invoked least', async () => {
+      const run = await skillKit('.', 'validate', '../../.tmp/cli-validate-listing/skills', '--target', 'claude', '--format', 'json')
+      const [listing] = (JSON.parse(run.stdout) as JsonReport).listings
+      expect(listing).toEqual({
+        target: 'claude',
+        skills: 12,
+        characters: 9276,
+        budget: 8000,
+        dropped: { min: 2, max: 3 },
+        cut: [
+          { name: 'skill-12', file: '../../.tmp/cli-validate-listing/skills/skill-12/SKILL.md', characters: 982, cut: 'description' },
+          { name: 'skill-11', file: '../../.tmp/cli-validate-listing/skills/skill-11/SKILL.md', characters: 942, cut: 'description' },
+        ],
+      })
+      const text = await skillKit('.', 'validate', '../../.tmp/cli-validate-listing/skills', '--target', 'claude')
+      expect(text.code).toBe(0)
+      expect(text.stdout).toBe('Claude Code listing: 12 skills, 9,276 characters against its budget of 8,000 (1% of the context window; 8,000 by its documentation). It keeps every name and drops the descriptions of the skills invoked least until the listing fits: at least 2 (skill-12, skill-11, if those are the least invoked), at most 3. Shorten descriptions, or set disable-model-invocation: true on skills only you invoke.\n\n12 skills checked: 0 errors, 0 warnings.\n')
+    })
+
+    it('takes Claude Code\'s budget from SLASH_COMMAND_TOOL_CHAR_BUDGET', async () => {
+      process.env.SLASH_COMMAND_TOOL_CHAR_BUDGET = '20000'
+      try {
+        const run = await skillKit('.', 'validate', '../../.tmp/cli-validate-listing/skills', '--target', 'claude')
+        expect(run.stdout).toBe('Claude Code listing: 12 skills, 9,276 of 20,000 characters.\n\n12 skills checked: 0 errors, 0 warnings.\n')
+        process.env.SLASH_COMMAND_TOOL_CHAR_BUDGET = '9000'
+        const over = await skillKit('.', 'validate', '../../.tmp/cli-validate-listing/skills', '--target', 'claude')
+        expect(over.stdout).toContain('Claude Code listing: 12 skills, 9,276 characters against its budget of 9,000 (SLASH_COMMAND_TOOL_CHAR_BUDGET). It keeps every name and drops the descriptions of the skills invoked least until the listing fits: at least 1 (skill-12, if those are the least invoked), at most 1.')
+      }
+      finally {
+        delete process.env.SLASH_COMMAND_TOOL_CHAR_BUDGET
+      }
+    })
   })
 })

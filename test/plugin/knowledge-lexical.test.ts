@@ -89,6 +89,6 @@ describe('includeModel on a knowledge base with model: false', () => {
   it('(the control) a knowledge base with a model does import Transformers.js, which is unavailable here', async () => {
     const failed = await settle(build('esbuild', entry, { root: work, offline: true, knowledge: { docs: 'docs' } }, 'knowledge-lexical-control'))
     expect(failed.ok).toBe(false)
-    expect(String((failed as { error: Error }).error.message)).toContain('Knowledge base "docs" (docs): embedding failed: [vitest] There was an error when mocking a module.')
+    expect(String((failed as { error: Error }).error.message)).toContain('Knowledge base "docs" (docs): embedding failed: Transformers.js (@huggingface/transformers) is installed but cannot be loaded: [vitest] There was an error when mocking a module.')
   }, 120_000)
 })

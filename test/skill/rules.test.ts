@@ -117,6 +117,31 @@ const cases: Record<string, Expected[]> = {
   ],
   'paths-twice': [['error', 'trigger-invalid', 4, 1, 'Paths are given twice, in "paths" and in "context_trigger.paths"']],
   'paths-empty': [['error', 'trigger-invalid', 4, 8, '"paths" is empty']],
+  // The strict form under metadata: each item is reported at its place in the comma-separated value
+  'metadata-trigger-glob-invalid': [
+    ['error', 'trigger-glob-invalid', 5, 34, 'Glob "../shared/**" contains "..": paths are matched inside the working folder.'],
+    ['error', 'trigger-glob-invalid', 5, 48, 'Glob "src/[abc.ts" has a "[" without a closing "]".'],
+  ],
+  'metadata-trigger-unknown-key': [['error', 'trigger-unknown-key', 5, 3, 'Unknown key "metadata.context_trigger.topic". Did you mean "context_trigger.topics"? Use context_trigger.paths, context_trigger.topics, context_trigger.projects, context_trigger.always_active.']],
+  'metadata-trigger-invalid': [
+    ['error', 'trigger-invalid', 5, 27, '"metadata.context_trigger.topics" is an empty list. Add keywords or phrases, or remove the key.'],
+    ['error', 'trigger-invalid', 6, 35, 'Project code "E 07" may only use letters, digits, "_", "-" and "#" (one digit), e.g. "E##".'],
+    ['error', 'trigger-invalid', 7, 34, '"metadata.context_trigger.always_active" must be "true" or "false".'],
+  ],
+  'metadata-trigger-twice': [['error', 'trigger-invalid', 9, 3, 'Triggers are given twice, in "context_trigger" and in "metadata.context_trigger.paths". Keep one form.']],
+  'metadata-trigger-nested': [
+    ['error', 'trigger-invalid', 5, 3, '"metadata.context_trigger" is not read: give each trigger its own string key, e.g. context_trigger.paths: "*.sql, supabase/**".'],
+    ['error', 'metadata-invalid', 6, 5, '"metadata.context_trigger" must be a string.'],
+  ],
+  'metadata-paths-twice': [['error', 'trigger-invalid', 4, 1, 'Paths are given twice, in "paths" and in "metadata.context_trigger.paths". Keep one of them.']],
+  'metadata-progressive-invalid': [['error', 'progressive-invalid', 5, 16, '"metadata.progressive" must be "true"; to load the body whole, remove it and "metadata.progressive.always".']],
+  'metadata-progressive-twice': [['error', 'progressive-invalid', 6, 3, 'The progressive structure is given twice, in "progressive" and in "metadata.progressive.always". Keep one form.']],
+  'metadata-always-unknown-id': [
+    ['error', 'always-unknown-id', 5, 31, '"metadata.progressive.always" names "core-tols", but no heading has {#core-tols}. Did you mean "core-tools"? Known IDs: rules, core-tools.'],
+    ['error', 'always-duplicate', 5, 42, '"rules" is listed twice in "metadata.progressive.always". Remove the duplicate.'],
+  ],
+  'metadata-resource-missing': [['error', 'resource-missing', 5, 31, 'Resource "scripts/missing.py" does not exist in the skill folder. Fix the path or remove the entry.']],
+  'metadata-resources-twice': [['error', 'resources-invalid', 7, 3, 'The bundled files are given twice, in "resources" and in "metadata.resources". Keep one of them.']],
   // Every problem of a file at once, in reading order
   'many-problems': [
     ['error', 'description-missing', 2, 1, 'has no "description"'],

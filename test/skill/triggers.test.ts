@@ -1,5 +1,7 @@
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { compileSkill } from '../../src/skill/compile'
+import { SkillLoader } from '../../src/skill/load'
 import { globProblem } from '../../src/skill/triggers'
 
 const compile = (frontmatter: string) => compileSkill({
@@ -18,6 +20,30 @@ describe('triggers', () => {
   it('reads Claude Code\'s top-level paths as a list or a comma-separated string', () => {
     expect(compile('paths: "src/db/**, *.sql"').triggers).toEqual({ paths: ['src/db/**', '*.sql'], topics: [], projects: [], alwaysActive: false })
     expect(compile('paths:\n  - migrations/**').triggers?.paths).toEqual(['migrations/**'])
+  })
+
+  it('reads the strict form under metadata as the mapping form', () => {
+    const strict = compile('metadata:\n  context_trigger.paths: "*.sql, supabase/**"\n  context_trigger.topics: "database,  schema migration , "\n  context_trigger.projects: "E##"\n  context_trigger.always_active: "false"')
+    expect(strict.diagnostics).toEqual([])
+    expect(strict.triggers).toEqual({ paths: ['*.sql', 'supabase/**'], topics: ['database', 'schema migration'], projects: ['E##'], alwaysActive: false })
+    expect(compile('metadata:\n  context_trigger.always_active: "true"').triggers).toEqual({ paths: [], topics: [], projects: [], alwaysActive: true })
+  })
+
+  it('reads progressive and resources under metadata, with the same cover and bundled files', () => {
+    const fixtures = join(import.meta.dirname, 'fixtures/targets')
+    const { compiled } = new SkillLoader().load(join(fixtures, 'strict-form/SKILL.md'))
+    expect(compiled.diagnostics).toEqual([])
+    expect(compiled.mode).toBe('progressive')
+    expect(compiled.resources).toEqual(['scripts/run.py'])
+    expect(compiled.sections.map(s => s.id)).toEqual(['rules', 'writing'])
+    const mapping = compileSkill({
+      file: compiled.file,
+      source: compiled.source.replace(/^metadata:\n(?: {2}.*\n)+/m, 'progressive:\n  always:\n    - rules\nresources:\n  - scripts/run.py\n'),
+      folder: { files: ['scripts/run.py'], kind: () => 'file' },
+    })
+    expect(mapping.diagnostics).toEqual([])
+    expect(compiled.cover).toBe(mapping.cover)
+    expect(compiled.resources).toEqual(mapping.resources)
   })
 
   it('is null without triggers, and always_active alone is valid', () => {

@@ -1,5 +1,5 @@
 import type { Command } from '../command'
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { defaultProjectConfig } from '../../knowledge/config'
 import { PROJECT_FILE } from '../../knowledge/project'
@@ -25,6 +25,26 @@ Put Markdown files anywhere under this folder, then run \`skill-kit build\`.
 Without an \`id\` in the frontmatter, the file's path is its ID.
 `
 
+/** What the project's `.gitignore` keeps out of git: the default index, vector cache and model folders. */
+export const IGNORED_FOLDER = '.skill-kit/'
+
+/**
+ * Makes the project's `.gitignore` ignore {@link IGNORED_FOLDER}: a new file, or a line
+ * added to the user's own when no line names the folder yet. Returns whether it created the file.
+ */
+function ignoreSkillKitFolder(dir: string): boolean {
+  const file = join(dir, '.gitignore')
+  if (!existsSync(file)) {
+    writeFileSync(file, `${IGNORED_FOLDER}\n`)
+    return true
+  }
+  const text = readFileSync(file, 'utf8')
+  const lines = text.split(/\r?\n/).map(line => line.trim())
+  if (!lines.some(line => ['.skill-kit', '.skill-kit/', '/.skill-kit', '/.skill-kit/'].includes(line)))
+    appendFileSync(file, `${text === '' || text.endsWith('\n') ? '' : '\n'}${IGNORED_FOLDER}\n`)
+  return false
+}
+
 /** `skill-kit init [dir]`: a new project with every setting spelled out and one document. */
 export const initCommand: Command = {
   name: 'init',
@@ -32,8 +52,9 @@ export const initCommand: Command = {
   usage: `Usage: skill-kit init [dir]
 
 Creates <dir> (default: the current folder) with a skill-kit.json holding every
-default setting and a knowledge/ folder with an example document. Refuses when
-<dir> already has a skill-kit.json.`,
+default setting, a knowledge/ folder with an example document, and a .gitignore
+for .skill-kit/ (the index, vector cache and model files; an existing
+.gitignore gets the line). Refuses when <dir> already has a skill-kit.json.`,
   options: {},
   maxPositionals: 1,
   run({ positionals }, io) {
@@ -53,10 +74,12 @@ default setting and a knowledge/ folder with an example document. Refuses when
       writeFileSync(example, EXAMPLE_DOCUMENT)
       created.push(example)
     }
+    if (ignoreSkillKitFolder(dir))
+      created.push(join(dir, '.gitignore'))
     writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`, { flag: 'wx' })
     io.out(json({ project: displayPath(dir), created: created.map(displayPath) }))
     const project = dir === process.cwd() ? '' : ` --project ${displayPath(dir)}`
-    io.err(`Next: add Markdown documents to ${displayPath(knowledge)}, then run "skill-kit build${project}".\n`)
+    io.err(`Next: add Markdown documents to ${displayPath(knowledge)}, then run "skill-kit model${project}" (once, to download the embedding model) and "skill-kit build${project}".\n`)
     return 0
   },
 }

@@ -57,8 +57,13 @@ Options:
   --top-k <n>           Documents to return (default: search.topK of skill-kit.json)
   --threshold <x>       Lowest score returned, -1 to 1 (default: search.threshold for
                         vector and hybrid, 0.25 for lexical)
-  --mode <m>            vector (default; lexical when skill-kit.json has "model": false),
-                        lexical (BM25, no model) or hybrid
+  --mode <m>            vector (the default; lexical for a project whose
+                        skill-kit.json has "model": false), lexical or hybrid.
+                        vector embeds the query with the project's model, so
+                        Transformers.js and the model files must be installed;
+                        it fails rather than fall back to lexical (unlike the
+                        runtime's auto). lexical: BM25 over the same chunks, no
+                        model. hybrid: both, fused by reciprocal rank
   --offline             Never download the model; fail when its files are missing
 ${PROJECT_HELP}`,
   options: {

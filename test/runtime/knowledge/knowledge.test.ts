@@ -104,6 +104,20 @@ describe('createKnowledgeBase', () => {
     await expect(kb.retrieve('__proto__')).rejects.toThrow('Search first, and retrieve an ID from the results.')
   })
 
+  it('suggests path IDs whose last segment matches', async () => {
+    const paths = decodeSnapshot(encodeSnapshot({
+      model: 'test',
+      encoding: 'float32',
+      documents: ['ops/vpn', 'ops/vpc', 'guides/backup', 'vpn-faq'].map(id => ({ id, description: id, path: `${id}.md`, tokenCount: 1 })),
+      chunks: [0, 1, 2, 3].map(documentIndex => ({ documentIndex, vector: along(documentIndex), heading: [], text: 'x' })),
+    })).documents
+    const kb = createKnowledgeBase({ name: 'ops', documents: paths, loadSnapshot: async () => snapshot, bodies: paths.map(() => async () => '') })
+    await expect(kb.retrieve('vpn')).rejects.toThrow('"vpn" is not a document of "ops". Did you mean "ops/vpn" or "ops/vpc"?')
+    await expect(kb.retrieve('guides/vpn')).rejects.toThrow('"guides/vpn" is not a document of "ops". Did you mean "ops/vpn" or "ops/vpc"?')
+    await expect(kb.retrieve('backups')).rejects.toThrow('"backups" is not a document of "ops". Did you mean "guides/backup"?')
+    await expect(kb.retrieve('vpn-faw')).rejects.toThrow('"vpn-faw" is not a document of "ops". Did you mean "vpn-faq"?')
+  })
+
   it('loads the snapshot again after a failed load, and rejects non-string queries', async () => {
     let calls = 0
     const { kb } = knowledgeBase({
