@@ -49,7 +49,7 @@ export function loadKnowledgeModules(name) {
     `export { DEFAULT_CHUNK, DEFAULT_MODEL, DEFAULT_SEARCH } from './src/knowledge/config'`,
     `export { decodeSnapshot } from './src/runtime/knowledge/snapshot-reader'`,
     `export { searchVectors } from './src/runtime/knowledge/search'`,
-    `export { searchLexical, searchHybrid } from './src/runtime/knowledge/lexical'`,
+    `export { LEXICAL_THRESHOLD, searchLexical, searchHybrid } from './src/runtime/knowledge/lexical'`,
     '',
   ].join('\n'))
 }

@@ -16,7 +16,7 @@
 //   recall@5   share of queries with a relevant guide in the first 5
 //   MRR@10     mean of 1 / rank of the first relevant guide in the first 10 (0 if none)
 // scored with threshold 0 (every document competes; thresholds only cut the tail) and with
-// the defaults (vector 0.3, lexical 0.15), where an empty result counts as a miss.
+// the defaults (vector 0.3, lexical 0.25), where an empty result counts as a miss.
 //
 // int8 vs float32: the same index encoded both ways; the share of queries whose vector top 5
 // (document IDs, in order, default threshold 0.3 and threshold 0) is the same. Queries: the
@@ -147,7 +147,7 @@ export async function run({ queriesFile = join(root, 'bench/retrieval/queries.js
 
     const settings = {
       'threshold 0': { vectorThreshold: 0, lexicalThreshold: 0 },
-      'defaults': { vectorThreshold: K.DEFAULT_SEARCH.threshold, lexicalThreshold: 0.15 },
+      'defaults': { vectorThreshold: K.DEFAULT_SEARCH.threshold, lexicalThreshold: K.LEXICAL_THRESHOLD },
     }
     const quality = {}
     for (const [name, queries] of Object.entries(sets)) {
@@ -211,7 +211,7 @@ export function printQuality(result, log = console.log) {
 if (isMain(import.meta)) {
   const result = await run({ queriesFile: arg('queries', join(root, 'bench/retrieval/queries.json')), fresh: process.argv.includes('--fresh') })
   console.log(`query embedding: ${result.queryEmbedMs.toFixed(1)} ms a query`)
-  console.log(`scores with threshold 0 (no cut-off) and with the defaults (vector 0.3, lexical 0.15; hybrid = RRF, k 60, of both top ${result.hybridDepth})`)
+  console.log(`scores with threshold 0 (no cut-off) and with the defaults (vector 0.3, lexical 0.25; hybrid = RRF, k 60, of both top ${result.hybridDepth})`)
   printQuality(result)
   if (process.argv.includes('--show-misses')) {
     for (const [name, q] of Object.entries(result.quality)) {

@@ -46,6 +46,9 @@ const act = await runChild('./activation.bench.mjs')
 const actOk = act.ratio.messages >= act.goal.ratio && act.ratio.paths >= act.goal.ratio && act.medianMessageUs < act.goal.messageUs
 console.log('\n== search.bench.mjs ==')
 const search = await runChild('./search.bench.mjs')
+console.log('\n== lexical.bench.mjs ==')
+const lexical = await runChild('./lexical.bench.mjs')
+const lexicalRecall = ['short', 'question', 'prompt'].map(form => lexical.quality[`questions: ${form}`].default.recall5)
 // The knowledge benchmarks below run the real all-MiniLM-L6-v2 (built offline into .cache/models).
 console.log('\n== embed.bench.mjs --count 100 ==')
 const embed = await runChild('./embed.bench.mjs', ['--count', '100', '--rounds', '3'])
@@ -71,6 +74,7 @@ const rows = [
   [`knowledge build, ${kb.windows} windows, vs seed`, `${(kb.medianMs.ours / 1000).toFixed(1)} s`, `${(kb.medianMs.seed / 1000).toFixed(1)} s`, kb.ratio.toFixed(2), `≤ ${kb.goal.full}`, kb.ratio <= kb.goal.full ? 'ok' : 'MISSED'],
   [`  incremental (one paragraph) / full`, `${(kb.medianMs.incremental / 1000).toFixed(2)} s`, `${(kb.medianMs.ours / 1000).toFixed(1)} s`, kb.incremental.share.toFixed(3), `≤ ${kb.goal.incremental}`, kb.incremental.share <= kb.goal.incremental ? 'ok' : 'MISSED'],
   [`retrieval, ${retrieval.quality.dev.queries} dev queries, threshold 0: top-1 / recall@5 / MRR@10`, `vector ${pct(dev.vector.top1)} / ${pct(dev.vector.recall5)} / ${dev.vector.mrr10.toFixed(3)}`, `hybrid ${pct(dev.hybrid.top1)} / ${pct(dev.hybrid.recall5)} / ${dev.hybrid.mrr10.toFixed(3)}`, '', '', 'info'],
+  [`lexical, ${lexical.quality['questions: short'].default.queries} needs, recall@5 at threshold ${lexical.threshold}: keywords / question / prompt`, lexicalRecall.map(r => `${(r * 100).toFixed(0)} %`).join(' / '), '', '', '', 'info'],
   [`int8 = float32 top 5, ${agree.queries} queries`, pct(agree.same), '', '', `≥ ${retrieval.goal.agreement * 100} %`, agree.same >= retrieval.goal.agreement ? 'ok' : 'MISSED'],
 ]
 const widths = rows[0].map((_, i) => Math.max(...rows.map(r => r[i].length)))

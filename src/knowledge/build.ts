@@ -3,7 +3,10 @@ import type { Chunk } from './chunk'
 import type { ChunkConfig } from './config'
 import type { KnowledgeDocument } from './document'
 import type { Embedder } from './embedder'
+import type { KnowledgeFolder } from './load-folder'
+import type { SnapshotDocumentInput } from './snapshot'
 import { hash } from '../core/hash'
+import { estimateTokens } from '../runtime/tokens'
 import { chunkDocument } from './chunk'
 import { loadKnowledgeFolder } from './load-folder'
 import { encodeSnapshot } from './snapshot'
@@ -15,7 +18,11 @@ export const PIPELINE_VERSION = 1
 
 /** Options of {@link buildKnowledgeIndex}. */
 export interface KnowledgeBuildOptions {
-  embedder: Embedder
+  /**
+   * The embedding model; `null` builds with no model: the lexical index only,
+   * no vectors, no vector cache, and token counts estimated from the text.
+   */
+  embedder: Embedder | null
   chunk: ChunkConfig
   /** Folder of the vector cache. */
   cacheDir: string
@@ -37,8 +44,8 @@ export interface KnowledgeIndex {
   files: string[]
   /** Hash of the folder's paths and texts the index was built from. */
   digest: string
-  /** The embedder's fingerprint. */
-  model: string
+  /** The embedder's fingerprint; `null` for an index built with no model. */
+  model: string | null
   /** Warnings of the folder (errors stop the build). */
   diagnostics: Diagnostic[]
   stats: { windows: number, embedded: number, cached: number }
@@ -68,6 +75,8 @@ export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOp
     return { diagnostics: folder.diagnostics, files: folder.files }
 
   const chunks = folder.documents.flatMap((document, index) => chunkDocument(document, index))
+  if (!embedder)
+    return lexicalOnlyIndex(folder, chunks)
   const windowOptions = {
     maxTokens: Math.min(chunking.maxTokens, embedder.maxTokens),
     overlapTokens: chunking.overlapTokens,
@@ -117,19 +126,10 @@ export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOp
     dimensions: embedder.dimensions,
     encoding: options.encoding ?? 'int8',
     lexical: true,
-    documents: folder.documents.map(d => ({
-      id: d.id,
-      description: d.description,
-      category: d.category,
-      categories: d.categories,
-      tags: d.tags,
-      path: d.path,
-      tokenCount: tokenCount(d.body),
-    })),
+    documents: snapshotDocuments(folder.documents, tokenCount),
     chunks: chunks.flatMap((chunk, c) => windowKeys[c]!.map((key, w) => {
-      const heading = chunk.title === undefined ? chunk.context : [...chunk.context, chunk.title]
       // The lexical index counts a chunk's words once, with its first window.
-      return { documentIndex: chunk.document, vector: cache.get(key)!, heading, text: w === 0 ? chunk.text : '' }
+      return { documentIndex: chunk.document, vector: cache.get(key)!, heading: headingPath(chunk), text: w === 0 ? chunk.text : '' }
     })),
   })
   memo.save()
@@ -142,5 +142,47 @@ export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOp
     model: embedder.fingerprint,
     diagnostics: folder.diagnostics,
     stats: { windows: keys.length, embedded: missing.length, cached: keys.length - missing.length },
+  }
+}
+
+function snapshotDocuments(documents: readonly KnowledgeDocument[], tokenCount: (text: string) => number): SnapshotDocumentInput[] {
+  return documents.map(d => ({
+    id: d.id,
+    description: d.description,
+    category: d.category,
+    categories: d.categories,
+    tags: d.tags,
+    path: d.path,
+    tokenCount: tokenCount(d.body),
+  }))
+}
+
+/** The headings of a chunk's section, its own included. */
+function headingPath(chunk: Chunk): string[] {
+  return chunk.title === undefined ? chunk.context : [...chunk.context, chunk.title]
+}
+
+/**
+ * The index of a folder built with no model: one snapshot chunk per heading
+ * chunk (no token windows: those are cut on a model's tokens), the lexical
+ * index, no vectors and nothing cached. Token counts are estimates.
+ */
+function lexicalOnlyIndex(folder: KnowledgeFolder, chunks: Chunk[]): KnowledgeIndex {
+  const snapshot = encodeSnapshot({
+    model: '',
+    encoding: 'none',
+    lexical: true,
+    documents: snapshotDocuments(folder.documents, estimateTokens),
+    chunks: chunks.map(chunk => ({ documentIndex: chunk.document, heading: headingPath(chunk), text: chunk.text })),
+  })
+  return {
+    documents: folder.documents,
+    chunks,
+    snapshot,
+    files: folder.files,
+    digest: folder.digest,
+    model: null,
+    diagnostics: folder.diagnostics,
+    stats: { windows: chunks.length, embedded: 0, cached: 0 },
   }
 }

@@ -48,7 +48,8 @@ export interface KnowledgeConfig {
   output: string
   /** Where embedding vectors are cached. */
   cache: string
-  model: ModelConfig & { cacheDir: string }
+  /** The embedding model; `false` (`"model": false`): no model, no vectors, lexical search only. */
+  model: ModelConfig | false
   chunk: ChunkConfig
   search: SearchConfig
 }
@@ -148,20 +149,18 @@ export function parseProjectConfig(projectDir: string, source: string, bag: Diag
     return absolute
   }
 
-  const model = section('model')
-  const chunk = section('chunk')
-  const search = section('search')
-  const dtype = string(['model', 'dtype'], model.dtype, DEFAULT_MODEL.dtype)
-  if (!DTYPES.includes(dtype))
-    bag.error('config-invalid', `"model.dtype" must be one of ${DTYPES.join(', ')}.`, at(['model', 'dtype']))
   const positive = (n: number) => Number.isInteger(n) && n > 0
-  const config: KnowledgeConfig = {
-    name: string(['name'], raw.name, projectDir.split(sep).pop() || 'knowledge'),
-    description: string(['description'], raw.description, ''),
-    knowledge: folder('knowledge', 'knowledge'),
-    output: folder('output', '.skill-kit/index'),
-    cache: folder('cache', '.skill-kit/cache'),
-    model: {
+  // `"model": false` builds with no model at all; anything else must be the model's settings.
+  const modelConfig = (): ModelConfig | false => {
+    if (raw.model === false)
+      return false
+    if (raw.model !== undefined && !isYamlMapping(raw.model))
+      bag.error('config-invalid', '"model" must be an object (the embedding model\'s settings, {} for the default) or false (no model: lexical search only).', at(['model']))
+    const model = isYamlMapping(raw.model) ? raw.model : {}
+    const dtype = string(['model', 'dtype'], model.dtype, DEFAULT_MODEL.dtype)
+    if (!DTYPES.includes(dtype))
+      bag.error('config-invalid', `"model.dtype" must be one of ${DTYPES.join(', ')}.`, at(['model', 'dtype']))
+    return {
       id: string(['model', 'id'], model.id, DEFAULT_MODEL.id),
       revision: string(['model', 'revision'], model.revision, DEFAULT_MODEL.revision),
       dtype,
@@ -169,7 +168,17 @@ export function parseProjectConfig(projectDir: string, source: string, bag: Diag
       maxTokens: number(['model', 'maxTokens'], model.maxTokens, DEFAULT_MODEL.maxTokens, n => positive(n) && n >= 8, 'an integer of at least 8'),
       queryPrefix: string(['model', 'queryPrefix'], model.queryPrefix, '', true),
       documentPrefix: string(['model', 'documentPrefix'], model.documentPrefix, '', true),
-    },
+    }
+  }
+  const chunk = section('chunk')
+  const search = section('search')
+  const config: KnowledgeConfig = {
+    name: string(['name'], raw.name, projectDir.split(sep).pop() || 'knowledge'),
+    description: string(['description'], raw.description, ''),
+    knowledge: folder('knowledge', 'knowledge'),
+    output: folder('output', '.skill-kit/index'),
+    cache: folder('cache', '.skill-kit/cache'),
+    model: modelConfig(),
     chunk: {
       maxTokens: number(['chunk', 'maxTokens'], chunk.maxTokens, DEFAULT_CHUNK.maxTokens, n => positive(n) && n >= 16, 'an integer of at least 16'),
       overlapTokens: number(['chunk', 'overlapTokens'], chunk.overlapTokens, DEFAULT_CHUNK.overlapTokens, n => Number.isInteger(n) && n >= 0, 'a non-negative integer'),
@@ -179,7 +188,7 @@ export function parseProjectConfig(projectDir: string, source: string, bag: Diag
       threshold: number(['search', 'threshold'], search.threshold, DEFAULT_SEARCH.threshold, n => n >= -1 && n <= 1, 'a number from -1 to 1'),
     },
   }
-  if (config.chunk.maxTokens > config.model.maxTokens)
+  if (config.model && config.chunk.maxTokens > config.model.maxTokens)
     bag.error('config-invalid', `"chunk.maxTokens" (${config.chunk.maxTokens}) cannot exceed "model.maxTokens" (${config.model.maxTokens}).`, at(['chunk', 'maxTokens']))
   if (config.chunk.overlapTokens * 2 >= config.chunk.maxTokens)
     bag.error('config-invalid', '"chunk.overlapTokens" must be less than half of "chunk.maxTokens".', at(['chunk', 'overlapTokens']))

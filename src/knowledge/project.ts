@@ -22,7 +22,8 @@ export const PROJECT_FILE = 'skill-kit.json'
 
 /** Settings that replace those of `skill-kit.json` (or the defaults), key by key. */
 export interface KnowledgeOverrides {
-  model?: Partial<ModelConfig>
+  /** `false`: no model (lexical search only), whatever the project says. */
+  model?: Partial<ModelConfig> | false
   chunk?: Partial<ChunkConfig>
   search?: Partial<SearchConfig>
 }
@@ -36,6 +37,14 @@ export interface KnowledgeProject {
   /** A bare folder's root, under whose `.skill-kit/` its index, cache and models live (`undefined` for a project with `skill-kit.json`). */
   root: string | undefined
   config: KnowledgeConfig
+}
+
+/** A project with an embedding model (not `"model": false`). */
+export type EmbeddedProject = KnowledgeProject & { config: KnowledgeConfig & { model: ModelConfig } }
+
+/** Whether the project embeds its documents (`"model": false` does not). */
+export function hasModel(project: KnowledgeProject): project is EmbeddedProject {
+  return project.config.model !== false
 }
 
 export interface OpenProjectOptions {
@@ -93,7 +102,9 @@ export function openKnowledgeProject(dir: string, options: OpenProjectOptions = 
     for (const key of ['model', 'chunk', 'search'] as const) {
       const override = options.overrides?.[key]
       const base = fields[key]
-      if (override !== undefined)
+      if (override === false)
+        fields[key] = false
+      else if (override !== undefined)
         fields[key] = { ...(base && typeof base === 'object' ? base : {}), ...override }
     }
     text = JSON.stringify(fields, null, 2)
@@ -177,7 +188,7 @@ export async function disposeProjectEmbedders(): Promise<void> {
 export interface ProjectBuildOptions extends EmbedderOptions {
   /** Re-embed every window. */
   force?: boolean
-  /** Another embedder than the project's model (tests, remote services). */
+  /** Another embedder than the project's model (tests, remote services); unused by a project with `"model": false`. */
   embedder?: Embedder
   onProgress?: (done: number, total: number) => void
 }
@@ -197,7 +208,8 @@ export interface ProjectBuild extends KnowledgeIndex {
  */
 export async function buildKnowledgeProject(project: KnowledgeProject, options: ProjectBuildOptions = {}): Promise<ProjectBuild | KnowledgeBuildFailure> {
   const { config } = project
-  const embedder = options.embedder ?? await projectEmbedder(config.model, { fixCommand: projectCommand(project, 'model'), ...options })
+  // With "model": false, no model is loaded (nor Transformers.js imported): the index is lexical only.
+  const embedder = config.model === false ? null : options.embedder ?? await projectEmbedder(config.model, { fixCommand: projectCommand(project, 'model'), ...options })
   const index = await buildKnowledgeIndex(config.knowledge, {
     embedder,
     chunk: config.chunk,
@@ -211,9 +223,13 @@ export async function buildKnowledgeProject(project: KnowledgeProject, options: 
   return { ...index, snapshotFile: published.snapshotFile, documentsFile: published.documentsFile }
 }
 
-/** Digest of the settings an index depends on: the model (not where its files are) and chunking. */
+/** Digest of the settings an index depends on: the model (not where its files are, or `false`) and chunking. */
 export function settingsDigest(config: KnowledgeConfig): string {
-  const { cacheDir: _, ...model } = config.model
+  let model: Omit<ModelConfig, 'cacheDir'> | false = false
+  if (config.model) {
+    const { cacheDir: _, ...rest } = config.model
+    model = rest
+  }
   return hash(JSON.stringify([model, config.chunk, PIPELINE_VERSION]))
 }
 

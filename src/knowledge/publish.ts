@@ -24,8 +24,8 @@ export interface IndexManifest {
   digest: string
   /** Digest of the settings that shape the index (model and chunking). */
   settings: string
-  /** The embedding model's fingerprint. */
-  model: string
+  /** The embedding model's fingerprint; `null` for an index built with no model (`"model": false`). */
+  model: string | null
   documentCount: number
   chunkCount: number
 }

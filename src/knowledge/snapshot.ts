@@ -4,7 +4,7 @@
 import type { LexicalIndex } from '../runtime/knowledge/lexical'
 import type { ElementTypeCode, SnapshotDocument } from '../runtime/knowledge/snapshot-reader'
 import { buildLexicalIndex } from '../runtime/knowledge/lexical'
-import { crc32, DIRECTORY_ENTRY_BYTES, ElementType, HEADER_BYTES, refineRowBytes, SECTION_ALIGN, SNAPSHOT_MAGIC, SNAPSHOT_VERSION } from '../runtime/knowledge/snapshot-reader'
+import { crc32, DIRECTORY_ENTRY_BYTES, ElementType, FLAG_NO_VECTORS, HEADER_BYTES, refineRowBytes, SECTION_ALIGN, SNAPSHOT_MAGIC, SNAPSHOT_VERSION } from '../runtime/knowledge/snapshot-reader'
 
 export { decodeSnapshot, SnapshotError } from '../runtime/knowledge/snapshot-reader'
 export type { Snapshot, SnapshotDocument, SnapshotErrorCode } from '../runtime/knowledge/snapshot-reader'
@@ -22,8 +22,8 @@ export interface SnapshotDocumentInput {
 export interface SnapshotChunkInput {
   /** Index of the chunk's document in `SnapshotInput.documents`. */
   documentIndex: number
-  /** The embedding; normalised to unit length here unless it already is (±1e-6). */
-  vector: ArrayLike<number>
+  /** The embedding; normalised to unit length here unless it already is (±1e-6). None with encoding `none`. */
+  vector?: ArrayLike<number>
   /** Heading path of the chunk's section, outermost first. */
   heading?: readonly string[]
   /** The embedded text, for the lexical index; not stored. */
@@ -31,7 +31,7 @@ export interface SnapshotChunkInput {
 }
 
 export interface SnapshotInput {
-  /** Fingerprint of the embedding model and chunking settings. */
+  /** Fingerprint of the embedding model and chunking settings (empty with encoding `none`). */
   model: string
   documents: readonly SnapshotDocumentInput[]
   chunks: readonly SnapshotChunkInput[]
@@ -42,8 +42,9 @@ export interface SnapshotInput {
    * refinement and a float32 scale per chunk, about 0.35 of `float32`. Search
    * scans the bytes and rescores the close candidates with all the bits, so
    * rankings follow float32 within about ±0.0002 of similarity.
+   * `none`: no vectors (a knowledge base built with no model); needs `lexical`.
    */
-  encoding?: 'float32' | 'int8'
+  encoding?: 'float32' | 'int8' | 'none'
   /** A lexical index of the chunks: `true` builds it from each chunk's `text`; or pass one built by `buildLexicalIndex`. */
   lexical?: boolean | LexicalIndex
 }
@@ -169,8 +170,11 @@ export function encodeSnapshot(input: SnapshotInput): Uint8Array {
   if (typeof input.model !== 'string')
     fail('the model fingerprint must be a string.')
   const encoding = input.encoding ?? 'int8'
-  if (encoding !== 'int8' && encoding !== 'float32')
+  if (encoding !== 'int8' && encoding !== 'float32' && encoding !== 'none')
     fail(`unknown encoding ${JSON.stringify(encoding)}.`)
+  const withVectors = encoding !== 'none'
+  if (!withVectors && !input.lexical)
+    fail('a snapshot without vectors needs the lexical index.')
 
   // Documents, sorted by ID (UTF-16 code units) so that ties by ID are ties by index.
   const given = input.documents.map(normaliseDocument)
@@ -186,8 +190,8 @@ export function encodeSnapshot(input: SnapshotInput): Uint8Array {
   // Chunks.
   const chunks = input.chunks
   const n = chunks.length
-  const dims = input.dimensions ?? chunks[0]?.vector.length ?? 0
-  if (!Number.isSafeInteger(dims) || dims < 0 || (n > 0 && dims === 0))
+  const dims = withVectors ? input.dimensions ?? chunks[0]?.vector?.length ?? 0 : 0
+  if (!Number.isSafeInteger(dims) || dims < 0 || (n > 0 && withVectors && dims === 0))
     fail(`invalid dimensions: ${String(dims)}.`)
   const chunkDocuments = new Uint32Array(n)
   const vectors = encoding === 'int8' ? new Int8Array(n * dims) : new Float32Array(n * dims)
@@ -201,9 +205,13 @@ export function encodeSnapshot(input: SnapshotInput): Uint8Array {
     if (!Number.isSafeInteger(chunk.documentIndex) || chunk.documentIndex < 0 || chunk.documentIndex >= given.length)
       fail(`chunk ${c} refers to document ${String(chunk.documentIndex)} of ${given.length}.`)
     chunkDocuments[c] = newIndex[chunk.documentIndex]!
-    const u = unitVector(chunk, c, dims)
-    const row = c * dims
-    if (scales && refinement) {
+    if (!withVectors) {
+      if (chunk.vector !== undefined)
+        fail(`chunk ${c} has a vector, but the encoding is "none".`)
+    }
+    else if (scales && refinement) {
+      const u = unitVector(chunk, c, dims)
+      const row = c * dims
       let maxAbs = 0
       for (let i = 0; i < dims; i++)
         maxAbs = Math.max(maxAbs, Math.abs(u[i]!))
@@ -228,7 +236,7 @@ export function encodeSnapshot(input: SnapshotInput): Uint8Array {
       }
     }
     else {
-      vectors.set(u, row)
+      vectors.set(unitVector(chunk, c, dims), c * dims)
     }
     const heading = chunk.heading ?? []
     if (!Array.isArray(heading) || heading.some(h => typeof h !== 'string'))
@@ -269,19 +277,20 @@ export function encodeSnapshot(input: SnapshotInput): Uint8Array {
     sections.push(indexSection('HEAD', chunkHeadings, headings.length - 1))
   if (scales)
     sections.push({ tag: 'SCAL', type: ElementType.f32, bytes: bytesOf(scales) })
-  sections.push({ tag: 'VECT', type: scales ? ElementType.i8 : ElementType.f32, bytes: bytesOf(vectors) })
+  if (withVectors)
+    sections.push({ tag: 'VECT', type: scales ? ElementType.i8 : ElementType.f32, bytes: bytesOf(vectors) })
   if (refinement)
     sections.push({ tag: 'VREF', type: ElementType.u8, bytes: refinement })
   if (lexical)
     sections.push(...lexicalSections(lexical, chunks))
-  return assemble(dims, n, documents.length, sections.map(littleEndian))
+  return assemble(dims, n, documents.length, sections.map(littleEndian), withVectors ? 0 : FLAG_NO_VECTORS)
 }
 
 function documentRow(doc: SnapshotDocument): unknown[] {
   return [doc.id, doc.description, doc.category, doc.categories, doc.tags, doc.path, doc.tokenCount]
 }
 
-function assemble(dims: number, chunkCount: number, documentCount: number, sections: PendingSection[]): Uint8Array {
+function assemble(dims: number, chunkCount: number, documentCount: number, sections: PendingSection[], flags: number): Uint8Array {
   const directoryEnd = HEADER_BYTES + sections.length * DIRECTORY_ENTRY_BYTES
   let end = directoryEnd
   const offsets = sections.map((section) => {
@@ -295,7 +304,7 @@ function assemble(dims: number, chunkCount: number, documentCount: number, secti
   const dv = new DataView(out.buffer)
   out.set(SNAPSHOT_MAGIC, 0)
   dv.setUint16(8, SNAPSHOT_VERSION, true)
-  dv.setUint16(10, 0, true)
+  dv.setUint16(10, flags, true)
   dv.setUint32(16, end, true)
   dv.setUint32(20, dims, true)
   dv.setUint32(24, chunkCount, true)

@@ -10,7 +10,8 @@ export interface KnowledgeModuleSource {
   /** Module id of each document's body, in the order of `documents`. */
   bodies: readonly string[]
   search: { topK: number, threshold: number }
-  model: { id: string, revision: string, dtype: string, maxTokens: number, queryPrefix: string }
+  /** The query model's settings; `false` for a knowledge base built with no model (no vectors). */
+  model: { id: string, revision: string, dtype: string, maxTokens: number, queryPrefix: string } | false
   /** An expression for the snapshot's URL (or a string it resolves against `base`). */
   snapshotUrl: string
   /** The URL relative ones resolve against: `import.meta.url`, unless the output has none (esbuild's CommonJS). */

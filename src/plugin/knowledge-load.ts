@@ -155,9 +155,10 @@ export async function loadKnowledgeModule(context: UnpluginBuildContext & Unplug
   const mode = assetMode(context, env)
   const snapshot = snapshotReference(mode, build.snapshotFile, outcome.name, build.snapshot)
   let bundledModel
+  const { model, search } = project.config
   // The Vite dev server's SSR runs in place: it loads the model from the build's cache.
-  if (outcome.includeModel && mode.kind !== 'file') {
-    const reference = modelReference(mode, project.config.model, file => readFileSync(file))
+  if (outcome.includeModel && model && mode.kind !== 'file') {
+    const reference = modelReference(mode, model, file => readFileSync(file))
     if ('error' in reference) {
       context.error(`${relativize(project.dir)}: ${reference.error}`)
       return undefined
@@ -165,7 +166,6 @@ export async function loadKnowledgeModule(context: UnpluginBuildContext & Unplug
     bundledModel = reference
   }
   const paths = new Map(build.documents.map(d => [d.id, join(project.config.knowledge, d.path)]))
-  const { model, search } = project.config
   return generateKnowledgeModule({
     name: outcome.name,
     runtime: env.runtime,
@@ -173,11 +173,11 @@ export async function loadKnowledgeModule(context: UnpluginBuildContext & Unplug
     // esbuild prints its plugins' module ids into bundles: there, relative to the root.
     bodies: outcome.documents.map(d => `${(framework === 'esbuild' ? relativize(paths.get(d.id)!) : paths.get(d.id)!).replace(/\\/g, '/')}${BODY_QUERY}`),
     search,
-    model: { id: model.id, revision: model.revision, dtype: model.dtype, maxTokens: model.maxTokens, queryPrefix: model.queryPrefix },
+    model: model && { id: model.id, revision: model.revision, dtype: model.dtype, maxTokens: model.maxTokens, queryPrefix: model.queryPrefix },
     snapshotUrl: snapshot.url,
     base: snapshot.base,
     imports: snapshot.imports,
-    devModelPath: mode.kind === 'file' ? model.cacheDir.replace(/\\/g, '/') : undefined,
+    devModelPath: model && mode.kind === 'file' ? model.cacheDir.replace(/\\/g, '/') : undefined,
     bundledModel,
   })
 }

@@ -161,6 +161,9 @@ export class KnowledgeService {
       return { ok: false, watch, diagnostic: errors[0], message: `${label} cannot be built. Fix its settings:\n\n${report(opened.diagnostics, this.relativize)}` }
     }
     const { project } = opened
+    const withModel = project.config.model !== false
+    if (!withModel && entry.includeModel)
+      return { ok: false, watch, message: `${label} has no model ("model": false), so includeModel has nothing to emit: remove includeModel from its options, or replace "model": false with the model's settings.` }
     let build: Awaited<ReturnType<typeof buildKnowledgeProject>>
     try {
       build = await buildKnowledgeProject(project, { offline: this.options.offline })
@@ -185,7 +188,8 @@ export class KnowledgeService {
       project,
       build,
       documents: decodeSnapshot(build.snapshot, { verify: false }).documents,
-      includeModel: entry.includeModel ?? this.options.includeModel ?? false,
+      // The plugin-wide includeModel applies to the knowledge bases that have a model.
+      includeModel: withModel && (entry.includeModel ?? this.options.includeModel ?? false),
       warnings: [...opened.diagnostics, ...build.diagnostics],
       watch,
     }

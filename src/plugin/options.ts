@@ -52,13 +52,17 @@ export interface Options {
 export interface KnowledgeOptions {
   /** The folder, relative to `root`. */
   dir: string
-  /** Replaces `model` settings of `skill-kit.json` (or the defaults), key by key; `cacheDir` is relative to `dir`. */
-  model?: Partial<ModelConfig>
+  /**
+   * Replaces `model` settings of `skill-kit.json` (or the defaults), key by key;
+   * `cacheDir` is relative to `dir`. `false`: no model at all (no vectors,
+   * lexical search only, Transformers.js never loaded).
+   */
+  model?: Partial<ModelConfig> | false
   /** Replaces `chunk` settings, key by key. */
   chunk?: Partial<ChunkConfig>
   /** Replaces `search` settings (the module's defaults), key by key. */
   search?: Partial<SearchConfig>
-  /** Overrides the plugin's `includeModel` for this knowledge base. */
+  /** Overrides the plugin's `includeModel` for this knowledge base (an error with `model: false`; the plugin's own `includeModel` skips such a base). */
   includeModel?: boolean
 }
 

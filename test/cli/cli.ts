@@ -41,10 +41,10 @@ export async function bundleCli(dir: string): Promise<string> {
   return outfile
 }
 
-/** Runs `node <script> …args` in `cwd`; resolves with the exit code, whatever it is. */
-export function runCli(script: string, cwd: string, args: readonly string[]): Promise<CliRun> {
+/** Runs `node …nodeArgs <script> …args` in `cwd`; resolves with the exit code, whatever it is. */
+export function runCli(script: string, cwd: string, args: readonly string[], nodeArgs: readonly string[] = []): Promise<CliRun> {
   return new Promise((done) => {
-    execFile(process.execPath, [script, ...args], { cwd }, (error, stdout, stderr) => {
+    execFile(process.execPath, [...nodeArgs, script, ...args], { cwd }, (error, stdout, stderr) => {
       done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr })
     })
   })

@@ -57,6 +57,20 @@ describe('parseProjectConfig', () => {
     ])
   })
 
+  it('reads "model": false as no model, where chunk sizes need not fit a model', () => {
+    const { config, diagnostics } = parse('{ "model": false, "chunk": { "maxTokens": 1024, "overlapTokens": 64 } }')
+    expect(diagnostics).toEqual([])
+    expect(config).toMatchObject({ model: false, chunk: { maxTokens: 1024, overlapTokens: 64 } })
+  })
+
+  it('takes an object or false for "model", nothing else', () => {
+    const message = '"model" must be an object (the embedding model\'s settings, {} for the default) or false (no model: lexical search only).'
+    for (const value of ['true', '"none"', 'null', '[]', '0']) {
+      expect(parse(`{\n  "name": "home",\n  "model": ${value}\n}`)).toEqual({ config: undefined, diagnostics: [['config-invalid', 3, 12, message]] })
+    }
+    expect(parse('{ "model": {} }').config?.model).toMatchObject({ id: 'Xenova/all-MiniLM-L6-v2' })
+  })
+
   it('reads a file saved with a byte order mark', () => {
     const { config, diagnostics } = parse('\uFEFF{ "name": "bom", "search": { "topK": 3 } }')
     expect(diagnostics).toEqual([])

@@ -33,7 +33,7 @@ describe('openKnowledgeProject', () => {
     expect(config.name).toBe('home')
     expect(config.knowledge).toBe(home)
     expect(config.cache).toBe(join(work, '.skill-kit/cache'))
-    expect(config.model.cacheDir).toBe(join(work, '.skill-kit/models'))
+    expect(config.model && config.model.cacheDir).toBe(join(work, '.skill-kit/models'))
     expect(config.output.slice(join(work, '.skill-kit/index/').length)).toMatch(/^home-[\w-]{8}$/)
     expect(config.model).toMatchObject({ id: 'Xenova/all-MiniLM-L6-v2', dtype: 'q8', maxTokens: 256 })
     expect(config.chunk).toEqual({ maxTokens: 256, overlapTokens: 32 })

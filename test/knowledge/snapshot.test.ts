@@ -3,7 +3,8 @@ import type { SnapshotErrorCode } from '../../src/runtime/knowledge/snapshot-rea
 import { crc32 as zlibCrc32 } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { encodeSnapshot, REFINE_BITS } from '../../src/knowledge/snapshot'
-import { buildLexicalIndex } from '../../src/runtime/knowledge/lexical'
+import { buildLexicalIndex, searchLexical } from '../../src/runtime/knowledge/lexical'
+import { searchVectors } from '../../src/runtime/knowledge/search'
 import { chunkHeading, crc32, decodeSnapshot, DIRECTORY_ENTRY_BYTES, HEADER_BYTES, SnapshotError } from '../../src/runtime/knowledge/snapshot-reader'
 import { rng, unitVector } from '../random'
 
@@ -71,7 +72,7 @@ describe('snapshot format', () => {
     expect(snap.vectors).toBeInstanceOf(Float32Array)
     expect(snap.scales).toBeNull()
     for (const [c, chunk] of source.chunks.entries())
-      expect([...snap.vectors.subarray(c * 32, (c + 1) * 32)]).toEqual([...Float32Array.from(chunk.vector)])
+      expect([...snap.vectors.subarray(c * 32, (c + 1) * 32)]).toEqual([...Float32Array.from(chunk.vector!)])
     expect(chunkHeading(snap, 1)).toEqual(['Watering', 'In winter'])
     expect(chunkHeading(snap, 3)).toEqual([])
     expect(snap.lexical).toBeNull()
@@ -88,7 +89,7 @@ describe('snapshot format', () => {
     expect(data).toHaveLength(source.chunks.length * rowBytes)
     const levels = 2 ** bits
     for (const [c, chunk] of source.chunks.entries()) {
-      const v = chunk.vector
+      const v = chunk.vector!
       const scale = snap.scales![c]!
       const maxAbs = Math.max(...Array.from(v, Math.abs))
       expect(scale).toBe(Math.fround(maxAbs / 127))
@@ -229,6 +230,54 @@ describe('snapshot format', () => {
     expect(() => encodeSnapshot({ ...base, lexical: true, chunks: [{ documentIndex: 0, vector: base.chunks[0]!.vector }] })).toThrow(/no text/)
     expect(() => encodeSnapshot({ ...base, lexical: buildLexicalIndex([{ text: 'x', documentIndex: 0 }]) })).toThrow(/not built from these chunks/)
     expect(() => encodeSnapshot({ ...base, documents: [{ id: 'a', tags: 'x' as unknown as string[] }], chunks: [] })).toThrow(/tags/)
+  })
+})
+
+describe('snapshot without vectors (built with no model)', () => {
+  const source = (): SnapshotInput => {
+    const { documents, chunks } = input()
+    return { model: '', encoding: 'none', lexical: true, documents, chunks: chunks.map(({ vector: _, ...chunk }) => chunk) }
+  }
+  const bytes = encodeSnapshot(source())
+
+  it('is flagged in the header, has no vector sections, and keeps documents, headings and the lexical index', () => {
+    const dv = new DataView(bytes.buffer, bytes.byteOffset)
+    expect(dv.getUint16(8, true)).toBe(1) // the same format version: old readers reject the flag
+    expect(dv.getUint16(10, true)).toBe(1)
+    expect([...directory(bytes).keys()]).toEqual(['META', 'CDOC', 'HEAD', 'LTRM', 'LOFF', 'LPST', 'LFRQ', 'LLEN'])
+    const snap = decodeSnapshot(bytes)
+    expect(snap).toMatchObject({ model: '', encoding: 'none', dimensions: 0, chunkCount: 5, scales: null, refinement: null })
+    expect(snap.vectors).toHaveLength(0)
+    expect(snap.documents.map(d => d.id)).toEqual(['Zeta', 'backup', 'plants/watering'])
+    expect(chunkHeading(snap, 1)).toEqual(['Watering', 'In winter'])
+    expect(searchLexical(snap, 'winter water')[0]).toMatchObject({ id: 'plants/watering', heading: ['Watering', 'In winter'] })
+    expect(() => searchVectors(snap, [1, 0])).toThrow(new TypeError('This snapshot has no vectors (it was built with no model): search it with searchLexical.'))
+  })
+
+  it('needs the lexical index and no vectors', () => {
+    expect(() => encodeSnapshot({ ...source(), lexical: false })).toThrow('Cannot encode the knowledge snapshot: a snapshot without vectors needs the lexical index.')
+    expect(() => encodeSnapshot({ ...source(), chunks: input().chunks })).toThrow('Cannot encode the knowledge snapshot: chunk 0 has a vector, but the encoding is "none".')
+  })
+
+  it('rejects a flag that contradicts the sections, and unknown flags', () => {
+    const dv = (b: Uint8Array) => new DataView(b.buffer, b.byteOffset)
+    const withVectors = encodeSnapshot(input({ lexical: true }))
+    const flagged = withVectors.slice()
+    dv(flagged).setUint16(10, 1, true)
+    expect(expectSnapshotError(() => decodeSnapshot(reseal(flagged)), 'corrupt').message).toBe('Corrupt knowledge snapshot: it is flagged as having no vectors, yet has 32 dimensions. Rebuild it.')
+    dv(flagged).setUint32(20, 0, true)
+    expect(expectSnapshotError(() => decodeSnapshot(reseal(flagged)), 'corrupt').message).toBe('Corrupt knowledge snapshot: it is flagged as having no vectors, yet has section SCAL, VECT, VREF. Rebuild it.')
+    const unflagged = bytes.slice()
+    dv(unflagged).setUint16(10, 0, true)
+    expect(expectSnapshotError(() => decodeSnapshot(reseal(unflagged)), 'corrupt').message).toBe('Corrupt knowledge snapshot: section VECT is missing. Rebuild it.')
+    const unknown = bytes.slice()
+    dv(unknown).setUint16(10, 3, true)
+    expect(expectSnapshotError(() => decodeSnapshot(reseal(unknown)), 'corrupt').message).toBe('Corrupt knowledge snapshot: unknown header flags. Rebuild it.')
+    // Without its lexical index (its sections renamed, as a reader ignores unknown tags), nothing is searchable.
+    const bare = bytes.slice()
+    for (const tag of ['LTRM', 'LOFF', 'LPST', 'LFRQ', 'LLEN'])
+      bare.set([0x58, 0x58, 0x58, tag.charCodeAt(1)], directory(bytes).get(tag)!.entry)
+    expect(expectSnapshotError(() => decodeSnapshot(reseal(bare)), 'corrupt').message).toBe('Corrupt knowledge snapshot: it has neither vectors nor a lexical index. Rebuild it.')
   })
 })
 

@@ -13,7 +13,7 @@ import { decodeSnapshot } from '../../runtime/knowledge/snapshot-reader'
  */
 export function publishedKnowledgeBase(project: KnowledgeProject, published: PublishedIndex, embedQuery?: EmbedQuery): KnowledgeBase {
   // The metadata only: the knowledge base decodes (and verifies) the whole snapshot when it searches.
-  const documents = decodeSnapshot(published.snapshot, { verify: false }).documents
+  const { documents, encoding } = decodeSnapshot(published.snapshot, { verify: false })
   const bodies = new Map(published.documents.map(d => [d.id, d.body]))
   return createKnowledgeBase({
     name: project.config.name,
@@ -22,5 +22,6 @@ export function publishedKnowledgeBase(project: KnowledgeProject, published: Pub
     bodies: documents.map(d => async () => bodies.get(d.id) ?? ''),
     search: project.config.search,
     embedQuery,
+    vectors: encoding !== 'none',
   })
 }

@@ -1,5 +1,5 @@
 import type { Command } from '../command'
-import { buildKnowledgeProject } from '../../knowledge/project'
+import { buildKnowledgeProject, hasModel } from '../../knowledge/project'
 import { flag, PROJECT_HELP, PROJECT_OPTION } from '../command'
 import { CliError, json } from '../io'
 import { countDiagnostics, displayPath } from '../report'
@@ -27,7 +27,8 @@ ${PROJECT_HELP}`,
   async run(args, io) {
     const started = performance.now()
     const project = openCliProject(args, io)
-    const embedder = await loadEmbedder(project, flag(args, 'offline'))
+    // "model": false: nothing to load; the build makes the lexical index only.
+    const embedder = hasModel(project) ? await loadEmbedder(project, flag(args, 'offline')) : undefined
     const bar = progressBar(io, 'Embedding')
     let result
     try {

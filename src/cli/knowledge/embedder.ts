@@ -1,5 +1,5 @@
 import type { Embedder } from '../../knowledge/embedder'
-import type { KnowledgeProject } from '../../knowledge/project'
+import type { EmbeddedProject } from '../../knowledge/project'
 import { ModelNotAvailableError } from '../../knowledge/embedder-files'
 import { ModelDownloadError } from '../../knowledge/model-download'
 import { projectCommand, projectEmbedder } from '../../knowledge/project'
@@ -13,7 +13,7 @@ import { CliError } from '../io'
  * model for this project, not a stack trace; so is a missing Transformers.js,
  * with the command that installs it.
  */
-export async function loadEmbedder(project: KnowledgeProject, offline: boolean, remoteHost?: string): Promise<Embedder> {
+export async function loadEmbedder(project: EmbeddedProject, offline: boolean, remoteHost?: string): Promise<Embedder> {
   const { model } = project.config
   try {
     return await projectEmbedder(model, { offline, remoteHost, fixCommand: projectCommand(project, 'model') })

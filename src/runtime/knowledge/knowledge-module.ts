@@ -7,7 +7,7 @@ import type { KnowledgeBase, KnowledgeBaseInit } from './knowledge'
 import type { NodeFsPromises, NodeUrl } from './node-host'
 import type { EmbedQuery } from './query-embedder'
 import type { BundledModel, KnowledgeModelOptions, QueryModelSpec, UrlLike } from './query-model'
-import { createKnowledgeBase } from './knowledge'
+import { createKnowledgeBase, KnowledgeError } from './knowledge'
 import { nodeBuiltin, nodeProcess } from './node-host'
 import { queryModelSource } from './query-model'
 
@@ -15,8 +15,8 @@ import { queryModelSource } from './query-model'
 export interface KnowledgeModuleInit extends Omit<KnowledgeBaseInit, 'loadSnapshot' | 'embedQuery'> {
   /** The snapshot's URL (`file:` in Node). */
   snapshotUrl: () => UrlLike
-  /** The model the snapshot was built with. */
-  model: QueryModelSpec
+  /** The model the snapshot was built with; `false`: built with no model, so the snapshot has no vectors. */
+  model: QueryModelSpec | false
   /** The model files the build emitted (`includeModel`). */
   bundledModel?: BundledModel
   /** The Vite dev server, which runs in place: the folder of the build's model cache. */
@@ -49,14 +49,19 @@ async function readAsset({ href }: UrlLike): Promise<ArrayBuffer | ArrayBufferVi
 
 export function defineKnowledge(init: KnowledgeModuleInit): KnowledgeModule {
   const { snapshotUrl, model, bundledModel, devModelPath, ...rest } = init
-  const source = queryModelSource({ model, bundled: bundledModel, devModelPath })
+  // Without a model (`false`) the snapshot has no vectors to compare a query's with: no query model.
+  const source = model ? queryModelSource({ model, bundled: bundledModel, devModelPath }) : undefined
   const base = createKnowledgeBase({
     ...rest,
+    vectors: model !== false,
     loadSnapshot: () => readAsset(snapshotUrl()),
     // A getter: the knowledge base reads it at each search, so `useModel` applies to the next one.
     get embedQuery(): EmbedQuery | undefined {
-      return source.current()
+      return source?.current()
     },
   })
-  return { ...base, useModel: source.use }
+  const useModel = source?.use ?? (() => {
+    throw new KnowledgeError('no-vectors', `"${init.name}" was built without a model ("model": false), so it has no vectors for a query model to search: replace "model": false with the model's settings and build again.`)
+  })
+  return { ...base, useModel }
 }

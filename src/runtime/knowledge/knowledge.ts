@@ -28,7 +28,7 @@ export interface KnowledgeSearchOptions {
   /**
    * Lowest score returned, on the scale of the ranking used: cosine similarity
    * for `vector` (default: the build's `search.threshold`, 0.3), normalised BM25
-   * for `lexical` (default 0.15). `hybrid` applies it to the vector list. An
+   * for `lexical` (default 0.25, see `searchLexical`). `hybrid` applies it to the vector list. An
    * `auto` search that falls back to lexical uses lexical's default.
    */
   threshold?: number
@@ -57,7 +57,7 @@ export interface KnowledgeBase {
   snapshot: () => Promise<Snapshot>
 }
 
-export type KnowledgeErrorCode = 'unknown-document' | 'no-embedder' | 'model-unavailable' | 'invalid-query'
+export type KnowledgeErrorCode = 'unknown-document' | 'no-embedder' | 'no-vectors' | 'model-unavailable' | 'invalid-query'
 
 /** A request the knowledge base cannot answer; the message says what to do instead. */
 export class KnowledgeError extends Error {
@@ -102,6 +102,8 @@ export interface KnowledgeBaseInit {
    * warns once.
    */
   embedQuery?: EmbedQuery
+  /** `false`: the snapshot has no vectors (built with no model), so every search is lexical (default true). */
+  vectors?: boolean
 }
 
 /** Candidates each list gives hybrid fusion, so that it has something to reorder. */
@@ -136,9 +138,12 @@ export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
       if (typeof query !== 'string')
         throw new KnowledgeError('invalid-query', `Search for a string, not ${query === null ? 'null' : typeof query}.`)
       const embedQuery = options.embedQuery ?? init.embedQuery
+      const vectors = init.vectors !== false
       const requested = options.mode ?? 'auto'
-      const mode = requested === 'auto' ? (embedQuery ? 'vector' : 'lexical') : requested
+      const mode = requested === 'auto' ? (vectors && embedQuery ? 'vector' : 'lexical') : requested
       const topK = options.topK ?? topKDefault
+      if (mode !== 'lexical' && !vectors)
+        throw new KnowledgeError('no-vectors', `"${init.name}" was built without a model ("model": false), so it has no vectors for a ${mode} search: search with mode 'lexical' or 'auto', or replace "model": false with the model's settings and build again.`)
       if (mode !== 'lexical' && !embedQuery)
         throw new KnowledgeError('no-embedder', `A ${mode} search of "${init.name}" needs a query embedder: pass embedQuery, build with includeModel for browsers, or search with mode: 'lexical'.`)
       const data = await loadSnapshot()

@@ -13,6 +13,12 @@
 // `generate`) and mangle non-English words, while the embedding side already
 // matches inflections and synonyms. Plural folding fixes the commonest miss
 // (`images` vs `image`) at little risk.
+//
+// Queries: questions and task prompts wrap a few informative words in function
+// words ("How can I …?"). Those are dropped from a query that has other terms
+// (see `queryTerms`), and scores are normalised against the query's few most
+// informative terms, not all of them (see `searchLexical`), so that a long
+// prompt does not sink the documents its short form finds.
 
 import type { Snapshot } from './snapshot-reader'
 import type { SearchHit, SearchResult } from './search-rank'
@@ -43,7 +49,7 @@ export interface LexicalChunk {
 export interface LexicalSearchOptions {
   /** Documents to return (default 5). */
   topK?: number
-  /** Minimum normalised score (default 0.15; see `searchLexical`). */
+  /** Minimum normalised score (default 0.25; see `searchLexical`). */
   threshold?: number
 }
 
@@ -57,7 +63,29 @@ export interface HybridOptions {
 /** BM25 parameters (the usual defaults). */
 export const BM25_K1 = 1.2
 export const BM25_B = 0.75
-export const LEXICAL_THRESHOLD = 0.15
+export const LEXICAL_THRESHOLD = 0.25
+/** Query terms whose ceiling is a score's reference (see `searchLexical`). */
+export const REFERENCE_TERMS = 4
+
+/**
+ * English function words that carry no topic: question words, auxiliaries,
+ * pronouns, articles, common prepositions and conjunctions, and the pieces
+ * the tokenizer leaves of contractions (`don't` → `don`, `t`). Only queries
+ * lose them; the index keeps every word, so a query of nothing else still
+ * finds them.
+ */
+const STOPWORDS = /* @__PURE__ */ new Set([
+  'what', 'which', 'who', 'whom', 'whose', 'when', 'where', 'why', 'how',
+  'am', 'is', 'are', 'was', 'were', 'be', 'been', 'being', 'do', 'does', 'did', 'doing', 'have', 'has', 'had', 'having',
+  'can', 'could', 'will', 'would', 'shall', 'should', 'may', 'might', 'must',
+  'i', 'me', 'my', 'mine', 'myself', 'we', 'us', 'our', 'ours', 'ourselves', 'you', 'your', 'yours', 'yourself', 'yourselves',
+  'he', 'him', 'his', 'himself', 'she', 'her', 'hers', 'herself', 'it', 'its', 'itself',
+  'they', 'them', 'their', 'theirs', 'themselves', 'this', 'that', 'these', 'those',
+  'a', 'an', 'the',
+  'of', 'in', 'on', 'at', 'by', 'for', 'with', 'about', 'from', 'to', 'into', 'onto',
+  'and', 'or', 'but', 'if', 'so', 'than', 'then', 'as',
+  's', 't', 'm', 're', 've', 'll', 'd',
+])
 
 const CJK = '\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}'
 const TOKEN = /* @__PURE__ */ new RegExp(`[${CJK}]|(?:(?![${CJK}])[\\p{L}\\p{M}\\p{N}])+`, 'gu')
@@ -86,12 +114,27 @@ export function stem(word: string): string {
   return w
 }
 
-/** The index terms of a text, in order, repeats included. */
-export function tokenize(text: string): string[] {
+/** The words of a text, normalised and lowercased, before stemming. */
+function words(text: string): string[] {
   const out: string[] = []
   for (const match of text.normalize('NFKC').toLowerCase().matchAll(TOKEN))
-    out.push(stem(match[0]))
+    out.push(match[0])
   return out
+}
+
+/** The index terms of a text, in order, repeats included. */
+export function tokenize(text: string): string[] {
+  return words(text).map(stem)
+}
+
+/**
+ * The distinct terms a query searches for: its index terms without
+ * stopwords, unless it has nothing else ("how do I" still searches those).
+ */
+export function queryTerms(query: string): string[] {
+  const all = words(query)
+  const informative = all.filter(word => !STOPWORDS.has(word))
+  return [...new Set((informative.length > 0 ? informative : all).map(stem))]
 }
 
 /**
@@ -178,18 +221,27 @@ function isSnapshot(source: Snapshot | LexicalIndex): source is Snapshot {
 
 /**
  * BM25 search (k1 = 1.2, b = 0.75, idf = ln(1 + (N − df + 0.5) / (df + 0.5)))
- * over chunks; a document scores its best chunk.
+ * over chunks, for the query's terms (see `queryTerms`: stopwords dropped); a
+ * document scores its best chunk.
  *
- * Scores are normalised to 0–1 by dividing by the query's ceiling,
- * Σ max(idf(t), ln 2) · (k1 + 1) over the distinct query terms (those absent
- * from the vocabulary included, with df = 0): a chunk would reach 1 only by
- * holding every term infinitely often. The divisor depends on the query alone,
- * so the order is pure BM25 and the score says how much of the (idf-weighted)
- * query a chunk covers. The ln 2 floor (the idf of a term in half the chunks)
- * keeps a query of only very common words ("how do I") from scoring high
- * against itself. A chunk of average length holding each query term once
- * scores 1 / (k1 + 1) ≈ 0.45, half of the terms ≈ 0.23; hence a default
- * threshold of 0.15, not the 0.3 of cosine similarity, whose scale differs.
+ * Scores are normalised to 0–1 as S / (S + R): S the chunk's BM25 score, R
+ * the query's reference, the BM25 score an average-length chunk gets for
+ * holding each of the query's {@link REFERENCE_TERMS} most informative terms
+ * once: Σ max(idf(t), ln 2) over the terms of highest idf (terms absent from
+ * the vocabulary included, with df = 0). So a score of 0.5 means "as much
+ * evidence as each informative query term once", and the default threshold
+ * of 0.25 asks for a third of that (one of three equally rare terms, or a
+ * rarer one of four), not the 0.3 of cosine similarity, whose scale differs.
+ * The ln 2 floor (the idf of a term in half the chunks) keeps a query of
+ * only very common words from scoring high.
+ *
+ * R depends on the query alone, and S / (S + R) rises with S, so the order is
+ * pure BM25. BM25 adds up only the terms a chunk holds, and R counts at most
+ * four terms, so a document scores about the same for a three-word query as
+ * for a long prompt around those words (on bench/retrieval/questions.json,
+ * within 0.85 in the median): the threshold means the same for both. A
+ * normaliser summed over every query term (as before) sank long prompts
+ * below any threshold.
  *
  * Ties go to the lower document index, which in a snapshot is the lower ID.
  * Given a Snapshot, results carry the document metadata like `searchVectors`;
@@ -204,8 +256,8 @@ export function searchLexical(source: Snapshot | LexicalIndex, query: string, { 
   if (!index)
     throw new Error('This snapshot has no lexical index: build it with the lexical option.')
   const n = index.lengths.length
-  const queryTerms = [...new Set(tokenize(query))]
-  if (n === 0 || queryTerms.length === 0)
+  const terms = queryTerms(query)
+  if (n === 0 || terms.length === 0)
     return []
   let average = averageLengths.get(index)
   if (average === undefined) {
@@ -216,12 +268,12 @@ export function searchLexical(source: Snapshot | LexicalIndex, query: string, { 
   }
   const { offsets, postings, frequencies, lengths, chunkDocuments } = index
   const scores = new Float64Array(n)
-  let ceiling = 0
-  for (const term of queryTerms) {
+  const weights: number[] = []
+  for (const term of terms) {
     const t = findTerm(index.terms, term)
     const df = t < 0 ? 0 : offsets[t + 1]! - offsets[t]!
     const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5))
-    ceiling += Math.max(idf, Math.LN2) * (BM25_K1 + 1)
+    weights.push(Math.max(idf, Math.LN2))
     if (t < 0)
       continue
     for (let p = offsets[t]!, end = offsets[t + 1]!; p < end; p++) {
@@ -242,8 +294,9 @@ export function searchLexical(source: Snapshot | LexicalIndex, query: string, { 
       }
     }
   }
+  const reference = weights.sort((a, b) => b - a).slice(0, REFERENCE_TERMS).reduce((sum, w) => sum + w, 0)
   for (let d = 0; d < best.length; d++)
-    best[d]! /= ceiling
+    best[d] = best[d]! / (best[d]! + reference)
   const hits: SearchHit[] = []
   for (const d of selectTop(best, bestChunk, topK, threshold))
     hits.push({ documentIndex: d, chunk: bestChunk[d]!, score: best[d]! })

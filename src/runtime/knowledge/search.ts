@@ -42,6 +42,8 @@ export function searchVectors(snapshot: Snapshot, queryVector: ArrayLike<number>
     throw new RangeError(`topK must be a positive integer, got ${String(topK)}.`)
   if (!Number.isFinite(threshold) || threshold < -1 || threshold > 1)
     throw new RangeError(`threshold must be a number from -1 to 1, got ${String(threshold)}.`)
+  if (snapshot.encoding === 'none')
+    throw new TypeError('This snapshot has no vectors (it was built with no model): search it with searchLexical.')
   const dims = snapshot.dimensions
   if (queryVector.length !== dims && snapshot.chunkCount > 0)
     throw new RangeError(`The query vector has ${queryVector.length} dimensions, the snapshot ${dims} (model ${snapshot.model}): embed the query with the snapshot's model.`)

@@ -7,7 +7,9 @@
 //   offset  size  field
 //   0       8     magic 89 53 4B 56 0D 0A 1A 0A ("\x89SKV\r\n\x1a\n", PNG-style: catches text-mode mangling)
 //   8       2     u16 format version (1)
-//   10      2     u16 flags (0; readers reject other values)
+//   10      2     u16 flags: bit 0 NO_VECTORS (a lexical-only snapshot, built with no model:
+//                 dimensions 0, no SCAL, VECT or VREF, and the lexical index required);
+//                 readers reject other bits
 //   12      4     u32 CRC-32 (IEEE 802.3, as zlib's crc32) of bytes [16, byteLength)
 //   16      4     u32 byteLength of the whole snapshot
 //   20      4     u32 dimensions
@@ -21,12 +23,12 @@
 //   …             sections in directory order, each starting on a 16-byte boundary, zero-padded between.
 //
 // Sections (the encoder writes them in this order; readers ignore unknown tags):
-//   META  UTF-8   JSON {"model": fingerprint, "documents": [[id, description, category, categories[],
+//   META  UTF-8   JSON {"model": fingerprint ("" with NO_VECTORS), "documents": [[id, description, category, categories[],
 //                 tags[], path, tokenCount], …] sorted by id, "headings": [[heading, …], …] (only with HEAD)}
 //   CDOC  u16|u32 chunk → document index (chunk count entries)
 //   HEAD  u16|u32 chunk → index into META.headings (optional)
 //   SCAL  f32     per-chunk scale of int8 vectors (int8 only)
-//   VECT  f32|i8  chunk vectors, row-major (chunk count × dimensions); f32 rows are unit-normalised,
+//   VECT  f32|i8  chunk vectors, row-major (chunk count × dimensions; absent with NO_VECTORS); f32 rows are unit-normalised,
 //                 i8 rows hold hi = floor((w + L/2) / L) of w = round(v / (scale / L)), scale = max|v| / 127,
 //                 L = 2^META.refineBits (1 without VREF), so hi ≈ v / scale (symmetric quantisation)
 //   VREF  u8      int8 only, optional: META.refineBits (1–7) more bits of each component, lo = w − L·hi
@@ -35,8 +37,8 @@
 //   LTRM  UTF-8   lexical vocabulary: terms sorted by UTF-16 code units, joined by "\n"  ┐
 //   LOFF  u32     term → first posting (term count + 1 entries)                         │ the lexical
 //   LPST  u16|u32 posting → chunk index, ascending within a term                        │ index, all
-//   LFRQ  u8      posting → term frequency in that chunk (capped at 255)                │ or none
-//   LLEN  u16|u32 chunk → token count                                                   ┘
+//   LFRQ  u8      posting → term frequency in that chunk (capped at 255)                │ or none (all
+//   LLEN  u16|u32 chunk → token count                                                   ┘ with NO_VECTORS)
 
 import type { LexicalIndex } from './lexical'
 
@@ -45,6 +47,8 @@ export const SNAPSHOT_VERSION = 1
 export const HEADER_BYTES = 40
 export const DIRECTORY_ENTRY_BYTES = 16
 export const SECTION_ALIGN = 16
+/** Header flag of a snapshot without vectors (built with no model): lexical search only. */
+export const FLAG_NO_VECTORS = 1
 /** Bytes of one chunk's row in the VREF section. */
 export const refineRowBytes = (dimensions: number, bits: number): number => Math.ceil(dimensions * bits / 8)
 
@@ -62,7 +66,7 @@ export interface SnapshotDocument {
   tags: string[]
   /** Path of the source file, relative to the knowledge folder. */
   path: string
-  /** Token count of the document body (as counted by the embedding model's tokenizer). */
+  /** Token count of the document body: by the embedding model's tokenizer, or estimated (4 characters a token) without a model. */
   tokenCount: number
 }
 
@@ -71,10 +75,12 @@ export type IndexArray = Uint16Array | Uint32Array
 export interface Snapshot {
   /** Format version of the bytes this was decoded from. */
   version: number
-  /** Fingerprint of the embedding model and chunking settings; a query must be embedded with the same. */
+  /** Fingerprint of the embedding model and chunking settings; a query must be embedded with the same. Empty without vectors. */
   model: string
+  /** 0 without vectors. */
   dimensions: number
-  encoding: 'float32' | 'int8'
+  /** `none`: a lexical-only snapshot (built with no model): `vectors` is empty, and only `lexical` search works. */
+  encoding: 'float32' | 'int8' | 'none'
   chunkCount: number
   /** Sorted by `id` (UTF-16 code units), so a lower document index means a lower ID. */
   documents: SnapshotDocument[]
@@ -269,6 +275,39 @@ function readLexical(bytes: Uint8Array, sections: Map<string, Section>, chunkCou
   return { terms, offsets, postings, frequencies, lengths, chunkDocuments, documentCount }
 }
 
+/** The VECT, SCAL and VREF sections of a snapshot with vectors. */
+function readVectors(bytes: Uint8Array, sections: Map<string, Section>, refineBits: unknown, chunkCount: number, dimensions: number): Pick<Snapshot, 'vectors' | 'encoding' | 'scales' | 'refinement'> {
+  const vectSection = sections.get('VECT')
+  if (!vectSection)
+    corrupt('section VECT is missing')
+  if (vectSection.type !== ElementType.f32 && vectSection.type !== ElementType.i8)
+    corrupt('section VECT is neither f32 nor i8')
+  if (chunkCount > 0 && dimensions === 0)
+    corrupt('it has chunks but 0 dimensions')
+  const vectors = view(bytes, vectSection, vectSection.type, chunkCount * dimensions) as Float32Array | Int8Array
+  const encoding = vectSection.type === ElementType.i8 ? 'int8' : 'float32'
+  let scales: Float32Array | null = null
+  if (encoding === 'int8') {
+    const scalSection = sections.get('SCAL')
+    if (!scalSection || scalSection.type !== ElementType.f32)
+      corrupt('int8 vectors without an f32 SCAL section')
+    scales = view(bytes, scalSection, ElementType.f32, chunkCount) as Float32Array
+    for (let c = 0; c < chunkCount; c++) {
+      if (!(scales[c]! > 0 && scales[c]! < Infinity))
+        corrupt(`the scale of chunk ${c} is ${scales[c]}`)
+    }
+  }
+  let refinement: Snapshot['refinement'] = null
+  const vrefSection = sections.get('VREF')
+  if (vrefSection) {
+    const bits = refineBits as number
+    if (encoding !== 'int8' || vrefSection.type !== ElementType.u8 || !Number.isInteger(bits) || bits < 1 || bits > 7)
+      corrupt('a VREF section without int8 vectors, as other than u8, or without META.refineBits from 1 to 7')
+    refinement = { bits, data: view(bytes, vrefSection, ElementType.u8, chunkCount * refineRowBytes(dimensions, bits)) as Uint8Array }
+  }
+  return { vectors, encoding, scales, refinement }
+}
+
 /**
  * Decodes a snapshot from its bytes (an ArrayBuffer, a Uint8Array or a Node
  * Buffer). Typed arrays are views into `bytes` where alignment allows (which
@@ -300,8 +339,10 @@ export function decodeSnapshot(input: ArrayBufferLike | ArrayBufferView, { verif
     if (actual !== expected)
       throw new SnapshotError('checksum', `Corrupt knowledge snapshot: checksum mismatch (CRC-32 ${actual.toString(16).padStart(8, '0')}, expected ${expected.toString(16).padStart(8, '0')}). Rebuild it.`)
   }
-  if (dv.getUint16(10, true) !== 0 || dv.getUint32(36, true) !== 0)
+  const flags = dv.getUint16(10, true)
+  if ((flags & ~FLAG_NO_VECTORS) !== 0 || dv.getUint32(36, true) !== 0)
     corrupt('unknown header flags')
+  const withVectors = (flags & FLAG_NO_VECTORS) === 0
   const dimensions = dv.getUint32(20, true)
   const chunkCount = dv.getUint32(24, true)
   const documentCount = dv.getUint32(28, true)
@@ -338,33 +379,19 @@ export function decodeSnapshot(input: ArrayBufferLike | ArrayBufferView, { verif
   const documents = readDocuments(meta.documents, documentCount)
   const chunkDocuments = indexArray(bytes, sections.get('CDOC'), 'CDOC', chunkCount, documentCount)
 
-  const vectSection = sections.get('VECT')
-  if (!vectSection)
-    corrupt('section VECT is missing')
-  if (vectSection.type !== ElementType.f32 && vectSection.type !== ElementType.i8)
-    corrupt('section VECT is neither f32 nor i8')
-  if (chunkCount > 0 && dimensions === 0)
-    corrupt('it has chunks but 0 dimensions')
-  const vectors = view(bytes, vectSection, vectSection.type, chunkCount * dimensions) as Float32Array | Int8Array
-  const encoding = vectSection.type === ElementType.i8 ? 'int8' : 'float32'
+  let vectors: Float32Array | Int8Array = new Float32Array(0)
+  let encoding: Snapshot['encoding'] = 'none'
   let scales: Float32Array | null = null
-  if (encoding === 'int8') {
-    const scalSection = sections.get('SCAL')
-    if (!scalSection || scalSection.type !== ElementType.f32)
-      corrupt('int8 vectors without an f32 SCAL section')
-    scales = view(bytes, scalSection, ElementType.f32, chunkCount) as Float32Array
-    for (let c = 0; c < chunkCount; c++) {
-      if (!(scales[c]! > 0 && scales[c]! < Infinity))
-        corrupt(`the scale of chunk ${c} is ${scales[c]}`)
-    }
-  }
   let refinement: Snapshot['refinement'] = null
-  const vrefSection = sections.get('VREF')
-  if (vrefSection) {
-    const bits = meta.refineBits
-    if (encoding !== 'int8' || vrefSection.type !== ElementType.u8 || !Number.isInteger(bits) || (bits as number) < 1 || (bits as number) > 7)
-      corrupt('a VREF section without int8 vectors, as other than u8, or without META.refineBits from 1 to 7')
-    refinement = { bits: bits as number, data: view(bytes, vrefSection, ElementType.u8, chunkCount * refineRowBytes(dimensions, bits as number)) as Uint8Array }
+  if (withVectors) {
+    ({ vectors, encoding, scales, refinement } = readVectors(bytes, sections, meta.refineBits, chunkCount, dimensions))
+  }
+  else {
+    if (dimensions !== 0)
+      corrupt(`it is flagged as having no vectors, yet has ${dimensions} dimensions`)
+    const stray = ['SCAL', 'VECT', 'VREF'].filter(tag => sections.has(tag))
+    if (stray.length > 0)
+      corrupt(`it is flagged as having no vectors, yet has section ${stray.join(', ')}`)
   }
 
   let headings: string[][] | null = null
@@ -377,6 +404,8 @@ export function decodeSnapshot(input: ArrayBufferLike | ArrayBufferView, { verif
   }
 
   const lexical = readLexical(bytes, sections, chunkCount, documentCount, chunkDocuments)
+  if (!withVectors && !lexical)
+    corrupt('it has neither vectors nor a lexical index')
   return { version, model: meta.model, dimensions, encoding, chunkCount, documents, chunkDocuments, vectors, scales, refinement, headings, chunkHeadings, lexical }
 }
 

@@ -89,6 +89,29 @@ describe('createKnowledgeBase', () => {
     await expect(kb.search('printer')).rejects.toThrow('out of memory')
   })
 
+  it('without vectors (built with no model): lexical in auto mode, even with an embedder; vector and hybrid refused', async () => {
+    const lexicalOnly = encodeSnapshot({
+      model: '',
+      encoding: 'none',
+      lexical: true,
+      documents,
+      chunks: [
+        { documentIndex: 0, text: 'nightly backup of the home folder' },
+        { documentIndex: 1, text: 'router channel and wifi signal' },
+        { documentIndex: 2, text: 'paper jam in the printer tray' },
+      ],
+    })
+    const embedQuery = vi.fn(async () => along(0))
+    const { kb } = knowledgeBase({ vectors: false, embedQuery, loadSnapshot: async () => lexicalOnly })
+    expect((await kb.search('Why does the printer jam?')).map(h => h.id)).toEqual(['printer'])
+    expect(embedQuery).not.toHaveBeenCalled()
+    for (const mode of ['vector', 'hybrid'] as const) {
+      const error = await kb.search('printer', { mode }).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(KnowledgeError)
+      expect(error).toMatchObject({ code: 'no-vectors', message: `"home" was built without a model ("model": false), so it has no vectors for a ${mode} search: search with mode 'lexical' or 'auto', or replace "model": false with the model's settings and build again.` })
+    }
+  })
+
   it('fuses both rankings in hybrid mode, and takes a per-search embedder', async () => {
     const { kb } = knowledgeBase()
     const hits = await kb.search('backup folder', { mode: 'hybrid', embedQuery: async () => along(1), threshold: 0 })

@@ -1,7 +1,7 @@
 import type { SearchHit } from '../../../src/runtime/knowledge/search-rank'
 import { describe, expect, it } from 'vitest'
 import { encodeSnapshot } from '../../../src/knowledge/snapshot'
-import { buildLexicalIndex, searchHybrid, searchLexical, stem, tokenize } from '../../../src/runtime/knowledge/lexical'
+import { buildLexicalIndex, queryTerms, searchHybrid, searchLexical, stem, tokenize } from '../../../src/runtime/knowledge/lexical'
 import { searchVectors } from '../../../src/runtime/knowledge/search'
 import { decodeSnapshot } from '../../../src/runtime/knowledge/snapshot-reader'
 
@@ -79,37 +79,40 @@ const CHUNKS = [
   { text: 'Nothing to see here.', documentIndex: 3 },
 ]
 
-/** BM25 written out term by term, to check the index arithmetic. */
+/** BM25 written out term by term, to check the index arithmetic, normalised as S / (S + R). */
 function referenceScores(query: string): number[] {
   const docs = CHUNKS.map(c => tokenize(c.text))
   const avg = docs.reduce((a, d) => a + d.length, 0) / docs.length
-  const terms = [...new Set(tokenize(query))]
-  let ceiling = 0
+  const terms = queryTerms(query)
+  const weights: number[] = []
   const scores = docs.map(() => 0)
   for (const term of terms) {
     const df = docs.filter(d => d.includes(term)).length
     const idf = Math.log(1 + (docs.length - df + 0.5) / (df + 0.5))
-    ceiling += Math.max(idf, Math.LN2) * 2.2
+    weights.push(Math.max(idf, Math.LN2))
     for (const [c, d] of docs.entries()) {
       const tf = d.filter(t => t === term).length
       if (tf)
         scores[c]! += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * d.length / avg))
     }
   }
-  return scores.map(s => s / ceiling)
+  // The reference: the four most informative terms, each once in a chunk of average length.
+  const reference = weights.sort((a, b) => b - a).slice(0, 4).reduce((a, b) => a + b, 0)
+  return scores.map(s => s / (s + reference))
 }
 
 describe('searchLexical', () => {
   const index = buildLexicalIndex(CHUNKS)
 
-  it('scores BM25 (k1 1.2, b 0.75) normalised by the query\'s ceiling', () => {
-    // One term in one of two chunks: idf = ln 2, length 2 vs average 1.5 → 2.2 / (1 + 1.2 · 1.25) / 2.2 = 0.4.
+  it('scores BM25 (k1 1.2, b 0.75) normalised as S / (S + R), R the reference of the query\'s informative terms', () => {
+    // One term in one of two chunks: idf = ln 2, length 2 vs average 1.5 → S = ln 2 · 2.2 / (1 + 1.2 · 1.25) = 0.88 ln 2,
+    // R = ln 2 (the term once in an average chunk), so the score is 0.88 / 1.88.
     const tiny = buildLexicalIndex([{ text: 'x y', documentIndex: 0 }, { text: 'z', documentIndex: 1 }])
     const [hit] = searchLexical(tiny, 'x')
     expect(hit!.documentIndex).toBe(0)
-    expect(hit!.score).toBeCloseTo(0.4, 12)
+    expect(hit!.score).toBeCloseTo(0.88 / 1.88, 12)
 
-    for (const query of ['lazy loading images', 'cookie storage', 'restore backup of images']) {
+    for (const query of ['lazy loading images', 'cookie storage', 'restore backup of images', 'what are the formats of images, cookies, storage, backups and archives?']) {
       const expected = referenceScores(query)
       for (const hit of searchLexical(index, query, { topK: 10, threshold: 0 }))
         expect(hit.score).toBeCloseTo(expected[hit.chunk]!, 12)
@@ -131,7 +134,7 @@ describe('searchLexical', () => {
     expect(diluted.score).toBeGreaterThan(0)
   })
 
-  it('applies the threshold (default 0.15) and topK; ties by document index', () => {
+  it('applies the threshold (default 0.25) and topK; ties by document index', () => {
     expect(searchLexical(index, 'kubernetes')).toEqual([])
     expect(searchLexical(index, '')).toEqual([])
     const tie = buildLexicalIndex([{ text: 'same words', documentIndex: 1 }, { text: 'same words', documentIndex: 0 }, { text: 'other', documentIndex: 2 }])
@@ -143,9 +146,24 @@ describe('searchLexical', () => {
     const middle = all[1]!.score
     expect(searchLexical(index, 'restore images cookie storage webp', { threshold: middle, topK: 10 })).toEqual(all.slice(0, 2))
     expect(searchLexical(index, 'restore images cookie storage webp', { threshold: middle + 1e-9, topK: 10 })).toEqual(all.slice(0, 1))
-    expect(searchLexical(index, 'restore images cookie storage webp', { topK: 10 }).every(h => h.score >= 0.15)).toBe(true)
+    expect(searchLexical(index, 'restore images cookie storage webp', { topK: 10 }).every(h => h.score >= 0.25)).toBe(true)
     expect(() => searchLexical(index, 'x', { threshold: 2 })).toThrow(/threshold/)
     expect(() => searchLexical(index, 'x', { topK: 0 })).toThrow(/topK/)
+  })
+
+  it('drops question words and other stopwords from a query with other terms, and searches a query of nothing else', () => {
+    expect(queryTerms('How can I recover the deleted files?')).toEqual(['recover', 'deleted', stem('files')])
+    expect(queryTerms('What\'s in it for me?')).toEqual(['what', 's', 'in', 'it', 'for', 'me'])
+    expect(queryTerms('Wie kann ich gelöschte Dateien wiederherstellen?')).toEqual(['wie', 'kann', 'ich', 'gelöschte', 'dateien', 'wiederherstellen'])
+    const words = buildLexicalIndex([{ text: 'Where it is: the how and the why.', documentIndex: 0 }, { text: 'Restore deleted files.', documentIndex: 1 }])
+    expect(searchLexical(words, 'how is it?', { threshold: 0 }).map(h => h.documentIndex)).toEqual([0])
+  })
+
+  it('finds a question as its keywords do, under the default threshold', () => {
+    const keywords = searchLexical(index, 'recover deleted files')
+    const question = searchLexical(index, 'How can I recover deleted files?')
+    expect(keywords.map(h => h.documentIndex)).toEqual([1])
+    expect(question).toEqual(keywords)
   })
 
   it('given a snapshot, returns document metadata like searchVectors', () => {
