@@ -3,7 +3,7 @@ import type { EmbeddedProject } from '../../knowledge/project'
 import { ModelNotAvailableError } from '../../knowledge/embedder-files'
 import { ModelDownloadError } from '../../knowledge/model-download'
 import { projectCommand, projectEmbedder } from '../../knowledge/project'
-import { TransformersMissingError } from '../../knowledge/transformers'
+import { assertTransformersInstalled, TransformersMissingError } from '../../knowledge/transformers'
 import { CliError } from '../io'
 
 /**
@@ -22,5 +22,18 @@ export async function loadEmbedder(project: EmbeddedProject, offline: boolean, r
     if (error instanceof ModelNotAvailableError || error instanceof ModelDownloadError || error instanceof TransformersMissingError)
       throw new CliError(error.message)
     throw new CliError(`Cannot load the embedding model ${model.id} (revision ${model.revision}, ${model.dtype}): ${(error as Error).message}`)
+  }
+}
+
+/**
+ * Fails with the command that installs Transformers.js when it is missing, so
+ * that a command says so before announcing work it cannot do.
+ */
+export function requireTransformers(): void {
+  try {
+    assertTransformersInstalled()
+  }
+  catch (error) {
+    throw error instanceof TransformersMissingError ? new CliError(error.message) : error
   }
 }

@@ -12,7 +12,7 @@ import { hasModel, projectCommand } from '../../knowledge/project'
 import { flag, PROJECT_HELP, PROJECT_OPTION, stringOption } from '../command'
 import { CliError, json, UsageError } from '../io'
 import { displayPath } from '../report'
-import { loadEmbedder } from './embedder'
+import { loadEmbedder, requireTransformers } from './embedder'
 import { openCliProject } from './project'
 
 /** `--host`: an http(s) URL, ending with `/` as Transformers.js joins paths to it. */
@@ -118,6 +118,8 @@ ${PROJECT_HELP}`,
       io.out(json({ model: false }))
       return 0
     }
+    // Every way ends by loading the model.
+    requireTransformers()
     const { dir, config: { model } } = project
     if (from !== undefined)
       await installFrom(project, from, io)
