@@ -36,9 +36,9 @@ function formatRate(perSecond: number): string {
   return perSecond >= 10 ? `${count(Math.round(perSecond))}/s` : `${perSecond.toFixed(1)}/s`
 }
 
-/** `7 s` under a minute, else `3 min`: an estimate, so no more precise than that. */
+/** `7 s` under 100 seconds, else `3 min`: an estimate, so no more precise than that. */
 function formatEstimate(seconds: number): string {
-  return seconds < 59.5 ? `${Math.max(1, Math.round(seconds))} s` : `${Math.round(seconds / 60)} min`
+  return seconds < 99.5 ? `${Math.max(1, Math.round(seconds))} s` : `${Math.round(seconds / 60)} min`
 }
 
 /** `12.4 s` under a minute, else `2 min 5 s`. */

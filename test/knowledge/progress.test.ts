@@ -76,4 +76,15 @@ describe('knowledgeProgressReporter', () => {
       'docs: embedded 99/100 windows (198/s, about 1 s left)',
     ])
   })
+
+  it('gives estimates under 100 s in seconds', () => {
+    const { lines, at } = reporter()
+    at(0, { phase: 'read', documents: 74, chunks: 639, windows: 936, cached: 0 })
+    at(16_000, { phase: 'embed', done: 128, total: 936 })
+    at(80_000, { phase: 'embed', done: 640, total: 936 })
+    expect(lines.slice(1)).toEqual([
+      'docs: embedded 128/936 windows (8.0/s, about 2 min left)',
+      'docs: embedded 640/936 windows (8.0/s, about 37 s left)',
+    ])
+  })
 })
