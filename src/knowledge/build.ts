@@ -5,6 +5,7 @@ import type { KnowledgeDocument } from './document'
 import type { Embedder } from './embedder'
 import type { KnowledgeFolder } from './load-folder'
 import type { SnapshotDocumentInput } from './snapshot'
+import type { KnowledgeProgress } from './progress'
 import { hash } from '../core/hash'
 import { estimateTokens } from '../runtime/tokens'
 import { chunkDocument } from './chunk'
@@ -30,8 +31,8 @@ export interface KnowledgeBuildOptions {
   force?: boolean
   /** Vector storage in the snapshot (default `int8`). */
   encoding?: 'int8' | 'float32'
-  /** Called as windows get embedded. */
-  onProgress?: (done: number, total: number) => void
+  /** Called once the folder is read and cut into windows, then after each batch of windows embedded. */
+  onProgress?: (event: KnowledgeProgress) => void
 }
 
 /** A built knowledge index: what the snapshot holds and what it took. */
@@ -103,12 +104,13 @@ export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOp
   })
   const keys = windowKeys.flat()
   const missing = [...new Set(keys.filter(key => options.force || !cache.get(key)))]
+  options.onProgress?.({ phase: 'read', documents: folder.documents.length, chunks: chunks.length, windows: keys.length, cached: keys.length - missing.length })
   const BATCH = 64
   for (let start = 0; start < missing.length; start += BATCH) {
     const batch = missing.slice(start, start + BATCH)
     const vectors = await embedder.embedTokens(batch.map(key => inputs.get(key)!), 'document')
     batch.forEach((key, i) => cache.set(key, vectors[i]!))
-    options.onProgress?.(Math.min(start + BATCH, missing.length), missing.length)
+    options.onProgress?.({ phase: 'embed', done: Math.min(start + BATCH, missing.length), total: missing.length })
   }
   cache.save()
   const tokenCount = (text: string) => {

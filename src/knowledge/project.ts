@@ -7,6 +7,7 @@ import type { Diagnostic } from '../core/diagnostics'
 import type { KnowledgeBuildFailure, KnowledgeIndex } from './build'
 import type { ChunkConfig, KnowledgeConfig, ModelConfig, SearchConfig } from './config'
 import type { Embedder } from './embedder'
+import type { KnowledgeProgress } from './progress'
 import type { IndexManifest } from './publish'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { basename, join, relative, resolve, sep } from 'node:path'
@@ -190,7 +191,8 @@ export interface ProjectBuildOptions extends EmbedderOptions {
   force?: boolean
   /** Another embedder than the project's model (tests, remote services); unused by a project with `"model": false`. */
   embedder?: Embedder
-  onProgress?: (done: number, total: number) => void
+  /** Called as the build reads, embeds and publishes (see {@link KnowledgeProgress}). */
+  onProgress?: (event: KnowledgeProgress) => void
 }
 
 /** A built and published index. */
@@ -220,6 +222,7 @@ export async function buildKnowledgeProject(project: KnowledgeProject, options: 
   if (!('snapshot' in index))
     return index
   const published = publishIndex(config.output, { name: config.name, index, settings: settingsDigest(config) })
+  options.onProgress?.({ phase: 'done' })
   return { ...index, snapshotFile: published.snapshotFile, documentsFile: published.documentsFile }
 }
 

@@ -4,6 +4,7 @@ import type { Diagnostic } from '../core/diagnostics'
 import type { FileUrlRequest } from './chunk-assets'
 import type { ViteServe } from './knowledge-load'
 import type { Options } from './options'
+import type { InfoLogger } from './progress'
 import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
@@ -19,6 +20,7 @@ import { BODY_QUERY, KNOWLEDGE_PREFIX, knowledgeImportPath, knowledgeModuleId, K
 import { generateBodyModule } from './knowledge-codegen'
 import { loadKnowledgeModule } from './knowledge-load'
 import { createFileFilter, DEFAULT_SKILL_DIRS } from './options'
+import { progressChannel } from './progress'
 
 export type { FilterPattern, KnowledgeOptions, Options } from './options'
 
@@ -81,6 +83,7 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
   const chunkAssets = new ChunkRelativeAssets()
   let rolldownPlatform: string | undefined
   const resolveFileUrl = (request: FileUrlRequest) => chunkAssets.resolveFileUrl(request) ?? null
+  let viteLogger: InfoLogger | undefined
 
   /** The resolved id of a `virtual:skill-kit/…` import. */
   const virtualId = (request: string) => request === REGISTRY_ID
@@ -201,7 +204,7 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
         }
         const target = parseKnowledgeModuleId(id, root)
         if (target) {
-          const code = await loadKnowledgeModule(this, target, { service: knowledge, framework: meta.framework, viteServe, relativize, warned, runtime: runtimePath('runtime-knowledge.mjs'), chunkAssets, rolldownPlatform })
+          const code = await loadKnowledgeModule(this, target, { service: knowledge, framework: meta.framework, viteServe, relativize, warned, runtime: runtimePath('runtime-knowledge.mjs'), chunkAssets, rolldownPlatform, progress: progressChannel(this, meta.framework, viteLogger) })
           return code === undefined ? FAILED : { code, map: null }
         }
         if (id.endsWith(BODY_QUERY)) {
@@ -246,6 +249,7 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
           chunkAssets.writeDropped(context.environment?.name ?? '', reference => context.getFileName(reference), dir, bundle)
       },
       configResolved(config) {
+        viteLogger = config.logger
         if (config.command === 'serve')
           viteServe = { base: config.base, files: new Map() }
         if (options.root)

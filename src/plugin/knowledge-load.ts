@@ -5,6 +5,7 @@ import type { UnpluginBuildContext, UnpluginContext } from 'unplugin'
 import type { KnowledgeOutcome, KnowledgeService, KnowledgeTarget } from './knowledge'
 import type { ChunkRelativeAssets } from './chunk-assets'
 import type { AssetMode, EmitFixed, Platform } from './knowledge-assets'
+import type { ProgressWrite } from './progress'
 import { Buffer } from 'node:buffer'
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
@@ -33,6 +34,8 @@ export interface KnowledgeLoadEnv {
   chunkAssets: ChunkRelativeAssets
   /** Rolldown's `platform` option, when the build sets one. */
   rolldownPlatform: string | undefined
+  /** This bundler's channel for the lines of a knowledge build (see `progress.ts`). */
+  progress: ProgressWrite | undefined
 }
 
 interface RollupLikeContext {
@@ -134,7 +137,7 @@ function outdirEmitter(outdir: string): EmitFixed {
 /** The knowledge module, or `undefined` after reporting why it cannot be built. */
 export async function loadKnowledgeModule(context: UnpluginBuildContext & UnpluginContext, target: KnowledgeTarget, env: KnowledgeLoadEnv): Promise<string | undefined> {
   const { service, framework, relativize, warned } = env
-  const outcome: KnowledgeOutcome = await service.build(target)
+  const outcome: KnowledgeOutcome = await service.build(target, env.progress)
   // Vite resolves watched files as imports: there, folders and files yet to exist are watched by the dev server instead.
   for (const file of outcome.watch) {
     if (framework !== 'vite' || (existsSync(file) && statSync(file).isFile()))

@@ -5,12 +5,14 @@ import type { Diagnostic } from '../core/diagnostics'
 import type { KnowledgeProject, ProjectBuild } from '../knowledge/project'
 import type { SnapshotDocument } from '../runtime/knowledge/snapshot-reader'
 import type { KnowledgeOptions, Options } from './options'
+import type { ProgressWrite } from './progress'
 import { readFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { codeFrame, formatDiagnostic } from '../core/diagnostics'
 import { closest } from '../core/text'
 import { ModelNotAvailableError } from '../knowledge/embedder-files'
 import { ModelDownloadError } from '../knowledge/model-download'
+import { knowledgeProgressReporter } from '../knowledge/progress'
 import { buildKnowledgeProject, openKnowledgeProject } from '../knowledge/project'
 import { TransformersMissingError } from '../knowledge/transformers'
 import { decodeSnapshot } from '../runtime/knowledge/snapshot-reader'
@@ -125,17 +127,18 @@ export class KnowledgeService {
     return entry === undefined ? undefined : resolve(this.root(), typeof entry === 'string' ? entry : entry.dir)
   }
 
-  build(target: KnowledgeTarget): Promise<KnowledgeOutcome> {
+  /** Builds a knowledge base, or joins its running build; `progress` gets the lines of a build this call starts. */
+  build(target: KnowledgeTarget, progress?: ProgressWrite): Promise<KnowledgeOutcome> {
     const key = JSON.stringify(target)
     let outcome = this.running.get(key)
     if (!outcome) {
-      outcome = this.run(target)
+      outcome = this.run(target, progress)
       this.running.set(key, outcome)
     }
     return outcome
   }
 
-  private async run(target: KnowledgeTarget): Promise<KnowledgeOutcome> {
+  private async run(target: KnowledgeTarget, progress: ProgressWrite | undefined): Promise<KnowledgeOutcome> {
     let entry: KnowledgeOptions
     if (target.kind === 'name') {
       const configured = this.options.knowledge?.[target.name]
@@ -164,9 +167,11 @@ export class KnowledgeService {
     const withModel = project.config.model !== false
     if (!withModel && entry.includeModel)
       return { ok: false, watch, message: `${label} has no model ("model": false), so includeModel has nothing to emit: remove includeModel from its options, or replace "model": false with the model's settings.` }
+    const name = target.kind === 'name' ? target.name : project.config.name
+    const onProgress = progress && knowledgeProgressReporter(name, { write: progress, now: () => performance.now() })
     let build: Awaited<ReturnType<typeof buildKnowledgeProject>>
     try {
-      build = await buildKnowledgeProject(project, { offline: this.options.offline })
+      build = await buildKnowledgeProject(project, { offline: this.options.offline, onProgress })
     }
     catch (error) {
       // Each names what is missing and the command that gets it.
@@ -184,7 +189,7 @@ export class KnowledgeService {
       this.bodies.set(join(project.config.knowledge, document.path), document.body)
     return {
       ok: true,
-      name: target.kind === 'name' ? target.name : project.config.name,
+      name,
       project,
       build,
       documents: decodeSnapshot(build.snapshot, { verify: false }).documents,

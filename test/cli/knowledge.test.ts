@@ -5,7 +5,7 @@ import { join, relative, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 // @ts-expect-error: a plain .mjs script without types
 import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
-import { progressBar } from '../../src/cli/knowledge/progress'
+import { buildProgress, progressBar } from '../../src/cli/knowledge/progress'
 import { DEFAULT_MODEL, defaultProjectConfig } from '../../src/knowledge/config'
 import { createTransformersEmbedder } from '../../src/knowledge/embedder'
 import { buildKnowledgeProject, disposeProjectEmbedders, openKnowledgeProject } from '../../src/knowledge/project'
@@ -30,6 +30,17 @@ async function jsonOf<T = any>(...args: string[]): Promise<T> {
   expect(run.code).toBe(0)
   return JSON.parse(run.stdout) as T
 }
+
+/** Runs `skill-kit build …args`, which must succeed: its JSON summary, and the lines it printed on stderr (a pipe, not a terminal). */
+async function buildOf(...args: string[]): Promise<{ summary: any, progress: string[] }> {
+  const run = await skillKit('build', ...args)
+  expect(run.code, run.stderr).toBe(0)
+  return { summary: JSON.parse(run.stdout), progress: run.stderr.split('\n').filter(Boolean) }
+}
+
+/** The throttled lines between the first and the last: windows embedded, with a rate and an estimate (their values depend on the machine). */
+const EMBEDDED = /^skill-kit: home: embedded \d+\/\d+ windows \(\d+(?:\.\d)?\/s, about \d+ (?:s|min) left\)$/
+const BUILT = /^skill-kit: home: built in \d+\.\d s$/
 
 const RESULT_KEYS = ['id', 'description', 'category', 'categories', 'tags', 'path', 'tokenCount', 'score', 'heading']
 /** A stack trace line, which an expected failure must never print. */
@@ -91,7 +102,10 @@ describe('skill-kit build', () => {
     bundlerBuild = built
     expect(built.stats.embedded).toBe(built.stats.windows)
 
-    const summary = await jsonOf('build', '--offline', '--project', 'home')
+    const { summary, progress } = await buildOf('--offline', '--project', 'home')
+    // Nothing to embed: quiet, but for the time it took when that was 2 s or more (a loaded machine).
+    expect(progress.length).toBeLessThanOrEqual(1)
+    progress.forEach(line => expect(line).toMatch(BUILT))
     expect(summary).toEqual({
       name: 'home',
       documents: 3,
@@ -108,9 +122,13 @@ describe('skill-kit build', () => {
     expect(readManifest(output)?.snapshot).toBe(relative(output, built.snapshotFile))
   })
 
-  it('--force embeds every window again, into the same bytes', async () => {
-    const summary = await jsonOf('build', '--force', '--offline', '--project', 'home')
+  it('--force embeds every window again, into the same bytes, with progress lines on stderr', async () => {
+    const { summary, progress } = await buildOf('--force', '--offline', '--project', 'home')
     expect(summary).toMatchObject({ embedded: bundlerBuild.stats.windows, cached: 0, snapshot: relative(work, bundlerBuild.snapshotFile) })
+    const { windows } = bundlerBuild.stats
+    expect(progress[0]).toBe(`skill-kit: home: 3 documents, ${windows} windows (0 cached, ${windows} to embed)`)
+    expect(progress.at(-1)).toMatch(BUILT)
+    progress.slice(1, -1).forEach(line => expect(line).toMatch(EMBEDDED))
   })
 
   it('reports every invalid document with file:line:col and keeps the published index', async () => {
@@ -201,9 +219,11 @@ describe('skill-kit search', () => {
     expect(stale.code).toBe(1)
     expect(stale.stdout).toBe('')
     expect(stale.stderr).toContain('Run "skill-kit build" to update it.')
-    const rebuilt = await jsonOf<{ embedded: number, windows: number }>('build', '--offline', '--project', 'home')
+    const { summary: rebuilt, progress } = await buildOf('--offline', '--project', 'home')
     expect(rebuilt.embedded).toBeGreaterThan(0)
     expect(rebuilt.embedded).toBeLessThan(rebuilt.windows)
+    expect(progress[0]).toBe(`skill-kit: home: 3 documents, ${rebuilt.windows} windows (${rebuilt.cached} cached, ${rebuilt.embedded} to embed)`)
+    expect(progress.at(-1)).toMatch(BUILT)
     expect(await jsonOf('search', 'backup', '--mode', 'lexical', '--project', 'home')).not.toEqual([])
   })
 })
@@ -313,6 +333,31 @@ describe('usage', () => {
       expect(run.stderr).toContain(message)
       expect(run.stderr).toContain(`Usage: skill-kit ${args[0]}`)
     })
+  })
+})
+
+describe('buildProgress', () => {
+  const io = (errIsTTY: boolean, written: string[]) => ({ out: () => {}, err: (s: string) => written.push(s), errIsTTY })
+
+  it('draws the bar on a terminal, and nothing else', () => {
+    const written: string[] = []
+    const progress = buildProgress(io(true, written), 'home')
+    progress.onProgress({ phase: 'read', documents: 3, chunks: 9, windows: 128, cached: 0 })
+    progress.onProgress({ phase: 'embed', done: 64, total: 128 })
+    progress.onProgress({ phase: 'done' })
+    progress.done()
+    expect(written).toEqual([`\rEmbedding [${'#'.repeat(15)}${'-'.repeat(15)}] 64/128`, '\r\x1B[2K'])
+  })
+
+  it('writes the reporter\'s lines, one per line, elsewhere', () => {
+    const written: string[] = []
+    const progress = buildProgress(io(false, written), 'home')
+    progress.onProgress({ phase: 'read', documents: 3, chunks: 9, windows: 1_280, cached: 1_000 })
+    progress.onProgress({ phase: 'done' })
+    progress.done()
+    expect(written).toHaveLength(2)
+    expect(written[0]).toBe('skill-kit: home: 3 documents, 1,280 windows (1,000 cached, 280 to embed)\n')
+    expect(written[1]).toMatch(/^skill-kit: home: built in \d+\.\d s\n$/)
   })
 })
 

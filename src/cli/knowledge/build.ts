@@ -5,7 +5,7 @@ import { CliError, json } from '../io'
 import { countDiagnostics, displayPath } from '../report'
 import { loadEmbedder } from './embedder'
 import { openCliProject, printDiagnostics } from './project'
-import { progressBar } from './progress'
+import { buildProgress } from './progress'
 
 /** `skill-kit build`: builds the index and publishes it, or keeps the previous one when a document is invalid. */
 export const buildCommand: Command = {
@@ -16,7 +16,11 @@ export const buildCommand: Command = {
 Builds the search index of the project's knowledge folder, reusing cached
 vectors, and publishes it in its output folder. Prints a JSON summary; every
 diagnostic goes to stderr. An invalid document fails the build (exit 1) and
-keeps the previously published index.
+keeps the previously published index. On a terminal, stderr shows a bar
+while windows are embedded; elsewhere (logs, pipes) it gets progress lines:
+what is cached and what to embed, windows embedded (at most one line every
+2 seconds), and the time the build took. A build that embeds nothing and
+takes under 2 seconds prints none.
 
 Options:
   --force               Embed every window again, ignoring the vector cache
@@ -27,15 +31,15 @@ ${PROJECT_HELP}`,
   async run(args, io) {
     const started = performance.now()
     const project = openCliProject(args, io)
+    const progress = buildProgress(io, project.config.name)
     // "model": false: nothing to load; the build makes the lexical index only.
     const embedder = hasModel(project) ? await loadEmbedder(project, flag(args, 'offline')) : undefined
-    const bar = progressBar(io, 'Embedding')
     let result
     try {
-      result = await buildKnowledgeProject(project, { embedder, force: flag(args, 'force'), onProgress: bar.update })
+      result = await buildKnowledgeProject(project, { embedder, force: flag(args, 'force'), onProgress: progress.onProgress })
     }
     finally {
-      bar.done()
+      progress.done()
     }
     printDiagnostics(result.diagnostics, io)
     if (!('snapshot' in result))
