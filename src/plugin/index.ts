@@ -317,8 +317,10 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
       onLoadFilter: OUR_IDS,
       loader: 'js',
       config(build) {
-        // Snapshots are imported for their URL: esbuild copies them next to the bundle.
-        build.loader = { '.skillkit': 'file', ...build.loader }
+        // Snapshots are imported for their URL: esbuild copies them next to the bundle. Its `file`
+        // loader needs an output path, and a build without one (skills only) must not fail for it.
+        if (build.outdir || build.outfile)
+          build.loader = { '.skillkit': 'file', ...build.loader }
       },
     },
   }

@@ -10,7 +10,7 @@ import { Buffer } from 'node:buffer'
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { formatDiagnostic } from '../core/diagnostics'
-import { BODY_QUERY } from './knowledge'
+import { BODY_QUERY, KNOWLEDGE_PREFIX } from './knowledge'
 import { modelReference, snapshotReference } from './knowledge-assets'
 import { generateKnowledgeModule } from './knowledge-codegen'
 
@@ -110,6 +110,13 @@ function loaderEmitter(context: UnpluginBuildContext): EmitFixed {
   }
 }
 
+/** Whether this esbuild build has an output path, which its `file` loader needs. */
+function esbuildWrites(context: UnpluginBuildContext): boolean {
+  const native = context.getNativeBuildContext?.()
+  const options = native?.framework === 'esbuild' ? native.build.initialOptions : {}
+  return Boolean(options.outdir || options.outfile)
+}
+
 /** esbuild: where the model's files go (outdir, unless the build has none), where its `file` loader puts the snapshot, and what that is relative to. */
 function esbuildMode(context: UnpluginBuildContext): AssetMode {
   const native = context.getNativeBuildContext?.()
@@ -137,6 +144,11 @@ function outdirEmitter(outdir: string): EmitFixed {
 /** The knowledge module, or `undefined` after reporting why it cannot be built. */
 export async function loadKnowledgeModule(context: UnpluginBuildContext & UnpluginContext, target: KnowledgeTarget, env: KnowledgeLoadEnv): Promise<string | undefined> {
   const { service, framework, relativize, warned } = env
+  if (framework === 'esbuild' && !esbuildWrites(context)) {
+    const what = target.kind === 'name' ? `${KNOWLEDGE_PREFIX}${target.name}` : `${relativize(target.dir)}?knowledge`
+    context.error(`${what}: esbuild copies a knowledge base's snapshot beside the bundle, so the build needs an output path: set outdir (or outfile).`)
+    return undefined
+  }
   const outcome: KnowledgeOutcome = await service.build(target, env.progress)
   // Vite resolves watched files as imports: there, folders and files yet to exist are watched by the dev server instead.
   for (const file of outcome.watch) {

@@ -1,6 +1,6 @@
 import type { Options } from '../../src/plugin/options'
 import type { Bundler } from './build'
-import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 // @ts-expect-error: a plain .mjs script without types
@@ -71,5 +71,34 @@ describe.each(['rollup', 'esbuild', 'webpack'] as const)('knowledge build errors
     // The command works from the working directory (the repository here), with the plugin's root.
     expect(message).toContain(`Knowledge folder docs: The embedding model Xenova/all-MiniLM-L6-v2 is not available offline: ${join(work, 'offline/.skill-kit/models/Xenova/all-MiniLM-L6-v2')} lacks config.json, tokenizer.json, tokenizer_config.json, onnx/model_quantized.onnx. `
       + 'Run "skill-kit model --project test/.tmp/knowledge-errors/offline/docs --root test/.tmp/knowledge-errors/offline" to put it there (it downloads the model; see "skill-kit model --help" for ways without network).')
+  })
+})
+
+describe('esbuild without an output path', () => {
+  /** Builds `main.js` of a fresh app with esbuild, writing nothing (no outdir, no outfile). */
+  async function buildInMemory(name: string, code: string): Promise<import('esbuild').BuildResult> {
+    const app = join(work, name)
+    mkdirSync(join(app, 'skills/notes'), { recursive: true })
+    writeFileSync(join(app, 'skills/notes/SKILL.md'), '---\nname: notes\ndescription: Take notes.\n---\n\n# Notes\n\nWrite them down.\n')
+    writeFileSync(join(app, 'main.js'), code)
+    const esbuild = await import('esbuild')
+    const skillKit = (await import('../../src/esbuild')).default
+    return esbuild.build({ entryPoints: [join(app, 'main.js')], bundle: true, format: 'esm', write: false, logLevel: 'silent', plugins: [skillKit({ root: app, offline: true })] })
+  }
+
+  it('builds skills (its file loader for snapshots is only set up with an output path)', async () => {
+    const result = await buildInMemory('no-outdir-skills', 'export { default } from \'./skills/notes/SKILL.md?cover\'\n')
+    expect(result.errors).toEqual([])
+    expect(result.outputFiles![0]!.text).toContain('Write them down.')
+  })
+
+  it('says a knowledge import needs outdir, before building anything', async () => {
+    mkdirSync(join(work, 'no-outdir-knowledge/docs'), { recursive: true })
+    writeFileSync(join(work, 'no-outdir-knowledge/docs/a.md'), '# A\n\nText.\n')
+    const error = await buildInMemory('no-outdir-knowledge', 'export { default } from \'./docs?knowledge\'\n').catch((e: unknown) => e as { errors: { text: string }[] })
+    expect((error as { errors: { text: string }[] }).errors.map(e => e.text)).toEqual([
+      'docs?knowledge: esbuild copies a knowledge base\'s snapshot beside the bundle, so the build needs an output path: set outdir (or outfile).',
+    ])
+    expect(existsSync(join(work, 'no-outdir-knowledge/.skill-kit'))).toBe(false)
   })
 })
