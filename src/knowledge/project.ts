@@ -90,7 +90,8 @@ export function openKnowledgeProject(dir: string, options: OpenProjectOptions = 
       model: { cacheDir: away('models') },
     }
   }
-  else if (options.overrides) {
+  // Only when something is overridden: the file is then rewritten, and diagnostics point into the rewrite.
+  else if (Object.values(options.overrides ?? {}).some(value => value !== undefined)) {
     try {
       raw = JSON.parse(text.replace(/^\uFEFF/, ''))
     }

@@ -13,7 +13,7 @@ export const TRANSFORMERS_MISSING_MESSAGE = `Knowledge bases are embedded with T
   + `Install it: npm i -D ${TRANSFORMERS_PACKAGE} `
   + `(where onnxruntime-node's install script cannot download its CUDA libraries from api.nuget.org: `
   + `ONNXRUNTIME_NODE_INSTALL=skip npm i -D ${TRANSFORMERS_PACKAGE}). `
-  + `A knowledge base with "model": false in its skill-kit.json is searched lexically and needs no model.`
+  + `A knowledge base with "model": false (in skill-kit.json, or model: false in the plugin's knowledge option) is searched lexically and needs no model.`
 
 /** Transformers.js is not installed where this package can import it. */
 export class TransformersMissingError extends Error {

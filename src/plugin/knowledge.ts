@@ -121,6 +121,13 @@ export class KnowledgeService {
     return this.names.map(name => this.folderOf(name)!)
   }
 
+  /** The settings of the named knowledge base in `dir`, if one is. */
+  private entryOfFolder(dir: string): KnowledgeOptions | undefined {
+    const name = this.names.find(n => this.folderOf(n) === dir)
+    const configured = name === undefined ? undefined : this.options.knowledge![name]!
+    return typeof configured === 'string' ? { dir: configured } : configured
+  }
+
   /** The folder of a named knowledge base. */
   folderOf(name: string): string | undefined {
     const entry = this.options.knowledge?.[name]
@@ -153,7 +160,8 @@ export class KnowledgeService {
       entry = typeof configured === 'string' ? { dir: configured } : configured
     }
     else {
-      entry = { dir: target.dir }
+      // A folder that is also a named knowledge base is built with that name's settings.
+      entry = this.entryOfFolder(target.dir) ?? { dir: target.dir }
     }
     const dir = resolve(this.root(), entry.dir)
     const opened = openKnowledgeProject(dir, { root: this.root(), overrides: { model: entry.model, chunk: entry.chunk, search: entry.search } })

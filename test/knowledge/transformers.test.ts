@@ -22,7 +22,7 @@ const MESSAGE = 'Knowledge bases are embedded with Transformers.js, which is not
   + 'Install it: npm i -D @huggingface/transformers '
   + '(where onnxruntime-node\'s install script cannot download its CUDA libraries from api.nuget.org: '
   + 'ONNXRUNTIME_NODE_INSTALL=skip npm i -D @huggingface/transformers). '
-  + 'A knowledge base with "model": false in its skill-kit.json is searched lexically and needs no model.'
+  + `A knowledge base with "model": false (in skill-kit.json, or model: false in the plugin's knowledge option) is searched lexically and needs no model.`
 
 /** Prints the code and message of the error that importing `argv[1]` throws. */
 const IMPORT_SCRIPT = `import(process.argv[1]).then(

@@ -38,6 +38,9 @@ beforeAll(async () => {
   mkdirSync(join(work, 'config/docs/knowledge'), { recursive: true })
   writeFileSync(join(work, 'config/docs/knowledge/a.md'), '# A\n\nText.\n')
   writeFileSync(join(work, 'config/docs/skill-kit.json'), '{\n  "knowledge": "knowledge",\n  "chunk": {\n    "maxTokens": "many"\n  }\n}\n')
+  mkdirSync(join(work, 'config-one-line/docs/knowledge'), { recursive: true })
+  writeFileSync(join(work, 'config-one-line/docs/knowledge/a.md'), '# A\n\nText.\n')
+  writeFileSync(join(work, 'config-one-line/docs/skill-kit.json'), '{ "knowledge": "knowledge", "chunk": { "maxTokens": "many" } }\n')
   mkdirSync(join(work, 'names'), { recursive: true })
   mkdirSync(join(work, 'offline/docs'), { recursive: true })
   cpSync(join(repo, 'test/fixtures/knowledge/home'), join(work, 'offline/docs'), { recursive: true })
@@ -59,6 +62,11 @@ describe.each(['rollup', 'esbuild', 'webpack'] as const)('knowledge build errors
     const message = await buildError(bundler, 'config', './docs?knowledge', {})
     expect(message).toContain('Knowledge folder docs cannot be built. Fix its settings:')
     expect(message).toContain('docs/skill-kit.json:4:18 error config-invalid: "chunk.maxTokens" must be an integer of at least 16.')
+  })
+
+  it('points into a one-line skill-kit.json as it is written', async () => {
+    const message = await buildError(bundler, 'config-one-line', './docs?knowledge', {})
+    expect(message).toContain('docs/skill-kit.json:1:53 error config-invalid: "chunk.maxTokens" must be an integer of at least 16.')
   })
 
   it('names the knowledge bases there are for an unknown one', async () => {

@@ -96,3 +96,14 @@ describe('includeModel on a knowledge base with model: false', () => {
     expect(String((failed as { error: Error }).error.message)).toContain('Knowledge base "docs" (docs): embedding failed: Transformers.js (@huggingface/transformers) is installed but cannot be loaded: [vitest] There was an error when mocking a module.')
   }, 120_000)
 })
+
+describe('a folder import of a named knowledge base', () => {
+  it('builds with that name\'s settings: ./docs?knowledge is lexical when docs has model: false', async () => {
+    const folderEntry = join(work, 'folder-main.js')
+    writeFileSync(folderEntry, 'import docs from \'./docs?knowledge\'\n\nexport { docs }\n')
+    const { warnings, module } = await build('rollup', folderEntry, lexicalOnly, 'knowledge-lexical-folder')
+    expect(warnings).toEqual([])
+    expect((await module.docs.search('How do I use the tool behind a corporate proxy?'))[0].id).toBe('setup/proxy')
+    await expect(module.docs.search('proxy', { mode: 'vector' })).rejects.toMatchObject({ code: 'no-vectors', message: noVectors('vector') })
+  }, 120_000)
+})
