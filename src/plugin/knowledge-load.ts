@@ -5,6 +5,7 @@ import type { UnpluginBuildContext, UnpluginContext } from 'unplugin'
 import type { KnowledgeOutcome, KnowledgeService, KnowledgeTarget } from './knowledge'
 import type { ChunkRelativeAssets } from './chunk-assets'
 import type { AssetMode, EmitFixed, Platform } from './knowledge-assets'
+import type { Loaded } from './kinds/kind'
 import type { ProgressWrite } from './progress'
 import { Buffer } from 'node:buffer'
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
@@ -142,7 +143,7 @@ function outdirEmitter(outdir: string): EmitFixed {
 }
 
 /** The knowledge module, or `undefined` after reporting why it cannot be built. */
-export async function loadKnowledgeModule(context: UnpluginBuildContext & UnpluginContext, target: KnowledgeTarget, env: KnowledgeLoadEnv): Promise<string | undefined> {
+export async function loadKnowledgeModule(context: UnpluginBuildContext & UnpluginContext, target: KnowledgeTarget, env: KnowledgeLoadEnv): Promise<Loaded | undefined> {
   const { service, framework, relativize, warned } = env
   if (framework === 'esbuild' && !esbuildWrites(context)) {
     const what = target.kind === 'name' ? `${KNOWLEDGE_PREFIX}${target.name}` : `${relativize(target.dir)}?knowledge`
@@ -181,7 +182,7 @@ export async function loadKnowledgeModule(context: UnpluginBuildContext & Unplug
     bundledModel = reference
   }
   const paths = new Map(build.documents.map(d => [d.id, join(project.config.knowledge, d.path)]))
-  return generateKnowledgeModule({
+  const code = generateKnowledgeModule({
     name: outcome.name,
     runtime: env.runtime,
     documents: outcome.documents,
@@ -195,4 +196,5 @@ export async function loadKnowledgeModule(context: UnpluginBuildContext & Unplug
     devModelPath: model && mode.kind === 'file' ? model.cacheDir.replace(/\\/g, '/') : undefined,
     bundledModel,
   })
+  return { code, files: outcome.watch.filter(file => file !== project.dir), dirs: [project.dir] }
 }

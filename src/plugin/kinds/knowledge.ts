@@ -1,0 +1,52 @@
+// Knowledge modules: `virtual:skill-kit/knowledge/<name>` and `./folder?knowledge`.
+
+import type { PluginState } from '../state'
+import type { ModuleKind } from './kind'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { existsSync } from 'node:fs'
+import { KNOWLEDGE_PREFIX, knowledgeImportPath, knowledgeModuleId, parseKnowledgeModuleId } from '../knowledge'
+import { loadKnowledgeModule } from '../knowledge-load'
+import { progressChannel } from '../progress'
+
+/** The resolved id of `virtual:skill-kit/knowledge/<name>`. */
+export function namedKnowledgeId(state: PluginState, request: string): string | undefined {
+  return request.startsWith(KNOWLEDGE_PREFIX) ? knowledgeModuleId({ kind: 'name', name: request.slice(KNOWLEDGE_PREFIX.length) }, state.esbuild, state.root) : undefined
+}
+
+export function knowledgeKind(state: PluginState): ModuleKind {
+  return {
+    name: 'knowledge',
+
+    resolveId(source, importer) {
+      const named = namedKnowledgeId(state, source)
+      if (named)
+        return named
+      if (parseKnowledgeModuleId(source, state.root))
+        return source
+      const folder = knowledgeImportPath(source)
+      if (folder === undefined)
+        return undefined
+      const { root } = state
+      const dir = folder.startsWith('.') || folder === ''
+        ? resolve(importer ? dirname(importer.split('?')[0]!) : root, folder || '.')
+        : isAbsolute(folder) && !existsSync(folder) ? join(root, folder) : resolve(root, folder)
+      return knowledgeModuleId({ kind: 'dir', dir }, state.esbuild, root)
+    },
+
+    owns: id => parseKnowledgeModuleId(id, state.root) !== undefined,
+
+    load(id, context) {
+      return loadKnowledgeModule(context, parseKnowledgeModuleId(id, state.root)!, {
+        service: state.knowledge,
+        framework: state.framework,
+        viteServe: state.viteServe,
+        relativize: state.relativize,
+        warned: state.warned,
+        runtime: state.runtime('runtime-knowledge.mjs'),
+        chunkAssets: state.chunkAssets,
+        rolldownPlatform: state.rolldownPlatform,
+        progress: progressChannel(context, state.framework, state.viteLogger),
+      })
+    },
+  }
+}

@@ -1,0 +1,79 @@
+import type { ChunkRelativeAssets } from './chunk-assets'
+import type { KnowledgeService } from './knowledge'
+import type { ViteServe } from './knowledge-load'
+import type { Options } from './options'
+import type { InfoLogger } from './progress'
+import { createRequire } from 'node:module'
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
+import { SkillLoader } from '../skill/load'
+import { createFileFilter } from './options'
+
+/**
+ * What every module kind shares: the options, the root (which Vite may set
+ * after the kinds exist), the bundler and what this build has seen so far.
+ */
+export class PluginState {
+  root: string
+  /** Whether an absolute path is a skill file this plugin handles (`include`, `exclude`). */
+  filter: (file: string) => boolean
+  readonly loader: SkillLoader
+  /** Diagnostics this build has shown as warnings, so each shows once. */
+  readonly warned = new Set<string>()
+  /** The Vite dev server's base and the files it serves for knowledge modules. */
+  viteServe: ViteServe | undefined
+  viteLogger: InfoLogger | undefined
+  /** Rolldown's `platform` option, when the build sets one. */
+  rolldownPlatform: string | undefined
+  knowledge!: KnowledgeService
+  chunkAssets!: ChunkRelativeAssets
+
+  constructor(readonly options: Options, readonly framework: string) {
+    this.root = resolve(options.root ?? process.cwd())
+    this.filter = createFileFilter(options.include, options.exclude, this.root)
+    this.loader = new SkillLoader({ strict: options.strict, onInvalid: options.onInvalid })
+  }
+
+  get esbuild(): boolean {
+    return this.framework === 'esbuild'
+  }
+
+  /** Moves the root (Vite's `root`, unless the options set one). */
+  setRoot(root: string): void {
+    this.root = root
+    this.filter = createFileFilter(this.options.include, this.options.exclude, root)
+  }
+
+  /** A path as shown in messages and shipped in modules: relative to the root, with `/`. */
+  readonly relativize = (file: string): string => relative(this.root, file).replace(/\\/g, '/') || file
+
+  /**
+   * A module id as the bundler gets it. esbuild prints its plugins' module ids
+   * into bundles: there they are relative to the root, so that no build
+   * machine's folder reaches the output.
+   */
+  shownId(id: string): string {
+    const [path, query] = splitQuery(id)
+    return this.esbuild ? `${relative(this.root, path).replace(/\\/g, '/')}${query}` : id
+  }
+
+  /** The absolute id of one that {@link shownId} made relative. */
+  fileId(id: string): string {
+    const [path, query] = splitQuery(id)
+    return this.esbuild && !isAbsolute(path) ? `${resolve(this.root, path)}${query}` : id
+  }
+
+  /**
+   * Where generated modules import the runtime from: this package's own, so
+   * versions always match; a small entry beside `runtime.mjs`, so that apps
+   * get the activation engine only when they import it.
+   */
+  runtime(entry = 'runtime-modules.mjs'): string {
+    const runtime = createRequire(import.meta.url).resolve('unplugin-skill-kit/runtime')
+    return join(dirname(runtime), entry).replace(/\\/g, '/')
+  }
+}
+
+function splitQuery(id: string): readonly [string, string] {
+  const mark = id.indexOf('?')
+  return mark < 0 ? [id, ''] : [id.slice(0, mark), id.slice(mark)]
+}
