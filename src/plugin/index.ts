@@ -12,9 +12,11 @@ import { REGISTRY_ID, registryId, registryKind } from './kinds/registry'
 import { skillKind } from './kinds/skill'
 import { PluginState } from './state'
 import { rewriteVirtualScheme } from './virtual-scheme'
+import { knowledgeViteApi } from './vite-knowledge'
 import { configureDevServer } from './vite-server'
 
 export type { FilterPattern, KnowledgeOptions, Options } from './options'
+export type { KnowledgeRebuildEvent, SkillKitViteApi } from './vite-knowledge'
 export { REGISTRY_ID }
 
 /** Every id a kind may own, so bundlers call the plugin for nothing else. */
@@ -85,6 +87,7 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
     },
 
     vite: {
+      api: knowledgeViteApi(state),
       resolveFileUrl,
       // A server build without emitAssets drops every asset in its generateBundle; Node reads ours from beside the bundle.
       writeBundle(output, bundle) {

@@ -22,6 +22,11 @@ export interface KnowledgeModuleSource {
   devModelPath?: string
   /** `includeModel`: expressions of the URLs (`URL` objects) of the emitted model folder and, for builds that may run in browsers, of ONNX Runtime Web's files. */
   bundledModel?: { modelUrl: string, wasm?: { mjsUrl: string, wasmUrl: string } }
+  /**
+   * The Vite dev server: the module accepts its own updates and swaps the new
+   * index into the instance the app imported (see `swapKnowledge`).
+   */
+  hot?: boolean
 }
 
 const json = (value: unknown) => JSON.stringify(value)
@@ -33,7 +38,7 @@ const json = (value: unknown) => JSON.stringify(value)
  */
 export function generateKnowledgeModule(source: KnowledgeModuleSource): string {
   const lines = [
-    `import { defineKnowledge } from ${json(source.runtime)}`,
+    `import { defineKnowledge${source.hot ? ', swapKnowledge' : ''} } from ${json(source.runtime)}`,
     ...(source.imports ? [source.imports] : []),
     `const knowledge = /*#__PURE__*/ defineKnowledge({`,
     `  name: ${json(source.name)},`,
@@ -52,10 +57,25 @@ export function generateKnowledgeModule(source: KnowledgeModuleSource): string {
     `export const search = knowledge.search`,
     `export const retrieve = knowledge.retrieve`,
     `export const useModel = knowledge.useModel`,
+    ...(source.hot ? HOT_LINES : []),
     '',
   ]
   return lines.join('\n')
 }
+
+/**
+ * Each update runs the new module, whose callback the next update calls: the
+ * instance the app imported is kept in `hot.data`, which outlives them all.
+ */
+const HOT_LINES = [
+  `if (import.meta.hot) {`,
+  `  import.meta.hot.data.knowledge ??= knowledge`,
+  `  import.meta.hot.accept((next) => {`,
+  `    if (next)`,
+  `      swapKnowledge(import.meta.hot.data.knowledge, next.default)`,
+  `  })`,
+  `}`,
+]
 
 /** The `bundledModel` entry; Transformers.js is imported (so bundled) only by builds that may run in browsers: Node imports the installed package. */
 function bundledModelLines(model: NonNullable<KnowledgeModuleSource['bundledModel']>): string[] {

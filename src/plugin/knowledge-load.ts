@@ -11,7 +11,7 @@ import { Buffer } from 'node:buffer'
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { formatDiagnostic } from '../core/diagnostics'
-import { BODY_QUERY, KNOWLEDGE_PREFIX } from './knowledge'
+import { BODY_QUERY, bodyVersion, devBodyId, KNOWLEDGE_PREFIX } from './knowledge'
 import { modelReference, snapshotReference } from './knowledge-assets'
 import { generateKnowledgeModule } from './knowledge-codegen'
 
@@ -142,6 +142,12 @@ function outdirEmitter(outdir: string): EmitFixed {
   }
 }
 
+/** What bundlers and Vite's overlay are told of a knowledge base that cannot be built: the message, and the file and place of its first error. */
+export function outcomeError(outcome: KnowledgeOutcome & { ok: false }): { message: string, id?: string, loc?: { file: string, line: number, column: number } } {
+  const at = outcome.diagnostic
+  return at ? { message: outcome.message, id: at.file, loc: { file: at.file, line: at.line, column: at.column } } : { message: outcome.message }
+}
+
 /** The knowledge module, or `undefined` after reporting why it cannot be built. */
 export async function loadKnowledgeModule(context: UnpluginBuildContext & UnpluginContext, target: KnowledgeTarget, env: KnowledgeLoadEnv): Promise<Loaded | undefined> {
   const { service, framework, relativize, warned } = env
@@ -151,14 +157,15 @@ export async function loadKnowledgeModule(context: UnpluginBuildContext & Unplug
     return undefined
   }
   const outcome: KnowledgeOutcome = await service.build(target, env.progress)
-  // Vite resolves watched files as imports: there, folders and files yet to exist are watched by the dev server instead.
-  for (const file of outcome.watch) {
+  // The dev server's knowledge watcher rebuilds on its own (see vite-knowledge.ts): Vite must not chase these files.
+  // Elsewhere Vite resolves watched files as imports: there, folders and files yet to exist are watched by the dev server instead.
+  for (const file of env.viteServe ? [] : outcome.watch) {
     if (framework !== 'vite' || (existsSync(file) && statSync(file).isFile()))
       context.addWatchFile(file)
   }
   if (!outcome.ok) {
-    const at = outcome.diagnostic
-    context.error(at ? { message: outcome.message, id: at.file, loc: { file: at.file, line: at.line, column: at.column } } : outcome.message)
+    const error = outcomeError(outcome)
+    context.error(error.loc ? error : error.message)
     return undefined
   }
   for (const d of outcome.warnings) {
@@ -182,12 +189,19 @@ export async function loadKnowledgeModule(context: UnpluginBuildContext & Unplug
     bundledModel = reference
   }
   const paths = new Map(build.documents.map(d => [d.id, join(project.config.knowledge, d.path)]))
+  const versions = new Map(build.documents.map(d => [d.id, bodyVersion(d.body)]))
+  const bodyId = (id: string): string => {
+    const path = paths.get(id)!
+    if (env.viteServe)
+      return devBodyId(versions.get(id)!, id)
+    // esbuild prints its plugins' module ids into bundles: there, relative to the root.
+    return `${(framework === 'esbuild' ? relativize(path) : path).replace(/\\/g, '/')}${BODY_QUERY}`
+  }
   const code = generateKnowledgeModule({
     name: outcome.name,
     runtime: env.runtime,
     documents: outcome.documents,
-    // esbuild prints its plugins' module ids into bundles: there, relative to the root.
-    bodies: outcome.documents.map(d => `${(framework === 'esbuild' ? relativize(paths.get(d.id)!) : paths.get(d.id)!).replace(/\\/g, '/')}${BODY_QUERY}`),
+    bodies: outcome.documents.map(d => bodyId(d.id)),
     search,
     model: model && { id: model.id, revision: model.revision, dtype: model.dtype, maxTokens: model.maxTokens, queryPrefix: model.queryPrefix },
     snapshotUrl: snapshot.url,
@@ -195,6 +209,7 @@ export async function loadKnowledgeModule(context: UnpluginBuildContext & Unplug
     imports: snapshot.imports,
     devModelPath: model && mode.kind === 'file' ? model.cacheDir.replace(/\\/g, '/') : undefined,
     bundledModel,
+    hot: env.viteServe !== undefined,
   })
   return { code, files: outcome.watch.filter(file => file !== project.dir), dirs: [project.dir] }
 }

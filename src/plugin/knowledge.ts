@@ -2,6 +2,7 @@
 // the same project code as the CLI (same cache, same published files).
 
 import type { Diagnostic } from '../core/diagnostics'
+import type { Embedder } from '../knowledge/embedder'
 import type { KnowledgeProject, ProjectBuild } from '../knowledge/project'
 import type { SnapshotDocument } from '../runtime/knowledge/snapshot-reader'
 import type { KnowledgeOptions, Options } from './options'
@@ -9,6 +10,7 @@ import type { ProgressWrite } from './progress'
 import { readFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { codeFrame, formatDiagnostic } from '../core/diagnostics'
+import { hash } from '../core/hash'
 import { closest } from '../core/text'
 import { ModelNotAvailableError } from '../knowledge/embedder-files'
 import { ModelDownloadError } from '../knowledge/model-download'
@@ -27,6 +29,26 @@ export const KNOWLEDGE_PREFIX = 'virtual:skill-kit/knowledge/'
 const RESOLVED_PREFIX = '\0skill-kit-knowledge:'
 const ESBUILD_PREFIX = '__skill-kit-knowledge__'
 export const BODY_QUERY = '?knowledge-document'
+/**
+ * A document body in the Vite dev server: `\0skill-kit-knowledge:document:<version>:<document ID>.js`,
+ * versioned (see {@link bodyVersion}) so that an updated index imports new
+ * modules, never a stale leaf, and with no file for Vite's own HMR to chase.
+ * The ID is only there to be read (in the browser's network panel).
+ */
+const DEV_BODY_PREFIX = `${RESOLVED_PREFIX}document:`
+
+/** The dev server's id of the body of version `version` of document `id`. */
+export function devBodyId(version: string, id: string): string {
+  return `${DEV_BODY_PREFIX}${version}:${id.replace(/[^\w/-]/g, '_')}.js`
+}
+
+/** The version of a {@link devBodyId}; `undefined` for any other id. */
+export function devBodyVersion(id: string): string | undefined {
+  if (!id.startsWith(DEV_BODY_PREFIX) || !id.endsWith('.js'))
+    return undefined
+  const rest = id.slice(DEV_BODY_PREFIX.length)
+  return rest.includes(':') ? rest.slice(0, rest.indexOf(':')) : undefined
+}
 
 /** A knowledge base: a folder imported with `?knowledge`, or a name from the options. */
 export type KnowledgeTarget = { kind: 'dir', dir: string } | { kind: 'name', name: string }
@@ -67,6 +89,20 @@ export function parseKnowledgeModuleId(id: string, root: string): KnowledgeTarge
   return undefined
 }
 
+/** What a dev server watches of a knowledge base: its folders, and what its builds write inside them. */
+export interface KnowledgeFolders {
+  target: KnowledgeTarget
+  /** The project folder and its documents' folder (one and the same for a bare folder). */
+  roots: string[]
+  /** The index, vector cache and model folders builds write to: never a change to build again for. */
+  written: string[]
+}
+
+/** The version of a document body in module ids: its content's hash, so a new body never hides behind an old id. */
+export function bodyVersion(body: string): string {
+  return hash(body).slice(0, 12)
+}
+
 /** A built knowledge base, or the report of why it could not be built. */
 export type KnowledgeOutcome =
   | { ok: true, name: string, project: KnowledgeProject, build: ProjectBuild, documents: SnapshotDocument[], includeModel: boolean, warnings: Diagnostic[], watch: string[] }
@@ -94,6 +130,20 @@ function report(diagnostics: readonly Diagnostic[], relativize: (file: string) =
 export class KnowledgeService {
   private readonly running = new Map<string, Promise<KnowledgeOutcome>>()
   private readonly bodies = new Map<string, string>()
+  /** Every body built in this process, by {@link bodyVersion}: dev-server modules of older indexes still resolve. */
+  private readonly versions = new Map<string, string>()
+  private readonly folders = new Map<string, KnowledgeFolders>()
+  /** The outcome each import of a knowledge base gets, once its build ended. */
+  private readonly settled = new Map<string, KnowledgeOutcome>()
+  /**
+   * Set by the Vite dev server, whose watcher rebuilds what changes and
+   * {@link adopt}s the result: {@link reset} then keeps the builds.
+   */
+  live = false
+  /** Told the folders of each knowledge base as a build opens it (the dev server watches them). */
+  onFolders: ((folders: KnowledgeFolders) => void) | undefined
+  /** Embeds in place of each project's model (tests and benchmarks hold or time builds with it). */
+  embedder: Embedder | undefined
 
   constructor(
     private readonly options: Options,
@@ -111,9 +161,44 @@ export class KnowledgeService {
     return this.bodies.get(file)
   }
 
-  /** Forgets finished builds, so the next import builds again (cached vectors make that cheap). */
+  /** A body of {@link bodyVersion} `version`, from any build of this process. */
+  bodyOfVersion(version: string): string | undefined {
+    return this.versions.get(version)
+  }
+
+  /** Forgets finished builds, so the next import builds again (cached vectors make that cheap); not in a live dev server. */
   reset(): void {
-    this.running.clear()
+    if (!this.live) {
+      this.running.clear()
+      this.settled.clear()
+    }
+  }
+
+  /** The knowledge bases built so far and their folders. */
+  watched(): KnowledgeFolders[] {
+    return [...this.folders.values()]
+  }
+
+  /**
+   * Builds a knowledge base again (after its running build, if any), for
+   * {@link adopt}; `stale` is asked right before publishing, and a `true`
+   * publishes nothing.
+   */
+  async rebuild(target: KnowledgeTarget, options: { stale: () => boolean, progress?: ProgressWrite }): Promise<KnowledgeOutcome> {
+    await this.running.get(JSON.stringify(target))
+    return this.run(target, options.progress, options.stale)
+  }
+
+  /**
+   * Serves `outcome` to the imports of `target` from now on, unless it failed
+   * and a valid build is served: that one stays until a valid build replaces it.
+   */
+  adopt(target: KnowledgeTarget, outcome: KnowledgeOutcome): void {
+    const key = JSON.stringify(target)
+    if (outcome.ok || !this.settled.get(key)?.ok) {
+      this.settled.set(key, outcome)
+      this.running.set(key, Promise.resolve(outcome))
+    }
   }
 
   /** The folders of the named knowledge bases, for watching. */
@@ -134,6 +219,11 @@ export class KnowledgeService {
     return entry === undefined ? undefined : resolve(this.root(), typeof entry === 'string' ? entry : entry.dir)
   }
 
+  private setFolders(key: string, folders: KnowledgeFolders): void {
+    this.folders.set(key, folders)
+    this.onFolders?.(folders)
+  }
+
   /** Builds a knowledge base, or joins its running build; `progress` gets the lines of a build this call starts. */
   build(target: KnowledgeTarget, progress?: ProgressWrite): Promise<KnowledgeOutcome> {
     const key = JSON.stringify(target)
@@ -141,11 +231,12 @@ export class KnowledgeService {
     if (!outcome) {
       outcome = this.run(target, progress)
       this.running.set(key, outcome)
+      void outcome.then(settled => this.running.get(key) === outcome && this.settled.set(key, settled))
     }
     return outcome
   }
 
-  private async run(target: KnowledgeTarget, progress: ProgressWrite | undefined): Promise<KnowledgeOutcome> {
+  private async run(target: KnowledgeTarget, progress: ProgressWrite | undefined, stale?: () => boolean): Promise<KnowledgeOutcome> {
     let entry: KnowledgeOptions
     if (target.kind === 'name') {
       const configured = this.options.knowledge?.[target.name]
@@ -166,12 +257,20 @@ export class KnowledgeService {
     const dir = resolve(this.root(), entry.dir)
     const opened = openKnowledgeProject(dir, { root: this.root(), overrides: { model: entry.model, chunk: entry.chunk, search: entry.search } })
     const watch = [dir, join(dir, 'skill-kit.json')]
+    const key = JSON.stringify(target)
+    this.setFolders(key, { target, roots: [dir], written: this.folders.get(key)?.written ?? [] })
     const label = target.kind === 'name' ? `Knowledge base "${target.name}" (${this.relativize(dir)})` : `Knowledge folder ${this.relativize(dir)}`
     if (!opened.project) {
       const errors = opened.diagnostics.filter(d => d.severity === 'error')
       return { ok: false, watch, diagnostic: errors[0], message: `${label} cannot be built. Fix its settings:\n\n${report(opened.diagnostics, this.relativize)}` }
     }
     const { project } = opened
+    const { config } = project
+    this.setFolders(key, {
+      target,
+      roots: [...new Set([dir, config.knowledge])],
+      written: [config.output, config.cache, ...(config.model ? [config.model.cacheDir] : [])],
+    })
     const withModel = project.config.model !== false
     if (!withModel && entry.includeModel)
       return { ok: false, watch, message: `${label} has no model ("model": false), so includeModel has nothing to emit: remove includeModel from its options, or replace "model": false with the model's settings.` }
@@ -179,7 +278,7 @@ export class KnowledgeService {
     const onProgress = progress && knowledgeProgressReporter(name, { write: progress, now: () => performance.now() })
     let build: Awaited<ReturnType<typeof buildKnowledgeProject>>
     try {
-      build = await buildKnowledgeProject(project, { offline: this.options.offline, onProgress })
+      build = await buildKnowledgeProject(project, { offline: this.options.offline, onProgress, stale, embedder: this.embedder })
     }
     catch (error) {
       // Each names what is missing and the command that gets it.
@@ -188,13 +287,17 @@ export class KnowledgeService {
       return { ok: false, watch, message: `${label}: embedding failed: ${(error as Error).message}` }
     }
     watch.push(...build.files)
+    if ('stale' in build)
+      return { ok: false, watch, message: `${label} changed while it was built; it builds again.` }
     if (!('snapshot' in build)) {
       const errors = build.diagnostics.filter(d => d.severity === 'error')
       const files = new Set(errors.map(d => d.file)).size
       return { ok: false, watch, diagnostic: errors[0], message: `${label} has ${files} invalid document${files === 1 ? '' : 's'}. Fix ${files === 1 ? 'it' : 'them'}:\n\n${report(build.diagnostics, this.relativize)}` }
     }
-    for (const document of build.documents)
+    for (const document of build.documents) {
       this.bodies.set(join(project.config.knowledge, document.path), document.body)
+      this.versions.set(bodyVersion(document.body), document.body)
+    }
     return {
       ok: true,
       name,

@@ -1,28 +1,162 @@
-// The Vite dev server and knowledge bases: rebuilding one when its documents or settings change.
+// The Vite dev server and knowledge bases: rebuilding one when its documents
+// or settings change, and handing the page the new index through HMR.
+//
+// File events only note a change (a few string comparisons): each knowledge
+// base has a rebuild loop that waits for a burst to settle, never runs two
+// builds at once, and drops a build that a change made stale for one more.
+// A delivered build becomes what the knowledge module serves, and the module
+// (which accepts its own updates, see knowledge-codegen.ts) gets one update;
+// its document bodies have versioned ids, so the new index never imports an
+// old body. A build that fails shows Vite's overlay and leaves the last valid
+// module served.
 
 import type { ViteDevServer } from 'vite'
+import type { Embedder } from '../knowledge/embedder'
+import type { KnowledgeFolders, KnowledgeOutcome, KnowledgeTarget } from './knowledge'
 import type { PluginState } from './state'
 import { relative, sep } from 'node:path'
-import { parseKnowledgeModuleId } from './knowledge'
+import { RebuildLoop } from '../knowledge/rebuild-loop'
+import { PROGRESS_PREFIX } from '../knowledge/progress'
+import { knowledgeModuleId } from './knowledge'
+import { outcomeError } from './knowledge-load'
+
+/** A step of a dev-server knowledge rebuild. */
+export type KnowledgeRebuildEvent =
+  /** A rebuild started, for these changed paths (absolute). */
+  | { type: 'start', name: string, changes: readonly string[] }
+  /** Files changed while it ran: nothing was published or sent, and one more build follows. */
+  | { type: 'discard', name: string }
+  /** The new index was published and the knowledge module's update sent. */
+  | { type: 'update', name: string, changes: readonly string[], ms: number }
+  /** The knowledge base cannot be built (the overlay shows why); the last valid module is still served. */
+  | { type: 'error', name: string, message: string }
+
+/**
+ * What the plugin offers other Vite plugins (and tests, benchmarks) as its
+ * `api`: to follow the dev server's knowledge rebuilds.
+ */
+export interface SkillKitViteApi {
+  /** Calls `listener` at each step of each rebuild; returns a function that stops it. */
+  onKnowledgeRebuild: (listener: (event: KnowledgeRebuildEvent) => void) => () => void
+  /** Embeds every knowledge build with `embedder` instead of the project's model (`undefined`: the model again). */
+  setKnowledgeEmbedder: (embedder: Embedder | undefined) => void
+}
+
+const listeners = new WeakMap<PluginState, Set<(event: KnowledgeRebuildEvent) => void>>()
+
+function listenersOf(state: PluginState): Set<(event: KnowledgeRebuildEvent) => void> {
+  let set = listeners.get(state)
+  if (!set)
+    listeners.set(state, set = new Set())
+  return set
+}
+
+export function knowledgeViteApi(state: PluginState): SkillKitViteApi {
+  return {
+    onKnowledgeRebuild(listener) {
+      listenersOf(state).add(listener)
+      return () => {
+        listenersOf(state).delete(listener)
+      }
+    },
+    setKnowledgeEmbedder(embedder) {
+      state.knowledge.embedder = embedder
+    },
+  }
+}
+
+/** Whether `path` is `dir` or inside it. */
+const within = (path: string, dir: string) => path === dir || path.startsWith(dir + sep)
+
+/**
+ * Whether a file event is a change to this knowledge base: inside one of its
+ * folders, in no hidden entry (`.skill-kit`, `.git`) and in nothing its builds
+ * write (index, vector cache, models).
+ */
+function concerns(folders: KnowledgeFolders, path: string): boolean {
+  return folders.roots.some(root => within(path, root) && !relative(root, path).split(sep).some(part => part.startsWith('.')))
+    && !folders.written.some(dir => within(path, dir))
+}
 
 export function watchKnowledge(server: ViteDevServer, state: PluginState): void {
   const { knowledge } = state
+  // This watcher keeps every build current; imports get the last delivered one.
+  knowledge.live = true
+  const logger = server.config.logger
+  const emit = (event: KnowledgeRebuildEvent) => listenersOf(state).forEach(listener => listener(event))
+  const loops = new Map<string, RebuildLoop<KnowledgeOutcome>>()
   server.watcher.add(knowledge.namedFolders())
 
-  // A document or setting of a knowledge base changed: its module builds again (unchanged windows come from the cache).
-  // Hidden entries are not documents; the index, cache and models a build writes live in them (.skill-kit).
-  const onKnowledgeChange = (path: string) => {
+  const nameOf = (target: KnowledgeTarget) => target.kind === 'name' ? target.name : state.relativize(target.dir)
+
+  /** After a delivered build: the knowledge module of `target` in each environment gets one update. */
+  const publish = (target: KnowledgeTarget) => {
+    const id = knowledgeModuleId(target, false, state.root)
     for (const environment of Object.values(server.environments)) {
-      for (const [id, module] of environment.moduleGraph.idToModuleMap) {
-        const target = parseKnowledgeModuleId(id, state.root)
-        const dir = target && (target.kind === 'dir' ? target.dir : knowledge.folderOf(target.name))
-        if (dir && (path === dir || path.startsWith(dir + sep)) && !relative(dir, path).split(sep).some(part => part.startsWith('.'))) {
-          knowledge.reset()
-          void environment.reloadModule(module)
-        }
-      }
+      const module = environment.moduleGraph.getModuleById(id)
+      if (!module)
+        continue
+      // A module that never loaded (the page opened on an error) has nothing to accept an update: the page reloads.
+      if (module.isSelfAccepting === undefined)
+        environment.hot.send({ type: 'full-reload', path: '*' })
+      else
+        void environment.reloadModule(module)
     }
   }
-  for (const event of ['add', 'change', 'unlink', 'unlinkDir'] as const)
-    server.watcher.on(event, onKnowledgeChange)
+
+  const loopOf = (key: string, target: KnowledgeTarget): RebuildLoop<KnowledgeOutcome> => {
+    let loop = loops.get(key)
+    if (loop)
+      return loop
+    const name = nameOf(target)
+    let started = 0
+    loop = new RebuildLoop<KnowledgeOutcome>({
+      build: (context) => {
+        started = performance.now()
+        emit({ type: 'start', name, changes: context.changes })
+        return knowledge.rebuild(target, { stale: context.stale, progress: line => logger.info(`${PROGRESS_PREFIX}${line}`) })
+      },
+      onResult: (outcome, context) => {
+        if (!outcome.ok) {
+          const error = outcomeError(outcome)
+          logger.error(`${PROGRESS_PREFIX}${outcome.message}`, { timestamp: true })
+          server.environments.client?.hot.send({ type: 'error', err: { ...error, stack: '', plugin: 'unplugin-skill-kit' } })
+          emit({ type: 'error', name, message: outcome.message })
+          return
+        }
+        knowledge.adopt(target, outcome)
+        publish(target)
+        const ms = Math.round(performance.now() - started)
+        const changed = context.changes.length === 1 ? `${state.relativize(context.changes[0]!)} changed` : `${context.changes.length} changes`
+        logger.info(`${PROGRESS_PREFIX}${name}: updated in ${ms} ms (${changed})`, { timestamp: true })
+        emit({ type: 'update', name, changes: context.changes, ms })
+      },
+      onDiscard: () => {
+        logger.info(`${PROGRESS_PREFIX}${name}: files changed during the build; building again`, { timestamp: true })
+        emit({ type: 'discard', name })
+      },
+      onError: (error) => {
+        logger.error(`${PROGRESS_PREFIX}${name}: the rebuild failed: ${(error as Error).message}`, { timestamp: true })
+      },
+    })
+    loops.set(key, loop)
+    return loop
+  }
+
+  const onEvent = (path: string) => {
+    for (const folders of knowledge.watched()) {
+      if (concerns(folders, path))
+        loopOf(JSON.stringify(folders.target), folders.target).change(path)
+    }
+  }
+  for (const event of ['add', 'change', 'unlink', 'addDir', 'unlinkDir'] as const)
+    server.watcher.on(event, onEvent)
+
+  // Folders outside Vite's root (a `?knowledge` import of `../docs`, a skill-kit.json's `"knowledge": "../x"`) are watched once seen.
+  knowledge.onFolders = folders => server.watcher.add(folders.roots)
+
+  server.httpServer?.once('close', () => {
+    for (const loop of loops.values())
+      void loop.close()
+  })
 }

@@ -1,11 +1,11 @@
-// A document's body, `<file>?knowledge-document`: imported by its knowledge module on demand.
+// A document's body, `<file>?knowledge-document` (the dev server's: versioned, see `devBodyId`): imported by its knowledge module on demand.
 
 import type { PluginState } from '../state'
 import type { ModuleKind } from './kind'
 import { readFileSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import { splitFrontmatter } from '../../core/frontmatter'
-import { BODY_QUERY } from '../knowledge'
+import { BODY_QUERY, devBodyVersion } from '../knowledge'
 import { generateBodyModule } from '../knowledge-codegen'
 
 export function knowledgeDocumentKind(state: PluginState): ModuleKind {
@@ -13,15 +13,27 @@ export function knowledgeDocumentKind(state: PluginState): ModuleKind {
     name: 'knowledge-document',
 
     resolveId(source) {
+      if (devBodyVersion(source))
+        return source
       if (!source.endsWith(BODY_QUERY) || !(isAbsolute(source) || state.esbuild))
         return undefined
       // webpack and rspack resolve the file themselves and keep the query.
       return state.framework === 'webpack' || state.framework === 'rspack' ? null : source
     },
 
-    owns: id => id.endsWith(BODY_QUERY),
+    owns: id => id.endsWith(BODY_QUERY) || devBodyVersion(id) !== undefined,
 
     load(id, context) {
+      const version = devBodyVersion(id)
+      if (version !== undefined) {
+        // The dev server's watcher rebuilds the knowledge base: the body of this version, whatever the file says now.
+        const body = state.knowledge.bodyOfVersion(version)
+        if (body === undefined) {
+          context.error(`${id.slice(1)} is a document body of an index this dev server never built (it restarted since): reload the page.`)
+          return undefined
+        }
+        return { code: generateBodyModule(body), files: [], dirs: [] }
+      }
       const file = resolve(state.root, id.slice(0, -BODY_QUERY.length))
       context.addWatchFile(file)
       // The body as of the last build of its knowledge base, so that it matches the snapshot.

@@ -3,10 +3,10 @@
 // relative to the bundle) and fetched elsewhere; queries are embedded by the
 // query model of `query-model.ts`, or not at all (lexical search).
 
-import type { KnowledgeBase, KnowledgeBaseInit } from './knowledge'
+import type { KnowledgeBase, KnowledgeBaseInit, KnowledgeDocumentInfo } from './knowledge'
 import type { NodeFsPromises, NodeUrl } from './node-host'
 import type { EmbedQuery } from './query-embedder'
-import type { BundledModel, KnowledgeModelOptions, QueryModelSpec, UrlLike } from './query-model'
+import type { BundledModel, KnowledgeModelOptions, QueryModelSource, QueryModelSpec, UrlLike } from './query-model'
 import { createKnowledgeBase, KnowledgeError } from './knowledge'
 import { nodeBuiltin, nodeProcess } from './node-host'
 import { queryModelSource } from './query-model'
@@ -31,6 +31,13 @@ export interface KnowledgeModule extends KnowledgeBase {
    * folder. The files are read on the next search.
    */
   useModel: (options: KnowledgeModelOptions) => void
+  /**
+   * Calls `handler` each time the Vite dev server swaps a rebuilt index into
+   * this knowledge base (a document added, edited or removed): `documents`,
+   * `search` and `retrieve` already answer from the new one. Never called in a
+   * build. Returns a function that stops the calls.
+   */
+  onUpdate: (handler: (knowledge: KnowledgeModule) => void) => () => void
 }
 
 async function readAsset({ href }: UrlLike): Promise<ArrayBuffer | ArrayBufferView> {
@@ -47,21 +54,92 @@ async function readAsset({ href }: UrlLike): Promise<ArrayBuffer | ArrayBufferVi
   return response.arrayBuffer()
 }
 
-export function defineKnowledge(init: KnowledgeModuleInit): KnowledgeModule {
+/** One index of a knowledge module: a dev-server update replaces it whole. */
+interface KnowledgeIndexState {
+  base: KnowledgeBase
+  /** The query model; kept across updates that keep the model, so it loads once. */
+  source: QueryModelSource | undefined
+  /** The model settings `source` was made from. */
+  modelKey: string
+}
+
+/** What a live knowledge module holds: the index it answers from, and what the page asked of it. */
+interface LiveState {
+  current: KnowledgeIndexState
+  documents: KnowledgeDocumentInfo[]
+  /** The app's `useModel` options, applied again to each new index. */
+  chosen: KnowledgeModelOptions | undefined
+  handlers: Set<(knowledge: KnowledgeModule) => void>
+}
+
+const live = new WeakMap<KnowledgeModule, LiveState>()
+
+function indexState(init: KnowledgeModuleInit): KnowledgeIndexState {
   const { snapshotUrl, model, bundledModel, devModelPath, ...rest } = init
-  // Without a model (`false`) the snapshot has no vectors to compare a query's with: no query model.
-  const source = model ? queryModelSource({ model, bundled: bundledModel, devModelPath }) : undefined
+  const models: Pick<KnowledgeIndexState, 'source' | 'modelKey'> = {
+    // Without a model (`false`) the snapshot has no vectors to compare a query's with: no query model.
+    source: model ? queryModelSource({ model, bundled: bundledModel, devModelPath }) : undefined,
+    modelKey: JSON.stringify([model, devModelPath, bundledModel !== undefined]),
+  }
   const base = createKnowledgeBase({
     ...rest,
     vectors: model !== false,
     loadSnapshot: () => readAsset(snapshotUrl()),
-    // A getter: the knowledge base reads it at each search, so `useModel` applies to the next one.
+    // A getter: the knowledge base reads it at each search, so `useModel` (and an update that keeps the model) applies to the next one.
     get embedQuery(): EmbedQuery | undefined {
-      return source?.current()
+      return models.source?.current()
     },
   })
-  const useModel = source?.use ?? (() => {
-    throw new KnowledgeError('no-vectors', `"${init.name}" was built without a model ("model": false), so it has no vectors for a query model to search: replace "model": false with the model's settings and build again.`)
-  })
-  return { ...base, useModel }
+  return Object.assign(models, { base })
+}
+
+export function defineKnowledge(init: KnowledgeModuleInit): KnowledgeModule {
+  const state: LiveState = { current: indexState(init), documents: [...init.documents], chosen: undefined, handlers: new Set() }
+  // Every method asks the current index: a dev-server update swaps it under the app's references.
+  const knowledge: KnowledgeModule = {
+    get name() {
+      return state.current.base.name
+    },
+    documents: state.documents,
+    search: (query, options) => state.current.base.search(query, options),
+    retrieve: id => state.current.base.retrieve(id),
+    snapshot: () => state.current.base.snapshot(),
+    useModel: (options) => {
+      const { source } = state.current
+      if (!source)
+        throw new KnowledgeError('no-vectors', `"${state.current.base.name}" was built without a model ("model": false), so it has no vectors for a query model to search: replace "model": false with the model's settings and build again.`)
+      source.use(options)
+      state.chosen = options
+    },
+    onUpdate: (handler) => {
+      state.handlers.add(handler)
+      return () => {
+        state.handlers.delete(handler)
+      }
+    },
+  }
+  live.set(knowledge, state)
+  return knowledge
+}
+
+/**
+ * Vite HMR: makes `knowledge` (the module instance the app imported) answer
+ * from the index of `next` (the updated module's), keeping its identity, its
+ * `documents` array and the app's `useModel` choice, then tells its
+ * `onUpdate` handlers. Generated modules call it; apps never need to.
+ */
+export function swapKnowledge(knowledge: KnowledgeModule, next: KnowledgeModule): void {
+  const state = live.get(knowledge)
+  const incoming = live.get(next)
+  if (!state || !incoming || state === incoming)
+    return
+  const index = incoming.current
+  if (index.modelKey === state.current.modelKey)
+    index.source = state.current.source
+  else if (state.chosen && index.source)
+    index.source.use(state.chosen)
+  state.current = index
+  state.documents.splice(0, state.documents.length, ...incoming.documents)
+  for (const handler of state.handlers)
+    handler(knowledge)
 }
