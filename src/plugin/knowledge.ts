@@ -108,6 +108,12 @@ export type KnowledgeOutcome =
   | { ok: true, name: string, project: KnowledgeProject, build: ProjectBuild, documents: SnapshotDocument[], includeModel: boolean, warnings: Diagnostic[], watch: string[] }
   | { ok: false, message: string, diagnostic?: Diagnostic, watch: string[] }
 
+/** What a module is generated from: equal for two builds, the module is the same (a folder swapped in with the same documents, a file saved unchanged). */
+function servedAs(outcome: KnowledgeOutcome & { ok: true }): string {
+  const { name, build, project, includeModel } = outcome
+  return JSON.stringify([name, build.snapshotFile, build.documentsFile, project.config, includeModel])
+}
+
 /** Diagnostics as one report: location, message and code frame of each. */
 function report(diagnostics: readonly Diagnostic[], relativize: (file: string) => string): string {
   return diagnostics.map((d) => {
@@ -174,6 +180,11 @@ export class KnowledgeService {
     }
   }
 
+  /** The knowledge bases that cannot be built (and have no valid build to serve instead), as their imports fail. */
+  failures(): (KnowledgeOutcome & { ok: false })[] {
+    return [...this.settled.values()].filter(outcome => !outcome.ok)
+  }
+
   /** The knowledge bases built so far and their folders. */
   watched(): KnowledgeFolders[] {
     return [...this.folders.values()]
@@ -191,14 +202,17 @@ export class KnowledgeService {
 
   /**
    * Serves `outcome` to the imports of `target` from now on, unless it failed
-   * and a valid build is served: that one stays until a valid build replaces it.
+   * and a valid build is served: that one stays until a valid build replaces
+   * it. Returns whether imports now get another module than before.
    */
-  adopt(target: KnowledgeTarget, outcome: KnowledgeOutcome): void {
+  adopt(target: KnowledgeTarget, outcome: KnowledgeOutcome): boolean {
     const key = JSON.stringify(target)
-    if (outcome.ok || !this.settled.get(key)?.ok) {
-      this.settled.set(key, outcome)
-      this.running.set(key, Promise.resolve(outcome))
-    }
+    const previous = this.settled.get(key)
+    if (!outcome.ok && previous?.ok)
+      return false
+    this.settled.set(key, outcome)
+    this.running.set(key, Promise.resolve(outcome))
+    return !(outcome.ok && previous?.ok && servedAs(previous) === servedAs(outcome))
   }
 
   /** The folders of the named knowledge bases, for watching. */

@@ -10,7 +10,7 @@
 // old body. A build that fails shows Vite's overlay and leaves the last valid
 // module served.
 
-import type { ViteDevServer } from 'vite'
+import type { ErrorPayload, ViteDevServer } from 'vite'
 import type { Embedder } from '../knowledge/embedder'
 import type { KnowledgeFolders, KnowledgeOutcome, KnowledgeTarget } from './knowledge'
 import type { PluginState } from './state'
@@ -26,6 +26,8 @@ export type KnowledgeRebuildEvent =
   | { type: 'start', name: string, changes: readonly string[] }
   /** Files changed while it ran: nothing was published or sent, and one more build follows. */
   | { type: 'discard', name: string }
+  /** The build gives the module the page has (a file saved unchanged, a folder swapped in with the same documents): nothing sent. */
+  | { type: 'unchanged', name: string, changes: readonly string[] }
   /** The new index was published and the knowledge module's update sent. */
   | { type: 'update', name: string, changes: readonly string[], ms: number }
   /** The knowledge base cannot be built (the overlay shows why); the last valid module is still served. */
@@ -63,6 +65,11 @@ export function knowledgeViteApi(state: PluginState): SkillKitViteApi {
       state.knowledge.embedder = embedder
     },
   }
+}
+
+/** Vite's overlay for a knowledge base that cannot be built. */
+function overlayPayload(outcome: KnowledgeOutcome & { ok: false }): ErrorPayload {
+  return { type: 'error', err: { ...outcomeError(outcome), stack: '', plugin: 'unplugin-skill-kit' } }
 }
 
 /** Whether `path` is `dir` or inside it. */
@@ -110,6 +117,8 @@ export function watchKnowledge(server: ViteDevServer, state: PluginState): void 
       return loop
     const name = nameOf(target)
     let started = 0
+    /** The last delivered build failed: the page shows the overlay. */
+    let failing = false
     loop = new RebuildLoop<KnowledgeOutcome>({
       build: (context) => {
         started = performance.now()
@@ -118,17 +127,24 @@ export function watchKnowledge(server: ViteDevServer, state: PluginState): void 
       },
       onResult: (outcome, context) => {
         if (!outcome.ok) {
-          const error = outcomeError(outcome)
+          failing = true
+          knowledge.adopt(target, outcome)
           logger.error(`${PROGRESS_PREFIX}${outcome.message}`, { timestamp: true })
-          server.environments.client?.hot.send({ type: 'error', err: { ...error, stack: '', plugin: 'unplugin-skill-kit' } })
+          server.environments.client.hot.send(overlayPayload(outcome))
           emit({ type: 'error', name, message: outcome.message })
           return
         }
-        knowledge.adopt(target, outcome)
+        // An overlay is cleared by an update, even to the module the page has.
+        const changed = knowledge.adopt(target, outcome) || failing
+        failing = false
+        if (!changed) {
+          emit({ type: 'unchanged', name, changes: context.changes })
+          return
+        }
         publish(target)
         const ms = Math.round(performance.now() - started)
-        const changed = context.changes.length === 1 ? `${state.relativize(context.changes[0]!)} changed` : `${context.changes.length} changes`
-        logger.info(`${PROGRESS_PREFIX}${name}: updated in ${ms} ms (${changed})`, { timestamp: true })
+        const what = context.changes.length === 1 ? `${state.relativize(context.changes[0]!)} changed` : `${context.changes.length} changes`
+        logger.info(`${PROGRESS_PREFIX}${name}: updated in ${ms} ms (${what})`, { timestamp: true })
         emit({ type: 'update', name, changes: context.changes, ms })
       },
       onDiscard: () => {
@@ -154,6 +170,12 @@ export function watchKnowledge(server: ViteDevServer, state: PluginState): void 
 
   // Folders outside Vite's root (a `?knowledge` import of `../docs`, a skill-kit.json's `"knowledge": "../x"`) are watched once seen.
   knowledge.onFolders = folders => server.watcher.add(folders.roots)
+
+  // A page that connects while a knowledge base it may import cannot be built: its import failed, maybe before the page listened.
+  server.ws.on('connection', (socket: { send: (data: string) => void }) => {
+    for (const outcome of knowledge.failures())
+      socket.send(JSON.stringify(overlayPayload(outcome)))
+  })
 
   server.httpServer?.once('close', () => {
     for (const loop of loops.values())
