@@ -32,9 +32,10 @@ import notes from 'virtual:skill-kit/knowledge/notes'
 import shelf from 'virtual:skill-kit/knowledge/shelf'
 import handbook from 'virtual:skill-kit/knowledge/handbook'
 import guides from 'virtual:skill-kit/knowledge/guides'
+import pad, { documents as padDocuments, search as padSearch } from './pad?knowledge'
 
-const bases = { notes, shelf, handbook, guides }
-const updates = { notes: 0, shelf: 0, handbook: 0, guides: 0 }
+const bases = { notes, shelf, handbook, guides, pad }
+const updates = { notes: 0, shelf: 0, handbook: 0, guides: 0, pad: 0 }
 for (const [name, base] of Object.entries(bases))
   base.onUpdate(() => { updates[name]++ })
 
@@ -43,6 +44,8 @@ window.app = {
   ids: name => bases[name].documents.map(d => d.id),
   lexical: async (name, query) => (await bases[name].search(query, { mode: 'lexical', threshold: 0 })).map(r => r.id),
   retrieve: (name, id) => bases[name].retrieve(id).catch(error => 'error: ' + error.message),
+  // The named exports of a folder import, as an app that never touches the default export uses them.
+  padExports: async query => ({ descriptions: padDocuments.map(d => d.description), found: (await padSearch(query, { mode: 'lexical', threshold: 0 })).map(r => r.id) }),
 }
 document.body.dataset.ready = 'yes'
 `
@@ -61,6 +64,7 @@ interface PageApp {
   updates: (name: string) => number
   lexical: (name: string, query: string) => Promise<string[]>
   retrieve: (name: string, id: string) => Promise<string>
+  padExports: (query: string) => Promise<{ descriptions: string[], found: string[] }>
 }
 declare const window: { app: PageApp, kept?: string, brokenIds?: string[] }
 
@@ -112,6 +116,8 @@ describe('knowledge bases in the Vite dev server, with HMR to a page in Chromium
     mkdirSync(join(work, 'notes'), { recursive: true })
     writeFileSync(join(work, 'notes/alpha.md'), doc('Alpha notes.', '# Alpha\n\nThe first note.'))
     writeFileSync(join(work, 'notes/beta.md'), doc('Beta notes.', '# Beta\n\nThe second note.'))
+    mkdirSync(join(work, 'pad'))
+    writeFileSync(join(work, 'pad/sketch.md'), doc('A pencil sketch.', '# Sketch\n\nGraphite lines.'))
     mkdirSync(join(work, 'shelf'))
     writeFileSync(join(work, 'shelf/old-book.md'), doc('An old book.', '# Old book\n\nDusty pages.'))
     mkdirSync(join(work, 'handbook/docs'), { recursive: true })
@@ -219,6 +225,18 @@ describe('knowledge bases in the Vite dev server, with HMR to a page in Chromium
       'skill-kit: notes: updated in N ms (notes/gamma.md changed)',
       'skill-kit: notes: updated in N ms (notes/beta.md changed)',
     ])
+  })
+
+  it('updates a folder import (?knowledge) the same way, named exports included', async () => {
+    expect(await app(a => a.padExports('charcoal'))).toEqual({ descriptions: ['A pencil sketch.'], found: [] })
+    const updated = nextEvent('pad', 'update')
+    writeFileSync(join(work, 'pad/sketch.md'), doc('A charcoal sketch.', '# Sketch\n\nCharcoal lines.'))
+    await updated
+    await pageUpdated('pad', 1)
+    expect(await app(a => a.padExports('charcoal'))).toEqual({ descriptions: ['A charcoal sketch.'], found: ['sketch'] })
+    const folderModule = '\0skill-kit-knowledge:dir:pad'
+    expect(messages.filter(m => m.type === 'update' && m.updates?.some(u => u.path === folderModule))).toHaveLength(1)
+    expect(await page.evaluate(() => window.kept)).toBe('yes')
   })
 
   it('builds a burst of 60 added files once, and never for hidden entries', async () => {
