@@ -56,6 +56,8 @@ console.log('\n== build.bench.mjs --rounds 2 ==')
 const kb = await runChild('./build.bench.mjs', ['--rounds', '2'])
 console.log('\n== retrieval.bench.mjs ==')
 const retrieval = await runChild('./retrieval.bench.mjs')
+console.log('\n== hmr-knowledge.bench.mjs --rounds 5 ==')
+const hmrKnowledge = await runChild('./hmr-knowledge.bench.mjs', ['--rounds', '5'])
 const at100k = search.latencyMs.at(-1)
 const pct = x => `${(x * 100).toFixed(1)} %`
 const dev = retrieval.quality.dev['threshold 0']
@@ -75,6 +77,8 @@ const rows = [
   [`  incremental (one paragraph) / full`, `${(kb.medianMs.incremental / 1000).toFixed(2)} s`, `${(kb.medianMs.ours / 1000).toFixed(1)} s`, kb.incremental.share.toFixed(3), `≤ ${kb.goal.incremental}`, kb.incremental.share <= kb.goal.incremental ? 'ok' : 'MISSED'],
   [`retrieval, ${retrieval.quality.dev.queries} dev queries, threshold 0: top-1 / recall@5 / MRR@10`, `vector ${pct(dev.vector.top1)} / ${pct(dev.vector.recall5)} / ${dev.vector.mrr10.toFixed(3)}`, `hybrid ${pct(dev.hybrid.top1)} / ${pct(dev.hybrid.recall5)} / ${dev.hybrid.mrr10.toFixed(3)}`, '', '', 'info'],
   [`lexical, ${lexical.quality['questions: short'].default.queries} needs, recall@5 at threshold ${lexical.threshold}: keywords / question / prompt`, lexicalRecall.map(r => `${(r * 100).toFixed(0)} %`).join(' / '), '', '', '', 'info'],
+  [`Vite dev server: 60 documents at once, builds / update sent`, `${hmrKnowledge.burstBuilds} / ${hmrKnowledge.burstMs.toFixed(0)} ms`, '', '', '1 build', hmrKnowledge.burstBuilds === 1 ? 'ok' : 'MISSED'],
+  [`  one-guide edit, update sent / its windows embedded alone`, `${hmrKnowledge.editMs.toFixed(0)} ms`, `${hmrKnowledge.embedMs.toFixed(0)} ms`, hmrKnowledge.ratio.toFixed(2), `≤ ${hmrKnowledge.goal}`, hmrKnowledge.ratio <= hmrKnowledge.goal ? 'ok' : 'MISSED'],
   [`int8 = float32 top 5, ${agree.queries} queries`, pct(agree.same), '', '', `≥ ${retrieval.goal.agreement * 100} %`, agree.same >= retrieval.goal.agreement ? 'ok' : 'MISSED'],
 ]
 const widths = rows[0].map((_, i) => Math.max(...rows.map(r => r[i].length)))
