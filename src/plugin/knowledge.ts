@@ -2,6 +2,7 @@
 // the same project code as the CLI (same cache, same published files).
 
 import type { Diagnostic } from '../core/diagnostics'
+import type { WatchConfig } from '../knowledge/config'
 import type { Embedder } from '../knowledge/embedder'
 import type { KnowledgeProject, ProjectBuild } from '../knowledge/project'
 import type { SnapshotDocument } from '../runtime/knowledge/snapshot-reader'
@@ -96,6 +97,8 @@ export interface KnowledgeFolders {
   roots: string[]
   /** The index, vector cache and model folders builds write to: never a change to build again for. */
   written: string[]
+  /** `skill-kit.json`'s `watch` settings (settle time, longest wait), once the project was read. */
+  watch?: WatchConfig
 }
 
 /** The version of a document body in module ids: its content's hash, so a new body never hides behind an old id. */
@@ -272,7 +275,7 @@ export class KnowledgeService {
     const opened = openKnowledgeProject(dir, { root: this.root(), overrides: { model: entry.model, chunk: entry.chunk, search: entry.search } })
     const watch = [dir, join(dir, 'skill-kit.json')]
     const key = JSON.stringify(target)
-    this.setFolders(key, { target, roots: [dir], written: this.folders.get(key)?.written ?? [] })
+    this.setFolders(key, { ...this.folders.get(key), target, roots: [dir], written: this.folders.get(key)?.written ?? [] })
     const label = target.kind === 'name' ? `Knowledge base "${target.name}" (${this.relativize(dir)})` : `Knowledge folder ${this.relativize(dir)}`
     if (!opened.project) {
       const errors = opened.diagnostics.filter(d => d.severity === 'error')
@@ -284,6 +287,7 @@ export class KnowledgeService {
       target,
       roots: [...new Set([dir, config.knowledge])],
       written: [config.output, config.cache, ...(config.model ? [config.model.cacheDir] : [])],
+      watch: config.watch,
     })
     const withModel = project.config.model !== false
     if (!withModel && entry.includeModel)

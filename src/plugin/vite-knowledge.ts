@@ -111,7 +111,7 @@ export function watchKnowledge(server: ViteDevServer, state: PluginState): void 
     }
   }
 
-  const loopOf = (key: string, target: KnowledgeTarget): RebuildLoop<KnowledgeOutcome> => {
+  const loopOf = (key: string, { target, watch }: KnowledgeFolders): RebuildLoop<KnowledgeOutcome> => {
     let loop = loops.get(key)
     if (loop)
       return loop
@@ -120,6 +120,8 @@ export function watchKnowledge(server: ViteDevServer, state: PluginState): void 
     /** The last delivered build failed: the page shows the overlay. */
     let failing = false
     loop = new RebuildLoop<KnowledgeOutcome>({
+      settleMs: watch?.settleMs,
+      maxWaitMs: watch?.maxWaitMs,
       build: (context) => {
         started = performance.now()
         emit({ type: 'start', name, changes: context.changes })
@@ -162,7 +164,7 @@ export function watchKnowledge(server: ViteDevServer, state: PluginState): void 
   const onEvent = (path: string) => {
     for (const folders of knowledge.watched()) {
       if (concerns(folders, path))
-        loopOf(JSON.stringify(folders.target), folders.target).change(path)
+        loopOf(JSON.stringify(folders.target), folders).change(path)
     }
   }
   for (const event of ['add', 'change', 'unlink', 'addDir', 'unlinkDir'] as const)
