@@ -92,6 +92,8 @@ export function watchKnowledge(server: ViteDevServer, state: PluginState): void 
   const logger = server.config.logger
   const emit = (event: KnowledgeRebuildEvent) => listenersOf(state).forEach(listener => listener(event))
   const loops = new Map<string, RebuildLoop<KnowledgeOutcome>>()
+  /** The last rebuild of these knowledge bases failed: pages show its overlay (over the last valid index, if any). */
+  const failing = new Map<string, KnowledgeOutcome & { ok: false }>()
   server.watcher.add(knowledge.namedFolders())
 
   const nameOf = (target: KnowledgeTarget) => target.kind === 'name' ? target.name : state.relativize(target.dir)
@@ -117,8 +119,6 @@ export function watchKnowledge(server: ViteDevServer, state: PluginState): void 
       return loop
     const name = nameOf(target)
     let started = 0
-    /** The last delivered build failed: the page shows the overlay. */
-    let failing = false
     loop = new RebuildLoop<KnowledgeOutcome>({
       settleMs: watch?.settleMs,
       maxWaitMs: watch?.maxWaitMs,
@@ -129,7 +129,7 @@ export function watchKnowledge(server: ViteDevServer, state: PluginState): void 
       },
       onResult: (outcome, context) => {
         if (!outcome.ok) {
-          failing = true
+          failing.set(key, outcome)
           knowledge.adopt(target, outcome)
           logger.error(`${PROGRESS_PREFIX}${outcome.message}`, { timestamp: true })
           server.environments.client.hot.send(overlayPayload(outcome))
@@ -137,8 +137,8 @@ export function watchKnowledge(server: ViteDevServer, state: PluginState): void 
           return
         }
         // An overlay is cleared by an update, even to the module the page has.
-        const changed = knowledge.adopt(target, outcome) || failing
-        failing = false
+        const cleared = failing.delete(key)
+        const changed = knowledge.adopt(target, outcome) || cleared
         if (!changed) {
           emit({ type: 'unchanged', name, changes: context.changes })
           return
@@ -173,9 +173,9 @@ export function watchKnowledge(server: ViteDevServer, state: PluginState): void 
   // Folders outside Vite's root (a `?knowledge` import of `../docs`, a skill-kit.json's `"knowledge": "../x"`) are watched once seen.
   knowledge.onFolders = folders => server.watcher.add(folders.roots)
 
-  // A page that connects while a knowledge base it may import cannot be built: its import failed, maybe before the page listened.
+  // A page that connects while a knowledge base cannot be built (its import may have failed before the page listened).
   server.ws.on('connection', (socket: { send: (data: string) => void }) => {
-    for (const outcome of knowledge.failures())
+    for (const outcome of new Set([...failing.values(), ...knowledge.failures()]))
       socket.send(JSON.stringify(overlayPayload(outcome)))
   })
 

@@ -318,6 +318,17 @@ describe('knowledge bases in the Vite dev server, with HMR to a page in Chromium
     const body = /import\("([^"]+:alpha\.js)"\)/.exec(await served.text())![1]
     expect(await (await fetch(`${origin}${body}`)).text()).toMatch(/^export default "# Alpha\\n\\nA zebra crossing\.\\n"\n/)
     expect(lines.at(-1)).toBe(`skill-kit: ${error.type === 'error' && error.message}`)
+    // A page that opens now gets the last valid index, and the overlay.
+    const other = await browser.newPage()
+    try {
+      await other.goto(`${origin}/`)
+      await other.waitForSelector('body[data-ready="yes"]', { state: 'attached', timeout: 30_000 })
+      await other.waitForSelector('vite-error-overlay', { state: 'attached', timeout: 30_000 })
+      expect(await other.evaluate(() => window.app.retrieve('notes', 'alpha'))).toBe('# Alpha\n\nA zebra crossing.\n')
+    }
+    finally {
+      await other.close()
+    }
 
     const updated = nextEvent('notes', 'update')
     writeFileSync(join(work, 'notes/alpha.md'), doc('Alpha notes.', '# Alpha\n\nA zebra on a bike.'))
