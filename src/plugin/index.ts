@@ -21,11 +21,13 @@ export { REGISTRY_ID }
 const OUR_IDS = /\.md(?:\?.*)?$|virtual:skill-kit\/|__skill-kit-skills__\.js$|\?knowledge(?:&.*)?$|skill-kit-knowledge[:_]/i
 
 /**
- * What `load` returns after `this.error`. Rollup and Vite throw there, but
- * esbuild and webpack only record the error, and would otherwise drop it
- * (esbuild) or parse the raw Markdown as JavaScript (webpack, rspack).
+ * What `load` returns after `this.error`, or for another module of a file whose
+ * error one module already reported in this build. Rollup and Vite throw at
+ * `this.error`, but esbuild and webpack only record the error, and would
+ * otherwise drop it (esbuild) or parse the raw Markdown as JavaScript (webpack,
+ * rspack). A module that throws is never shipped as a valid one.
  */
-const FAILED = { code: '' }
+const FAILED = { code: 'throw new Error("unplugin-skill-kit could not build this module: see the build\'s errors.")\n' }
 
 export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = {}, meta) => {
   const state = new PluginState(options, meta.framework)
@@ -42,12 +44,13 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
     enforce: 'pre',
 
     buildStart() {
-      state.warned.clear()
+      state.reports.clear()
       state.knowledge.reset()
       state.chunkAssets.reset((this as { environment?: { name: string } }).environment?.name ?? '')
     },
 
     watchChange() {
+      state.reports.clear()
       state.knowledge.reset()
     },
 

@@ -7,10 +7,12 @@ import type { ChunkRelativeAssets } from './chunk-assets'
 import type { AssetMode, EmitFixed, Platform } from './knowledge-assets'
 import type { Loaded } from './kinds/kind'
 import type { ProgressWrite } from './progress'
+import type { BuildReports } from './reports'
 import { Buffer } from 'node:buffer'
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { formatDiagnostic } from '../core/diagnostics'
+import { bundlerMessage } from './bundler-message'
 import { BODY_QUERY, KNOWLEDGE_PREFIX } from './knowledge'
 import { modelReference, snapshotReference } from './knowledge-assets'
 import { generateKnowledgeModule } from './knowledge-codegen'
@@ -27,8 +29,8 @@ export interface KnowledgeLoadEnv {
   framework: string
   viteServe: ViteServe | undefined
   relativize: (file: string) => string
-  /** Warnings shown in this build, so each shows once. */
-  warned: Set<string>
+  /** What this build has reported, so each warning shows once. */
+  reports: BuildReports
   /** Import path of `runtime-knowledge.mjs`. */
   runtime: string
   /** Assets of Rollup-like builds for Node, resolved relative to their chunk. */
@@ -144,7 +146,7 @@ function outdirEmitter(outdir: string): EmitFixed {
 
 /** The knowledge module, or `undefined` after reporting why it cannot be built. */
 export async function loadKnowledgeModule(context: UnpluginBuildContext & UnpluginContext, target: KnowledgeTarget, env: KnowledgeLoadEnv): Promise<Loaded | undefined> {
-  const { service, framework, relativize, warned } = env
+  const { service, framework, relativize, reports } = env
   if (framework === 'esbuild' && !esbuildWrites(context)) {
     const what = target.kind === 'name' ? `${KNOWLEDGE_PREFIX}${target.name}` : `${relativize(target.dir)}?knowledge`
     context.error(`${what}: esbuild copies a knowledge base's snapshot beside the bundle, so the build needs an output path: set outdir (or outfile).`)
@@ -157,15 +159,12 @@ export async function loadKnowledgeModule(context: UnpluginBuildContext & Unplug
       context.addWatchFile(file)
   }
   if (!outcome.ok) {
-    const at = outcome.diagnostic
-    context.error(at ? { message: outcome.message, id: at.file, loc: { file: at.file, line: at.line, column: at.column } } : outcome.message)
+    context.error(bundlerMessage(framework, outcome.message, outcome.diagnostic))
     return undefined
   }
   for (const d of outcome.warnings) {
-    if (!warned.has(`${d.file}:${d.line}:${d.code}`)) {
-      warned.add(`${d.file}:${d.line}:${d.code}`)
-      context.warn({ message: formatDiagnostic(d, relativize), id: d.file, loc: { file: d.file, line: d.line, column: d.column } })
-    }
+    if (reports.firstWarning(`${d.file}:${d.line}:${d.code}`))
+      context.warn(bundlerMessage(framework, formatDiagnostic(d, relativize), d))
   }
   const { project, build } = outcome
   const mode = assetMode(context, env)

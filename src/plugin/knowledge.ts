@@ -6,9 +6,8 @@ import type { KnowledgeProject, ProjectBuild } from '../knowledge/project'
 import type { SnapshotDocument } from '../runtime/knowledge/snapshot-reader'
 import type { KnowledgeOptions, Options } from './options'
 import type { ProgressWrite } from './progress'
-import { readFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
-import { codeFrame, formatDiagnostic } from '../core/diagnostics'
+import { formatDiagnostic } from '../core/diagnostics'
 import { closest } from '../core/text'
 import { ModelNotAvailableError } from '../knowledge/embedder-files'
 import { ModelDownloadError } from '../knowledge/model-download'
@@ -70,20 +69,11 @@ export function parseKnowledgeModuleId(id: string, root: string): KnowledgeTarge
 /** A built knowledge base, or the report of why it could not be built. */
 export type KnowledgeOutcome =
   | { ok: true, name: string, project: KnowledgeProject, build: ProjectBuild, documents: SnapshotDocument[], includeModel: boolean, warnings: Diagnostic[], watch: string[] }
-  | { ok: false, message: string, diagnostic?: Diagnostic, watch: string[] }
+  | { ok: false, message: string, /** Where the message points: its first error. */ diagnostic?: Diagnostic, watch: string[] }
 
-/** Diagnostics as one report: location, message and code frame of each. */
+/** Diagnostics as one report, a line each; the message's code frame shows the first error (see `bundler-message.ts`). */
 function report(diagnostics: readonly Diagnostic[], relativize: (file: string) => string): string {
-  return diagnostics.map((d) => {
-    let frame = ''
-    try {
-      frame = `\n${codeFrame(readFileSync(d.file, 'utf8'), d)}`
-    }
-    catch {
-      // A folder, or a file gone since: the location says enough.
-    }
-    return `${formatDiagnostic(d, relativize)}${frame}`
-  }).join('\n\n')
+  return diagnostics.map(d => formatDiagnostic(d, relativize)).join('\n')
 }
 
 /**

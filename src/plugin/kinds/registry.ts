@@ -35,17 +35,22 @@ export function registryKind(state: PluginState): ModuleKind {
     owns: id => id === registryId(state),
 
     /** The registry, or `undefined` after reporting an invalid skill or a name used twice. */
-    load(_id, context) {
+    load(id, context) {
       const dirs = registryDirs(state)
       const files: string[] = []
       const skills: CompiledSkill[] = []
+      let failed = false
+      // Every invalid skill is reported (once per build, by whichever module loads it first), not only the first.
       for (const file of discoverSkills(dirs)) {
-        const skill = compileReported(context, state, file)
-        if (!skill)
-          return undefined
-        skills.push(skill.compiled)
-        files.push(...skill.files)
+        const skill = compileReported(context, state, file, id)
+        failed ||= !skill
+        if (skill) {
+          skills.push(skill.compiled)
+          files.push(...skill.files)
+        }
       }
+      if (failed)
+        return undefined
       const byName = new Map<string, CompiledSkill>()
       for (const skill of skills) {
         const other = byName.get(skill.name)

@@ -56,7 +56,7 @@ export function skillKind(state: PluginState): ModuleKind {
         context.error(`${state.relativize(parsed.file)}: ${parsed.query.reason}`)
         return undefined
       }
-      const skill = compileReported(context, state, parsed.file)
+      const skill = compileReported(context, state, parsed.file, id)
       if (!skill)
         return undefined
       const generated = generateModule(skill.compiled, parsed.query, codegen)
