@@ -10,6 +10,7 @@ import { knowledgeKind, namedKnowledgeId } from './kinds/knowledge'
 import { knowledgeDocumentKind } from './kinds/knowledge-document'
 import { REGISTRY_ID, registryId, registryKind } from './kinds/registry'
 import { skillKind } from './kinds/skill'
+import { FAILED_MODULE } from './reports'
 import { PluginState } from './state'
 import { rewriteVirtualScheme } from './virtual-scheme'
 import { configureDevServer } from './vite-server'
@@ -21,13 +22,11 @@ export { REGISTRY_ID }
 const OUR_IDS = /\.md(?:\?.*)?$|virtual:skill-kit\/|__skill-kit-skills__\.js$|\?knowledge(?:&.*)?$|skill-kit-knowledge[:_]/i
 
 /**
- * What `load` returns after `this.error`, or for another module of a file whose
- * error one module already reported in this build. Rollup and Vite throw at
- * `this.error`, but esbuild and webpack only record the error, and would
- * otherwise drop it (esbuild) or parse the raw Markdown as JavaScript (webpack,
- * rspack). A module that throws is never shipped as a valid one.
+ * What `load` returns after `this.error`. Rollup and Vite throw there, but
+ * esbuild and webpack only record the error, and would otherwise drop it
+ * (esbuild) or parse the raw Markdown as JavaScript (webpack, rspack).
  */
-const FAILED = { code: 'throw new Error("unplugin-skill-kit could not build this module: see the build\'s errors.")\n' }
+const FAILED = { code: FAILED_MODULE }
 
 export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = {}, meta) => {
   const state = new PluginState(options, meta.framework)

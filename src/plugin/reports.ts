@@ -1,4 +1,12 @@
 /**
+ * The code of a module that failed: after its error (esbuild, webpack and
+ * rspack go on with what `load` returns), or for another module of a file
+ * whose error one module already reported in this build. It throws, so it is
+ * never shipped as a valid module.
+ */
+export const FAILED_MODULE = 'throw new Error("unplugin-skill-kit could not build this module: see the build\'s errors.")\n'
+
+/**
  * What this build has reported, so that each problem shows once per build in
  * every bundler. esbuild, webpack and rspack load each query form of a skill
  * (and the registry) as a module of its own, and would report one invalid
@@ -24,6 +32,11 @@ export class BuildReports {
       return false
     this.failures.set(file, id)
     return true
+  }
+
+  /** The module that reported invalid `file`, if one did since the last {@link clear}. */
+  reporter(file: string): string | undefined {
+    return this.failures.get(file)
   }
 
   /** Whether the warning `key` (its file, line and code) is new since the last {@link clear}; it then counts as shown. */

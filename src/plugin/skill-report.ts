@@ -1,11 +1,12 @@
 import type { Diagnostic } from '../core/diagnostics'
 import type { CompiledSkill } from '../skill/compile'
 import type { BundlerMessage } from './bundler-message'
-import type { HookContext } from './kinds/kind'
+import type { HookContext, Loaded } from './kinds/kind'
 import type { PluginState } from './state'
 import { basename, dirname } from 'node:path'
 import { formatDiagnostic } from '../core/diagnostics'
 import { bundlerMessage } from './bundler-message'
+import { FAILED_MODULE } from './reports'
 
 /** A skill's diagnostic as a bundler message: its location in the text (webpack drops `loc`), in `loc` and with a code frame. */
 export function toMessage(d: Diagnostic, source: string, state: PluginState): BundlerMessage {
@@ -43,4 +44,21 @@ export function compileReported(context: HookContext, state: PluginState, file: 
   if (state.reports.firstWarning(compiled.file))
     compiled.diagnostics.forEach(d => context.warn(toMessage(d, compiled.source, state)))
   return { compiled, files: dependencies, dirs: basename(file) === 'SKILL.md' ? [dirname(file)] : [] }
+}
+
+/**
+ * The module `id` of invalid skills that other modules reported. In the Vite
+ * dev server, it imports those modules: it is cached until a file changes, and
+ * a page that imports it alone must show the error too. Elsewhere `undefined`:
+ * the build has failed, and the module throws (`FAILED_MODULE`).
+ */
+export function failedModule(state: PluginState, files: string[], id: string): Loaded | undefined {
+  const reporters = new Set(files.map(file => state.reports.reporter(file)))
+  reporters.delete(id)
+  reporters.delete(undefined)
+  if (!state.viteServe || reporters.size === 0)
+    return undefined
+  // Virtual ids (the registry's) are imported by their name.
+  const imports = [...reporters].map(reporter => `import ${JSON.stringify(reporter!.replace(/^\0/, ''))}\n`)
+  return { code: `${imports.join('')}${FAILED_MODULE}`, files, dirs: [] }
 }

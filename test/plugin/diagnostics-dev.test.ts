@@ -19,6 +19,7 @@ import { launchChromium } from '../browser/knowledge-app'
 const repo = resolve(import.meta.dirname, '../..')
 const work = join(repo, 'test/.tmp/diagnostics-dev')
 const skill = join(work, 'skills/broken/SKILL.md')
+const second = join(work, 'skills/second/SKILL.md')
 
 const BROKEN = `---
 name: broken
@@ -87,6 +88,13 @@ describe('an invalid skill in the Vite dev server', () => {
     writeFileSync(join(work, 'index.html'), '<!doctype html>\n<html><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body><script type="module" src="/main.js"></script></body></html>\n')
     // Two modules of the one skill.
     writeFileSync(join(work, 'main.js'), 'import cover from \'./skills/broken/SKILL.md?cover\'\nimport meta from \'./skills/broken/SKILL.md?meta\'\ndocument.body.dataset.skill = meta.name + cover.length\n')
+    // Another invalid skill, and two pages that import one module of it each.
+    mkdirSync(join(work, 'skills/second'), { recursive: true })
+    writeFileSync(second, BROKEN.replace('name: broken', 'name: second'))
+    for (const form of ['cover', 'meta']) {
+      writeFileSync(join(work, `${form}.html`), `<!doctype html>\n<html><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body><script type="module" src="/${form}.js"></script></body></html>\n`)
+      writeFileSync(join(work, `${form}.js`), `import skill from './skills/second/SKILL.md?${form}'\ndocument.body.dataset.skill = String(skill)\n`)
+    }
     const logger: Logger = { ...createLogger('silent'), error: (message) => { if (message.startsWith('Internal server error: ')) sent.push(message) } }
     server = await createServer({ configFile: false, root: work, customLogger: logger, plugins: [skillKitVite(), changed.plugin], server: { port: 0, host: '127.0.0.1' } })
     await server.listen()
@@ -129,6 +137,23 @@ skills/broken/SKILL.md:14:9 error section-id-missing: Level-2 heading "Usage" ha
     expect((await overlayAt(page, ':5:18')).message).toBe(overlay.message)
     expect(sent).toHaveLength(2)
     await page.close()
+  })
+
+  it('shows the overlay on a page that imports only a module of the skill that another page\'s load did not report from', async () => {
+    /** Opens the page that imports `form` of the second skill; its overlay. */
+    const openForm = async (form: string) => {
+      const page = await browser.newPage()
+      const answered = page.waitForResponse(response => response.url().includes('/skills/second/SKILL.md') && response.url().includes(form))
+      await Promise.all([answered, page.goto(`${origin}/${form}.html`)])
+      const overlay = await overlayAt(page, ':5:18')
+      await page.close()
+      return overlay
+    }
+    expect((await openForm('cover')).file).toBe(`${second}:5:18`)
+    // `?meta` is not the module that reported the skill, and reports nothing itself: it imports `?cover`, which does.
+    const before = sent.length
+    expect((await openForm('meta')).file).toBe(`${second}:5:18`)
+    expect(sent.length).toBe(before + 1)
   })
 
   it('points at the new first error after an edit, at the end of its line', async () => {

@@ -7,7 +7,7 @@ import { resolve } from 'node:path'
 import { discoverSkills } from '../../skill/discover'
 import { generateRegistry } from '../codegen'
 import { DEFAULT_SKILL_DIRS } from '../options'
-import { compileReported } from '../skill-report'
+import { compileReported, failedModule } from '../skill-report'
 
 export const REGISTRY_ID = 'virtual:skill-kit/skills'
 /** In esbuild the registry is a (never written) file; elsewhere `\0` marks it virtual. */
@@ -39,18 +39,19 @@ export function registryKind(state: PluginState): ModuleKind {
       const dirs = registryDirs(state)
       const files: string[] = []
       const skills: CompiledSkill[] = []
-      let failed = false
+      const failed: string[] = []
       // Every invalid skill is reported (once per build, by whichever module loads it first), not only the first.
       for (const file of discoverSkills(dirs)) {
         const skill = compileReported(context, state, file, id)
-        failed ||= !skill
-        if (skill) {
-          skills.push(skill.compiled)
-          files.push(...skill.files)
+        if (!skill) {
+          failed.push(file)
+          continue
         }
+        skills.push(skill.compiled)
+        files.push(...skill.files)
       }
-      if (failed)
-        return undefined
+      if (failed.length)
+        return failedModule(state, failed, id)
       const byName = new Map<string, CompiledSkill>()
       for (const skill of skills) {
         const other = byName.get(skill.name)
