@@ -13,11 +13,12 @@ export const FAILED_MODULE = 'throw new Error("unplugin-skill-kit could not buil
  * skill once per module.
  *
  * `index.ts` clears it when a build starts (every watch rebuild) and when a
- * watched file changes (the Vite dev server has no builds); code that makes a
- * module stale by other means clears it too, so the next load reports again.
+ * watched file changes (the Vite dev server has no builds). Code that makes
+ * modules stale by other means (a dev-server watcher that reloads modules
+ * itself) calls {@link BuildReports.clear} first, so their next load reports again.
  */
 export class BuildReports {
-  /** Invalid files → the module that reported it. */
+  /** Each invalid file → the module that reported it. */
   private readonly failures = new Map<string, string>()
   private readonly warnings = new Set<string>()
 
