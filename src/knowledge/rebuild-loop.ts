@@ -94,6 +94,11 @@ export class RebuildLoop<T> {
       this.fire()
   }
 
+  /** Whether a build is running. */
+  get building(): boolean {
+    return this.running !== undefined
+  }
+
   /** Resolves once no build runs and none is pending. */
   settled(): Promise<void> {
     if (this.idle())
