@@ -148,7 +148,8 @@ afterAll(() => {
 
 describe('skill-kit watch', () => {
   it('publishes every edit, addition and deletion, one line per build, and stops on Ctrl+C with exit 0', async () => {
-    const dir = lexicalProject('edits')
+    // 300 ms of quiet before a build: a loaded machine may pause this test between two of the 60 writes below.
+    const dir = lexicalProject('edits', { watch: { settleMs: 300 } })
     const output = join(dir, '.skill-kit/index')
     const run = watch('--project', 'edits')
     expect(await run.next()).toBe('Watching edits/knowledge and edits/skill-kit.json (Ctrl+C stops).')
@@ -190,6 +191,7 @@ describe('skill-kit watch', () => {
     const run = watch('--project', 'invalid')
     await run.nextMatching(/^first build: published/)
     const manifest = readFileSync(join(output, MANIFEST_FILE), 'utf8')
+    await run.until(() => run.stderr.endsWith('\n\n'), 'the warning')
     expect(run.stderr).toBe([
       'invalid/skill-kit.json:5:5 warning config-unknown-key: Unknown key "settle" in "watch". Did you mean "settleMs"?',
       '  3 |   "model": false,',
@@ -245,6 +247,13 @@ describe('skill-kit watch', () => {
     writeFileSync(join(dir, 'knowledge/ops/vpn.md'), '# VPN\n\nConnect with the home profile.\n')
     expect(await run.next()).toMatch(PUBLISHED('ops/vpn.md changed', 2))
     expect(published(output)['ops/vpn.md']).toContain('home profile')
+
+    // No folder at all: the last index stays until it is back.
+    renameSync(join(dir, 'knowledge'), join(dir, 'knowledge-away'))
+    expect(await run.next()).toBe('knowledge/ changed: the settings cannot be used (1 error, 0 warnings); the published index is unchanged.')
+    expect(Object.keys(published(output)).sort()).toEqual(['ops/vpn.md', 'printers.md'])
+    renameSync(join(dir, 'knowledge-away'), join(dir, 'knowledge'))
+    expect(await run.next()).toMatch(PUBLISHED('knowledge/ changed', 2))
     expect(await run.stop()).toEqual({ code: 0, signal: null })
   })
 
@@ -318,7 +327,9 @@ describe('skill-kit watch', () => {
     const output = readdirSync(join(docs, '.skill-kit/index')).map(name => join(docs, '.skill-kit/index', name))[0]!
 
     // Enough guides that embedding them takes seconds: the edit lands while they are embedded.
-    cpSync(guides, join(docs, 'guides'), { recursive: true })
+    // They arrive in one rename (a hidden folder is ignored while it fills), so one build takes them all.
+    cpSync(guides, join(docs, '.incoming'), { recursive: true })
+    renameSync(join(docs, '.incoming'), join(docs, 'guides'))
     await run.until(() => /^skill-kit: bare: \d+ documents, \d+ windows \(\d+ cached, \d+ to embed\)$/m.test(run.stderr), 'the build to embed')
     writeFileSync(join(docs, 'backups/schedule.md'), '# Schedule backups\n\nRun the backup at 05:00.\n')
     expect(await run.next()).toMatch(/^\d+ files changed: more changes came during the build, so it was not published; building again\.$/)
@@ -331,8 +342,17 @@ describe('skill-kit watch', () => {
 
     writeFileSync(join(docs, 'backups/schedule.md'), '# Schedule backups\n\nRun the backup at 06:00.\n')
     expect(await run.next()).toMatch(/^backups\/schedule\.md changed: published \d+ documents, \d+ windows \([1-9] embedded, \d+ cached\) in \d+ ms\.$/)
+
+    // Ctrl+C while the guides are embedded again (under new IDs): the build stops and publishes nothing.
+    const manifest = readFileSync(join(output, MANIFEST_FILE), 'utf8')
+    const announced = run.stderr.length
+    cpSync(guides, join(docs, '.incoming'), { recursive: true })
+    renameSync(join(docs, '.incoming'), join(docs, 'more-guides'))
+    await run.until(() => /^skill-kit: bare: \d+ documents, \d+ windows \(\d+ cached, \d+ to embed\)$/m.test(run.stderr.slice(announced)), 'the build to embed')
     expect(await run.stop()).toEqual({ code: 0, signal: null })
-    expect(run.lines.at(-1)).toBe('Stopped.')
+    expect(run.lines.at(-1)).toBe('Stopped; the build that was running published nothing.')
     expect(run.lines).toHaveLength(6)
+    expect(readFileSync(join(output, MANIFEST_FILE), 'utf8')).toBe(manifest)
+    expect(readdirSync(output).filter(name => name.endsWith('.tmp'))).toEqual([])
   }, 240_000)
 })
