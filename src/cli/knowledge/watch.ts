@@ -30,7 +30,7 @@ type WatchBuild =
   | { project: KnowledgeProject, result: ProjectBuild | KnowledgeBuildFailure | StaleProjectBuild, warnings: Diagnostic[], ms: number }
 
 /** `guides/a.md changed`, `3 files changed`, `first build`: the start of a rebuild's line. */
-export function describeChanges(changes: readonly string[]): string {
+function describeChanges(changes: readonly string[]): string {
   if (changes.includes(START))
     return 'first build'
   return changes.length === 1 ? `${changes[0]} changed` : `${changes.length} files changed`
