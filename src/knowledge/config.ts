@@ -3,6 +3,7 @@ import type { YamlValue } from '../core/yaml'
 import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path'
 import { closest } from '../core/text'
 import { isYamlMapping, parseYaml } from '../core/yaml'
+import { DEFAULT_MAX_WAIT_MS, DEFAULT_SETTLE_MS } from './rebuild-loop'
 
 /** The sentence-embedding model and how texts are fed to it. */
 export interface ModelConfig {
@@ -38,6 +39,18 @@ export interface SearchConfig {
   threshold: number
 }
 
+/**
+ * How a watcher (`skill-kit watch`) turns file events into builds. The
+ * Semantic Skill Kit's `watch.intervalMs` (its polling period) is accepted and
+ * unused: file-system events replace polling.
+ */
+export interface WatchConfig {
+  /** Quiet time after the last change of a burst before a build starts (default 50 ms). */
+  settleMs: number
+  /** Longest wait from a burst's first change to its build, for changes that never settle (default 1,000 ms). */
+  maxWaitMs: number
+}
+
 /** A knowledge project (`skill-kit.json`), with defaults filled in and paths absolute. */
 export interface KnowledgeConfig {
   name: string
@@ -52,6 +65,7 @@ export interface KnowledgeConfig {
   model: ModelConfig | false
   chunk: ChunkConfig
   search: SearchConfig
+  watch: WatchConfig
 }
 
 export const DEFAULT_MODEL: ModelConfig = {
@@ -65,6 +79,8 @@ export const DEFAULT_MODEL: ModelConfig = {
 }
 export const DEFAULT_CHUNK: ChunkConfig = { maxTokens: 256, overlapTokens: 32 }
 export const DEFAULT_SEARCH: SearchConfig = { topK: 5, threshold: 0.3 }
+export const DEFAULT_WATCH: WatchConfig = { settleMs: DEFAULT_SETTLE_MS, maxWaitMs: DEFAULT_MAX_WAIT_MS }
+const WATCH_KEYS = ['settleMs', 'maxWaitMs', 'intervalMs']
 const DTYPES = ['q8', 'fp32', 'fp16', 'int8', 'uint8', 'q4', 'bnb4', 'q4f16']
 const TOP_KEYS = ['name', 'description', 'knowledge', 'output', 'cache', 'model', 'chunk', 'search', 'watch', 'routing', '$schema']
 
@@ -79,6 +95,7 @@ export function defaultProjectConfig(name: string): Record<string, unknown> {
     model: { ...DEFAULT_MODEL },
     chunk: { ...DEFAULT_CHUNK },
     search: { ...DEFAULT_SEARCH },
+    watch: { ...DEFAULT_WATCH },
   }
 }
 
@@ -172,6 +189,15 @@ export function parseProjectConfig(projectDir: string, source: string, bag: Diag
   }
   const chunk = section('chunk')
   const search = section('search')
+  const watch = section('watch')
+  for (const key of Object.keys(watch)) {
+    if (!WATCH_KEYS.includes(key)) {
+      const guess = closest(key, WATCH_KEYS)
+      bag.warning('config-unknown-key', `Unknown key "${key}" in "watch".${guess ? ` Did you mean "${guess}"?` : ''}`, doc.locate(['watch', key], 'key'))
+    }
+  }
+  // The seed's polling period: checked by its rule, then unused (see WatchConfig).
+  number(['watch', 'intervalMs'], watch.intervalMs, 1000, n => Number.isInteger(n) && n >= 50, 'an integer of at least 50 (milliseconds)')
   const config: KnowledgeConfig = {
     name: string(['name'], raw.name, projectDir.split(sep).pop() || 'knowledge'),
     description: string(['description'], raw.description, ''),
@@ -187,9 +213,15 @@ export function parseProjectConfig(projectDir: string, source: string, bag: Diag
       topK: number(['search', 'topK'], search.topK, DEFAULT_SEARCH.topK, positive, 'a positive integer'),
       threshold: number(['search', 'threshold'], search.threshold, DEFAULT_SEARCH.threshold, n => n >= -1 && n <= 1, 'a number from -1 to 1'),
     },
+    watch: {
+      settleMs: number(['watch', 'settleMs'], watch.settleMs, DEFAULT_WATCH.settleMs, n => Number.isInteger(n) && n >= 0 && n <= 60_000, 'an integer from 0 to 60000 (milliseconds)'),
+      maxWaitMs: number(['watch', 'maxWaitMs'], watch.maxWaitMs, DEFAULT_WATCH.maxWaitMs, n => Number.isInteger(n) && n >= 0 && n <= 600_000, 'an integer from 0 to 600000 (milliseconds)'),
+    },
   }
   if (config.model && config.chunk.maxTokens > config.model.maxTokens)
     bag.error('config-invalid', `"chunk.maxTokens" (${config.chunk.maxTokens}) cannot exceed "model.maxTokens" (${config.model.maxTokens}).`, at(['chunk', 'maxTokens']))
+  if (config.watch.maxWaitMs < config.watch.settleMs)
+    bag.error('config-invalid', `"watch.maxWaitMs" (${config.watch.maxWaitMs}) cannot be less than "watch.settleMs" (${config.watch.settleMs}).`, at(['watch', 'maxWaitMs']))
   if (config.chunk.overlapTokens * 2 >= config.chunk.maxTokens)
     bag.error('config-invalid', '"chunk.overlapTokens" must be less than half of "chunk.maxTokens".', at(['chunk', 'overlapTokens']))
   const folders = (['knowledge', 'output', 'cache'] as const).map(key => [key, config[key]] as const)

@@ -198,6 +198,21 @@ export interface ProjectBuildOptions extends EmbedderOptions {
   embedder?: Embedder
   /** Called as the build reads, embeds and publishes (see {@link KnowledgeProgress}). */
   onProgress?: (event: KnowledgeProgress) => void
+  /**
+   * Asked once the index is built, right before publishing: `true` (the
+   * documents changed while it was built, see `RebuildContext.stale`) publishes
+   * nothing and resolves with a {@link StaleProjectBuild}.
+   */
+  stale?: () => boolean
+}
+
+/**
+ * A build that `stale()` stopped before publishing: the published index is
+ * unchanged. Its `diagnostics` are those of the documents as they were read,
+ * which may be gone already. Tell it apart by `stale: true`.
+ */
+export interface StaleProjectBuild extends KnowledgeBuildFailure {
+  stale: true
 }
 
 /** A built and published index. */
@@ -211,9 +226,11 @@ export interface ProjectBuild extends KnowledgeIndex {
 /**
  * Builds a project's index (reusing cached vectors) and publishes it under
  * `output`: snapshot and bodies first, then the manifest that names them, so
- * a reader sees one whole version or the previous one.
+ * a reader sees one whole version or the previous one. Resolves with the
+ * published build, the problems that failed it (nothing published), or, when
+ * `options.stale()` says so at the end, a {@link StaleProjectBuild}.
  */
-export async function buildKnowledgeProject(project: KnowledgeProject, options: ProjectBuildOptions = {}): Promise<ProjectBuild | KnowledgeBuildFailure> {
+export async function buildKnowledgeProject(project: KnowledgeProject, options: ProjectBuildOptions = {}): Promise<ProjectBuild | KnowledgeBuildFailure | StaleProjectBuild> {
   const { config } = project
   // With "model": false, no model is loaded (nor Transformers.js imported): the index is lexical only.
   const embedder = config.model === false ? null : options.embedder ?? await projectEmbedder(config.model, { fixCommand: projectCommand(project, 'model'), ...options })
@@ -224,6 +241,9 @@ export async function buildKnowledgeProject(project: KnowledgeProject, options: 
     force: options.force,
     onProgress: options.onProgress,
   })
+  // A folder that changed meanwhile: this index (or these errors) may describe text that is gone.
+  if (options.stale?.())
+    return { stale: true, diagnostics: index.diagnostics, files: index.files }
   if (!('snapshot' in index))
     return index
   const published = publishIndex(config.output, { name: config.name, index, settings: settingsDigest(config) })

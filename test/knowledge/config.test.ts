@@ -25,6 +25,7 @@ describe('parseProjectConfig', () => {
       model: { id: 'Xenova/all-MiniLM-L6-v2', revision: '751bff37182d3f1213fa05d7196b954e230abad9', dtype: 'q8', cacheDir: '/projects/home/.skill-kit/models', maxTokens: 256, queryPrefix: '', documentPrefix: '' },
       chunk: { maxTokens: 256, overlapTokens: 32 },
       search: { topK: 5, threshold: 0.3 },
+      watch: { settleMs: 50, maxWaitMs: 1000 },
     })
   })
 
@@ -69,6 +70,36 @@ describe('parseProjectConfig', () => {
       expect(parse(`{\n  "name": "home",\n  "model": ${value}\n}`)).toEqual({ config: undefined, diagnostics: [['config-invalid', 3, 12, message]] })
     }
     expect(parse('{ "model": {} }').config?.model).toMatchObject({ id: 'Xenova/all-MiniLM-L6-v2' })
+  })
+
+  it('reads the watch settings, and the Semantic Skill Kit\'s', () => {
+    expect(parse('{ "watch": { "settleMs": 0, "maxWaitMs": 300 } }')).toEqual({ config: expect.objectContaining({ watch: { settleMs: 0, maxWaitMs: 300 } }), diagnostics: [] })
+    // A seed project's watch settings: its settle time is ours, its polling period is checked and unused.
+    expect(parse('{ "watch": { "intervalMs": 1000, "settleMs": 800 } }')).toEqual({ config: expect.objectContaining({ watch: { settleMs: 800, maxWaitMs: 1000 } }), diagnostics: [] })
+  })
+
+  it('reports every problem of the watch settings at its place', () => {
+    const { config, diagnostics } = parse([
+      '{',
+      '  "watch": {',
+      '    "settleMs": -5,',
+      '    "maxWaitMs": "1s",',
+      '    "intervalMs": 10,',
+      '    "settle": 20',
+      '  }',
+      '}',
+    ].join('\n'))
+    expect(config).toBeUndefined()
+    expect(diagnostics).toEqual([
+      ['config-invalid', 3, 17, '"watch.settleMs" must be an integer from 0 to 60000 (milliseconds).'],
+      ['config-invalid', 4, 18, '"watch.maxWaitMs" must be an integer from 0 to 600000 (milliseconds).'],
+      ['config-invalid', 5, 19, '"watch.intervalMs" must be an integer of at least 50 (milliseconds).'],
+      ['config-unknown-key', 6, 5, 'Unknown key "settle" in "watch". Did you mean "settleMs"?'],
+    ])
+    expect(parse('{\n  "watch": { "settleMs": 500, "maxWaitMs": 200 }\n}').diagnostics).toEqual([
+      ['config-invalid', 2, 44, '"watch.maxWaitMs" (200) cannot be less than "watch.settleMs" (500).'],
+    ])
+    expect(parse('{\n  "watch": true\n}').diagnostics).toEqual([['config-invalid', 2, 12, '"watch" must be an object.']])
   })
 
   it('reads a file saved with a byte order mark', () => {

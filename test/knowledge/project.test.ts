@@ -181,6 +181,40 @@ describe('buildKnowledgeProject and the published index', () => {
     expect(indexState(project(empty)).state).toBe('fresh')
   })
 
+  it('publishes nothing when stale() says the folder changed during the build, and says so', async () => {
+    await build()
+    const before = readFileSync(join(kp.config.output, MANIFEST_FILE), 'utf8')
+    const files = readdirSync(kp.config.output).sort()
+    let edited = false
+    let asked = 0
+    // The edit lands while windows are embedded, as an editor's save during a long build does.
+    const stale = await buildKnowledgeProject(kp, {
+      embedder,
+      force: true,
+      onProgress: (event) => {
+        if (event.phase === 'embed' && !edited) {
+          writeFileSync(join(dir, 'knowledge/backups/schedule.md'), '# Schedule\n\nEvery night at four.\n')
+          edited = true
+        }
+      },
+      stale: () => {
+        asked++
+        return edited
+      },
+    })
+    expect(edited).toBe(true)
+    expect(asked).toBe(1)
+    expect(stale).toMatchObject({ stale: true, diagnostics: [] })
+    expect('snapshotFile' in stale).toBe(false)
+    expect(readFileSync(join(kp.config.output, MANIFEST_FILE), 'utf8')).toBe(before)
+    expect(readdirSync(kp.config.output).sort()).toEqual(files)
+    expect(indexState(kp)).toMatchObject({ state: 'stale', reason: 'documents changed' })
+    // The next build, not stale, publishes the edit.
+    const next = await buildKnowledgeProject(kp, { embedder, stale: () => false })
+    expect('stale' in next).toBe(false)
+    expect(readPublishedIndex(kp.config.output)!.documents.find(d => d.path === 'backups/schedule.md')!.body).toContain('Every night at four.')
+  })
+
   it('reports invalid documents and leaves the published index alone', async () => {
     const before = readFileSync(join(kp.config.output, MANIFEST_FILE), 'utf8')
     writeFileSync(join(dir, 'knowledge/broken.md'), '---\nid: [\n---\n\n# Broken\n')
