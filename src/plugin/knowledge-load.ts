@@ -153,12 +153,13 @@ export async function loadKnowledgeModule(context: UnpluginBuildContext & Unplug
     return undefined
   }
   const outcome: KnowledgeOutcome = await service.build(target, env.progress)
-  // Vite resolves watched files as imports: there, folders and files yet to exist are watched by the dev server instead.
-  for (const file of outcome.watch) {
-    if (framework !== 'vite' || (existsSync(file) && statSync(file).isFile()))
-      context.addWatchFile(file)
-  }
   if (!outcome.ok) {
+    // A loaded module's dependencies are watched by the plugin (`watch.ts`); a failed one's, so that fixing it rebuilds, here.
+    // Vite resolves watched files as imports: there, folders and files yet to exist are watched by the dev server instead.
+    for (const file of outcome.watch) {
+      if (framework !== 'vite' || (existsSync(file) && statSync(file).isFile()))
+        context.addWatchFile(file)
+    }
     context.error(bundlerMessage(framework, outcome.message, outcome.diagnostic))
     return undefined
   }
@@ -195,5 +196,6 @@ export async function loadKnowledgeModule(context: UnpluginBuildContext & Unplug
     devModelPath: model && mode.kind === 'file' ? model.cacheDir.replace(/\\/g, '/') : undefined,
     bundledModel,
   })
-  return { code, files: outcome.watch.filter(file => file !== project.dir), dirs: [project.dir] }
+  // The documents are the knowledge folder's: not the project's, whose hidden `.skill-kit` this build writes.
+  return { code, files: outcome.watch.filter(file => file !== project.dir), dirs: [project.config.knowledge] }
 }
