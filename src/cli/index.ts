@@ -9,9 +9,10 @@ import { modelCommand } from './knowledge/model'
 import { retrieveCommand } from './knowledge/retrieve'
 import { searchCommand } from './knowledge/search'
 import { statusCommand } from './knowledge/status'
+import { watchCommand } from './knowledge/watch'
 import { validateCommand } from './validate-command'
 
-const COMMANDS: readonly Command[] = [validateCommand, initCommand, buildCommand, searchCommand, retrieveCommand, statusCommand, modelCommand]
+const COMMANDS: readonly Command[] = [validateCommand, initCommand, buildCommand, searchCommand, retrieveCommand, statusCommand, watchCommand, modelCommand]
 
 const USAGE = `Usage: skill-kit <command> [options]
 

@@ -3,6 +3,7 @@ import type { YamlValue } from '../core/yaml'
 import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path'
 import { closest } from '../core/text'
 import { isYamlMapping, parseYaml } from '../core/yaml'
+import { DEFAULT_MAX_WAIT_MS, DEFAULT_SETTLE_MS } from './rebuild-loop'
 
 /** The sentence-embedding model and how texts are fed to it. */
 export interface ModelConfig {
@@ -78,7 +79,7 @@ export const DEFAULT_MODEL: ModelConfig = {
 }
 export const DEFAULT_CHUNK: ChunkConfig = { maxTokens: 256, overlapTokens: 32 }
 export const DEFAULT_SEARCH: SearchConfig = { topK: 5, threshold: 0.3 }
-export const DEFAULT_WATCH: WatchConfig = { settleMs: 50, maxWaitMs: 1000 }
+export const DEFAULT_WATCH: WatchConfig = { settleMs: DEFAULT_SETTLE_MS, maxWaitMs: DEFAULT_MAX_WAIT_MS }
 const WATCH_KEYS = ['settleMs', 'maxWaitMs', 'intervalMs']
 const DTYPES = ['q8', 'fp32', 'fp16', 'int8', 'uint8', 'q4', 'bnb4', 'q4f16']
 const TOP_KEYS = ['name', 'description', 'knowledge', 'output', 'cache', 'model', 'chunk', 'search', 'watch', 'routing', '$schema']

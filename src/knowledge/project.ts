@@ -13,6 +13,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs'
 import { basename, join, relative, resolve, sep } from 'node:path'
 import { DiagnosticBag } from '../core/diagnostics'
 import { hash } from '../core/hash'
+import { parseYaml } from '../core/yaml'
 import { buildKnowledgeIndex, PIPELINE_VERSION } from './build'
 import { parseProjectConfig } from './config'
 import { createTransformersEmbedder } from './embedder'
@@ -75,7 +76,8 @@ export function openKnowledgeProject(dir: string, options: OpenProjectOptions = 
     return { project: undefined, diagnostics: bag.items }
   }
 
-  let text = hasFile ? readFileSync(configFile, 'utf8') : ''
+  const written = hasFile ? readFileSync(configFile, 'utf8') : ''
+  let text = written
   let raw: unknown
   const root = hasFile ? undefined : resolve(options.root ?? join(projectDir, '..'))
   if (root !== undefined) {
@@ -115,7 +117,9 @@ export function openKnowledgeProject(dir: string, options: OpenProjectOptions = 
   if (!config)
     return { project: undefined, diagnostics: bag.sorted() }
   if (!existsSync(config.knowledge) || !statSync(config.knowledge).isDirectory()) {
-    bag.error('knowledge-missing', `The knowledge folder ${relative(projectDir, config.knowledge) || '.'} does not exist. Create it and put Markdown documents in it.`, { line: 1, column: 1 })
+    // At the "knowledge" key's value as the file is written (overrides never change it); at the object without one.
+    const at = hasFile ? parseYaml(written.replace(/^\uFEFF/, ''), 1, new DiagnosticBag(configFile)).locate(['knowledge']) : { line: 1, column: 1 }
+    bag.error('knowledge-missing', `The knowledge folder ${relative(projectDir, config.knowledge) || '.'} does not exist. Create it and put Markdown documents in it.`, at)
     return { project: undefined, diagnostics: bag.sorted() }
   }
   return { project: { dir: projectDir, configFile: hasFile ? configFile : undefined, root, config }, diagnostics: bag.sorted() }

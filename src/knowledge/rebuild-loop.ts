@@ -19,8 +19,9 @@ export interface RebuildContext {
 
 /** The timers a loop uses: the global ones unless a test injects its own. */
 export interface RebuildTimers {
-  setTimeout: (callback: () => void, ms: number) => unknown
-  clearTimeout: (handle: any) => void
+  setTimeout(callback: () => void, ms: number): unknown
+  /** Cancels what `setTimeout` returned. */
+  clearTimeout(handle: unknown): void
 }
 
 /** Options of a {@link RebuildLoop}. */
@@ -72,7 +73,7 @@ export class RebuildLoop<T> {
   constructor(private readonly options: RebuildLoopOptions<T>) {
     this.settleMs = options.settleMs ?? DEFAULT_SETTLE_MS
     this.maxWaitMs = Math.max(options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS, this.settleMs)
-    this.timers = options.timers ?? { setTimeout: (callback, ms) => setTimeout(callback, ms), clearTimeout: handle => clearTimeout(handle) }
+    this.timers = options.timers ?? { setTimeout: (callback, ms) => setTimeout(callback, ms), clearTimeout: handle => clearTimeout(handle as NodeJS.Timeout) }
   }
 
   /** Notes a change (a path, or any label the caller reports with); ignored once closed. */
@@ -92,6 +93,11 @@ export class RebuildLoop<T> {
   flush(): void {
     if (!this.closed && this.pending.size > 0)
       this.fire()
+  }
+
+  /** Whether a build is running. */
+  get building(): boolean {
+    return this.running !== undefined
   }
 
   /** Resolves once no build runs and none is pending. */

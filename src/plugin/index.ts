@@ -1,19 +1,23 @@
 import type { UnpluginFactory } from 'unplugin'
 import type { FileUrlRequest } from './chunk-assets'
+import type { LoadModule } from './esbuild-load'
 import type { ModuleKind } from './kinds/kind'
 import type { Options } from './options'
 import { dirname } from 'node:path'
 import { createUnplugin } from 'unplugin'
 import { ChunkRelativeAssets } from './chunk-assets'
+import { loadWithWatchDirs } from './esbuild-load'
 import { KnowledgeService } from './knowledge'
 import { knowledgeKind, namedKnowledgeId } from './kinds/knowledge'
 import { knowledgeDocumentKind } from './kinds/knowledge-document'
 import { REGISTRY_ID, registryId, registryKind } from './kinds/registry'
 import { skillKind } from './kinds/skill'
+import { FAILED_MODULE } from './reports'
 import { PluginState } from './state'
 import { rewriteVirtualScheme } from './virtual-scheme'
 import { knowledgeViteApi } from './vite-knowledge'
 import { configureDevServer } from './vite-server'
+import { watchDependencies } from './watch'
 
 export type { FilterPattern, KnowledgeOptions, Options } from './options'
 export type { KnowledgeRebuildEvent, SkillKitViteApi } from './vite-knowledge'
@@ -24,10 +28,12 @@ const OUR_IDS = /\.md(?:\?.*)?$|virtual:skill-kit\/|__skill-kit-skills__\.js$|\?
 
 /**
  * What `load` returns after `this.error`. Rollup and Vite throw there, but
- * esbuild and webpack only record the error, and would otherwise drop it
- * (esbuild) or parse the raw Markdown as JavaScript (webpack, rspack).
+ * webpack and rspack only record the error, and would otherwise parse the raw
+ * Markdown as JavaScript (esbuild's loads: `esbuild-load.ts`).
  */
-const FAILED = { code: '' }
+const FAILED = { code: FAILED_MODULE }
+/** esbuild reads the generated modules as JavaScript. */
+const ESBUILD_LOADER = 'js'
 
 export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = {}, meta) => {
   const state = new PluginState(options, meta.framework)
@@ -38,18 +44,23 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
   const resolveFileUrl = (request: FileUrlRequest) => state.chunkAssets.resolveFileUrl(request) ?? null
   /** The resolved id of a `virtual:skill-kit/…` import. */
   const virtualId = (request: string) => request === REGISTRY_ID ? registryId(state) : namedKnowledgeId(state, request)
+  const loadModule: LoadModule = async (id, context) => {
+    const kind = kinds.find(k => k.owns(id))
+    return kind ? kind.load(id, context) : null
+  }
 
   return {
     name: 'unplugin-skill-kit',
     enforce: 'pre',
 
     buildStart() {
-      state.warned.clear()
+      state.reports.clear()
       state.knowledge.reset()
       state.chunkAssets.reset((this as { environment?: { name: string } }).environment?.name ?? '')
     },
 
     watchChange() {
+      state.reports.clear()
       state.knowledge.reset()
     },
 
@@ -68,12 +79,12 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
     load: {
       filter: { id: OUR_IDS },
       async handler(id) {
-        const kind = kinds.find(k => k.owns(id))
-        if (!kind)
+        const loaded = await loadModule(id, this)
+        if (loaded === null)
           return null
-        const loaded = await kind.load(id, this)
         if (!loaded)
           return FAILED
+        watchDependencies(this, state.framework, state.viteServe !== undefined, loaded)
         return { code: loaded.code, map: null }
       },
     },
@@ -119,7 +130,11 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
     esbuild: {
       onResolveFilter: OUR_IDS,
       onLoadFilter: OUR_IDS,
-      loader: 'js',
+      loader: ESBUILD_LOADER,
+      // Loads the plugin's ids before unplugin's adapter would, which drops the folders a module lists.
+      setup(build) {
+        loadWithWatchDirs(build, OUR_IDS, ESBUILD_LOADER, loadModule)
+      },
       config(build) {
         // Snapshots are imported for their URL: esbuild copies them next to the bundle. Its `file`
         // loader needs an output path, and a build without one (skills only) must not fail for it.

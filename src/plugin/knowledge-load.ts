@@ -7,10 +7,12 @@ import type { ChunkRelativeAssets } from './chunk-assets'
 import type { AssetMode, EmitFixed, Platform } from './knowledge-assets'
 import type { Loaded } from './kinds/kind'
 import type { ProgressWrite } from './progress'
+import type { BuildReports } from './reports'
 import { Buffer } from 'node:buffer'
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { formatDiagnostic } from '../core/diagnostics'
+import { bundlerMessage } from './bundler-message'
 import { BODY_QUERY, bodyVersion, devBodyId, KNOWLEDGE_PREFIX } from './knowledge'
 import { modelReference, snapshotReference } from './knowledge-assets'
 import { generateKnowledgeModule } from './knowledge-codegen'
@@ -27,8 +29,8 @@ export interface KnowledgeLoadEnv {
   framework: string
   viteServe: ViteServe | undefined
   relativize: (file: string) => string
-  /** Warnings shown in this build, so each shows once. */
-  warned: Set<string>
+  /** What this build has reported, so each warning shows once. */
+  reports: BuildReports
   /** Import path of `runtime-knowledge.mjs`. */
   runtime: string
   /** Assets of Rollup-like builds for Node, resolved relative to their chunk. */
@@ -142,37 +144,28 @@ function outdirEmitter(outdir: string): EmitFixed {
   }
 }
 
-/** What bundlers and Vite's overlay are told of a knowledge base that cannot be built: the message, and the file and place of its first error. */
-export function outcomeError(outcome: KnowledgeOutcome & { ok: false }): { message: string, id?: string, loc?: { file: string, line: number, column: number } } {
-  const at = outcome.diagnostic
-  return at ? { message: outcome.message, id: at.file, loc: { file: at.file, line: at.line, column: at.column } } : { message: outcome.message }
-}
-
 /** The knowledge module, or `undefined` after reporting why it cannot be built. */
 export async function loadKnowledgeModule(context: UnpluginBuildContext & UnpluginContext, target: KnowledgeTarget, env: KnowledgeLoadEnv): Promise<Loaded | undefined> {
-  const { service, framework, relativize, warned } = env
+  const { service, framework, relativize, reports } = env
   if (framework === 'esbuild' && !esbuildWrites(context)) {
     const what = target.kind === 'name' ? `${KNOWLEDGE_PREFIX}${target.name}` : `${relativize(target.dir)}?knowledge`
     context.error(`${what}: esbuild copies a knowledge base's snapshot beside the bundle, so the build needs an output path: set outdir (or outfile).`)
     return undefined
   }
   const outcome: KnowledgeOutcome = await service.build(target, env.progress)
-  // The dev server's knowledge watcher rebuilds on its own (see vite-knowledge.ts): Vite must not chase these files.
-  // Elsewhere Vite resolves watched files as imports: there, folders and files yet to exist are watched by the dev server instead.
-  for (const file of env.viteServe ? [] : outcome.watch) {
-    if (framework !== 'vite' || (existsSync(file) && statSync(file).isFile()))
-      context.addWatchFile(file)
-  }
   if (!outcome.ok) {
-    const error = outcomeError(outcome)
-    context.error(error.loc ? error : error.message)
+    // A loaded module's dependencies are watched by the plugin (`watch.ts`); a failed one's, so that fixing it rebuilds, here.
+    // The dev server's knowledge watcher rebuilds on its own (see vite-knowledge.ts): Vite must not chase these files.
+    for (const file of env.viteServe ? [] : outcome.watch) {
+      if (framework !== 'vite' || (existsSync(file) && statSync(file).isFile()))
+        context.addWatchFile(file)
+    }
+    context.error(bundlerMessage(framework, outcome.message, outcome.diagnostic))
     return undefined
   }
   for (const d of outcome.warnings) {
-    if (!warned.has(`${d.file}:${d.line}:${d.code}`)) {
-      warned.add(`${d.file}:${d.line}:${d.code}`)
-      context.warn({ message: formatDiagnostic(d, relativize), id: d.file, loc: { file: d.file, line: d.line, column: d.column } })
-    }
+    if (reports.firstWarning(`${d.file}:${d.line}:${d.code}`))
+      context.warn(bundlerMessage(framework, formatDiagnostic(d, relativize), d))
   }
   const { project, build } = outcome
   const mode = assetMode(context, env)
@@ -211,5 +204,9 @@ export async function loadKnowledgeModule(context: UnpluginBuildContext & Unplug
     bundledModel,
     hot: env.viteServe !== undefined,
   })
-  return { code, files: outcome.watch.filter(file => file !== project.dir), dirs: [project.dir] }
+  // The dev server's knowledge watcher rebuilds and updates the module (see vite-knowledge.ts): Vite must not chase its files.
+  if (env.viteServe)
+    return { code, files: [], dirs: [] }
+  // The documents are the knowledge folder's: not the project's, whose hidden `.skill-kit` this build writes.
+  return { code, files: outcome.watch.filter(file => file !== project.dir), dirs: [project.config.knowledge] }
 }

@@ -8,9 +8,8 @@ import type { KnowledgeProject, ProjectBuild } from '../knowledge/project'
 import type { SnapshotDocument } from '../runtime/knowledge/snapshot-reader'
 import type { KnowledgeOptions, Options } from './options'
 import type { ProgressWrite } from './progress'
-import { readFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
-import { codeFrame, formatDiagnostic } from '../core/diagnostics'
+import { formatDiagnostic } from '../core/diagnostics'
 import { hash } from '../core/hash'
 import { closest } from '../core/text'
 import { ModelNotAvailableError } from '../knowledge/embedder-files'
@@ -109,7 +108,7 @@ export function bodyVersion(body: string): string {
 /** A built knowledge base, or the report of why it could not be built. */
 export type KnowledgeOutcome =
   | { ok: true, name: string, project: KnowledgeProject, build: ProjectBuild, documents: SnapshotDocument[], includeModel: boolean, warnings: Diagnostic[], watch: string[] }
-  | { ok: false, message: string, diagnostic?: Diagnostic, watch: string[] }
+  | { ok: false, message: string, /** Where the message points: its first error. */ diagnostic?: Diagnostic, watch: string[] }
 
 /** What a module is generated from: equal for two builds, the module is the same (a folder swapped in with the same documents, a file saved unchanged). */
 function servedAs(outcome: KnowledgeOutcome & { ok: true }): string {
@@ -117,18 +116,9 @@ function servedAs(outcome: KnowledgeOutcome & { ok: true }): string {
   return JSON.stringify([name, build.snapshotFile, build.documentsFile, project.config, includeModel])
 }
 
-/** Diagnostics as one report: location, message and code frame of each. */
+/** Diagnostics as one report, a line each; the message's code frame shows the first error (see `bundler-message.ts`). */
 function report(diagnostics: readonly Diagnostic[], relativize: (file: string) => string): string {
-  return diagnostics.map((d) => {
-    let frame = ''
-    try {
-      frame = `\n${codeFrame(readFileSync(d.file, 'utf8'), d)}`
-    }
-    catch {
-      // A folder, or a file gone since: the location says enough.
-    }
-    return `${formatDiagnostic(d, relativize)}${frame}`
-  }).join('\n\n')
+  return diagnostics.map(d => formatDiagnostic(d, relativize)).join('\n')
 }
 
 /**

@@ -1,18 +1,16 @@
-import type { UnpluginMessage } from 'unplugin'
 import type { Diagnostic } from '../core/diagnostics'
 import type { CompiledSkill } from '../skill/compile'
-import type { HookContext } from './kinds/kind'
+import type { BundlerMessage } from './bundler-message'
+import type { HookContext, Loaded } from './kinds/kind'
 import type { PluginState } from './state'
 import { basename, dirname } from 'node:path'
-import { codeFrame, formatDiagnostic } from '../core/diagnostics'
+import { formatDiagnostic } from '../core/diagnostics'
+import { bundlerMessage } from './bundler-message'
+import { FAILED_MODULE } from './reports'
 
-/** A diagnostic as a bundler message: location in the text (webpack drops `loc`) and a code frame. */
-export function toMessage(d: Diagnostic, source: string, relativize: (file: string) => string): UnpluginMessage {
-  return {
-    message: `${formatDiagnostic(d, relativize)}\n${codeFrame(source, d)}`,
-    id: d.file,
-    loc: { file: d.file, line: d.line, column: d.column },
-  }
+/** A skill's diagnostic as a bundler message: its location in the text (webpack drops `loc`), in `loc` and with a code frame. */
+export function toMessage(d: Diagnostic, source: string, state: PluginState): BundlerMessage {
+  return bundlerMessage(state.framework, formatDiagnostic(d, state.relativize), d, source)
 }
 
 /** A compiled skill and what it was made from. */
@@ -23,26 +21,44 @@ export interface ReportedSkill {
   dirs: string[]
 }
 
-/** Compiles a skill for a module: fails on errors, warns once per build. `undefined` after an error. */
-export function compileReported(context: HookContext, state: PluginState, file: string): ReportedSkill | undefined {
+/**
+ * Compiles a skill for module `id`: fails on errors, warns once per build.
+ * `undefined` when the skill is invalid: the first module of the build to
+ * load it reports every diagnostic, located at the first error, with its code
+ * frame; the skill's other modules fail with no second copy.
+ */
+export function compileReported(context: HookContext, state: PluginState, file: string, id: string): ReportedSkill | undefined {
   const { compiled, dependencies } = state.loader.load(file)
   const { relativize } = state
   for (const dependency of dependencies)
     context.addWatchFile(dependency)
   if (compiled.failed) {
-    const errors = compiled.diagnostics.filter(d => d.severity === 'error').length
-    const report = compiled.diagnostics.map(d => toMessage(d, compiled.source, relativize).message).join('\n\n')
-    const first = compiled.diagnostics.find(d => d.severity === 'error')!
-    context.error({
-      message: `Invalid skill ${relativize(compiled.file)} (${errors} error${errors === 1 ? '' : 's'}). Fix them, or set onInvalid: 'fallback' to load it whole:\n\n${report}`,
-      id: compiled.file,
-      loc: { file: compiled.file, line: first.line, column: first.column },
-    })
+    if (state.reports.reportsFailure(compiled.file, id)) {
+      const errors = compiled.diagnostics.filter(d => d.severity === 'error')
+      const list = compiled.diagnostics.map(d => formatDiagnostic(d, relativize)).join('\n')
+      const text = `Invalid skill ${relativize(compiled.file)} (${errors.length} error${errors.length === 1 ? '' : 's'}). Fix them, or set onInvalid: 'fallback' to load it whole:\n\n${list}`
+      context.error(bundlerMessage(state.framework, text, errors[0], compiled.source))
+    }
     return undefined
   }
-  if (!state.warned.has(compiled.file)) {
-    state.warned.add(compiled.file)
-    compiled.diagnostics.forEach(d => context.warn(toMessage(d, compiled.source, relativize)))
-  }
+  if (state.reports.firstWarning(compiled.file))
+    compiled.diagnostics.forEach(d => context.warn(toMessage(d, compiled.source, state)))
   return { compiled, files: dependencies, dirs: basename(file) === 'SKILL.md' ? [dirname(file)] : [] }
+}
+
+/**
+ * The module `id` of invalid skills that other modules reported. In the Vite
+ * dev server, it imports those modules: it is cached until a file changes, and
+ * a page that imports it alone must show the error too. Elsewhere `undefined`:
+ * the build has failed, and the module throws (`FAILED_MODULE`).
+ */
+export function failedModule(state: PluginState, files: string[], id: string): Loaded | undefined {
+  const reporters = new Set(files.map(file => state.reports.reporter(file)))
+  reporters.delete(id)
+  reporters.delete(undefined)
+  if (!state.viteServe || reporters.size === 0)
+    return undefined
+  // Virtual ids (the registry's) are imported by their name.
+  const imports = [...reporters].map(reporter => `import ${JSON.stringify(reporter!.replace(/^\0/, ''))}\n`)
+  return { code: `${imports.join('')}${FAILED_MODULE}`, files, dirs: [] }
 }

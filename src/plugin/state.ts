@@ -7,6 +7,7 @@ import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { SkillLoader } from '../skill/load'
 import { createFileFilter } from './options'
+import { BuildReports } from './reports'
 
 /**
  * What every module kind shares: the options, the root (which Vite may set
@@ -17,8 +18,8 @@ export class PluginState {
   /** Whether an absolute path is a skill file this plugin handles (`include`, `exclude`). */
   filter: (file: string) => boolean
   readonly loader: SkillLoader
-  /** Diagnostics this build has shown as warnings, so each shows once. */
-  readonly warned = new Set<string>()
+  /** What this build has reported, so each problem shows once (cleared at each build and file change; see {@link BuildReports}). */
+  readonly reports = new BuildReports()
   /** The Vite dev server's base and the files it serves for knowledge modules. */
   viteServe: ViteServe | undefined
   viteLogger: InfoLogger | undefined

@@ -17,8 +17,8 @@ import type { PluginState } from './state'
 import { relative, sep } from 'node:path'
 import { RebuildLoop } from '../knowledge/rebuild-loop'
 import { PROGRESS_PREFIX } from '../knowledge/progress'
+import { bundlerMessage } from './bundler-message'
 import { knowledgeModuleId } from './knowledge'
-import { outcomeError } from './knowledge-load'
 
 /** A step of a dev-server knowledge rebuild. */
 export type KnowledgeRebuildEvent =
@@ -69,7 +69,8 @@ export function knowledgeViteApi(state: PluginState): SkillKitViteApi {
 
 /** Vite's overlay for a knowledge base that cannot be built. */
 function overlayPayload(outcome: KnowledgeOutcome & { ok: false }): ErrorPayload {
-  return { type: 'error', err: { ...outcomeError(outcome), stack: '', plugin: 'unplugin-skill-kit' } }
+  const { message, id, loc, frame } = bundlerMessage('vite', outcome.message, outcome.diagnostic)
+  return { type: 'error', err: { message, id, loc, frame, stack: '', plugin: 'unplugin-skill-kit' } }
 }
 
 /** Whether `path` is `dir` or inside it. */

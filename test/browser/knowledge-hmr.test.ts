@@ -69,7 +69,7 @@ interface PageApp {
 declare const window: { app: PageApp, kept?: string, brokenIds?: string[] }
 
 /** What the dev server sent a page over its HMR WebSocket. */
-interface HmrMessage { type: string, updates?: { path: string }[], err?: { message: string } }
+interface HmrMessage { type: string, updates?: { path: string }[], err?: { message: string, frame?: string } }
 
 describe('knowledge bases in the Vite dev server, with HMR to a page in Chromium', () => {
   let server: ViteDevServer
@@ -307,10 +307,12 @@ describe('knowledge bases in the Vite dev server, with HMR to a page in Chromium
     const failed = nextEvent('notes', 'error')
     writeFileSync(join(work, 'notes/alpha.md'), '---\ndescription: [oops]\n---\n# Alpha\n\nA zebra on a bike.\n')
     const error = await failed
-    // The code frame under it is the diagnostics' own (core/diagnostics.ts).
-    expect(error.type === 'error' && error.message).toMatch(/^Knowledge base "notes" \(notes\) has 1 invalid document\. Fix it:\n\nnotes\/alpha\.md:2:14:? error document-field-invalid: "description" must be a non-empty string\.\n/)
+    expect(error.type === 'error' && error.message).toBe('Knowledge base "notes" (notes) has 1 invalid document. Fix it:\n\nnotes/alpha.md:2:14 error document-field-invalid: "description" must be a non-empty string.')
     await page.waitForSelector('vite-error-overlay', { state: 'attached' })
-    expect(messages.at(-1)).toMatchObject({ type: 'error', err: { message: error.type === 'error' && error.message } })
+    // At the file, line and 0-based column, with one code frame.
+    const alpha = join(work, 'notes/alpha.md')
+    expect(messages.at(-1)).toMatchObject({ type: 'error', err: { message: error.type === 'error' && error.message, id: alpha, loc: { file: alpha, line: 2, column: 13 }, plugin: 'unplugin-skill-kit' } })
+    expect(messages.at(-1)!.err!.frame).toContain('> 2 | description: [oops]')
     // The last valid index, to this page and to any that loads the module now.
     expect(await app(a => a.retrieve('notes', 'alpha'))).toBe('# Alpha\n\nA zebra crossing.\n')
     const served = await fetch(`${origin}${moduleUrl('notes')}`)
@@ -344,7 +346,7 @@ describe('knowledge bases in the Vite dev server, with HMR to a page in Chromium
     const failed = nextEvent('handbook', 'error')
     writeFileSync(join(work, 'handbook/skill-kit.json'), JSON.stringify({ name: 'handbook', knowledge: 'docs', model: false, search: { topK: 'two' } }))
     const error = await failed
-    expect(error.type === 'error' && error.message).toMatch(/^Knowledge base "handbook" \(handbook\) cannot be built\. Fix its settings:\n\nhandbook\/skill-kit\.json:1:\d+:? error config-invalid: "search\.topK" must be a positive integer\.\n/)
+    expect(error.type === 'error' && error.message).toBe('Knowledge base "handbook" (handbook) cannot be built. Fix its settings:\n\nhandbook/skill-kit.json:1:70 error config-invalid: "search.topK" must be a positive integer.')
     await page.waitForSelector('vite-error-overlay', { state: 'attached' })
     expect(await app(a => a.lexical('handbook', 'ladders'))).toHaveLength(1)
 

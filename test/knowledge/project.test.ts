@@ -64,6 +64,19 @@ describe('openKnowledgeProject', () => {
     writeFileSync(join(dir, 'skill-kit.json'), '{ "knowledge": "docs" }')
     expect(openKnowledgeProject(dir).diagnostics.map(d => d.message)).toEqual(['The knowledge folder docs does not exist. Create it and put Markdown documents in it.'])
   })
+
+  it('points a missing knowledge folder at the "knowledge" key\'s value as the file is written, else at the object', () => {
+    const dir = join(work, 'knowledge-key')
+    mkdirSync(dir, { recursive: true })
+    const at = (text: string) => {
+      writeFileSync(join(dir, 'skill-kit.json'), text)
+      return openKnowledgeProject(dir, { overrides: { search: { topK: 3 } } }).diagnostics.map(d => [d.code, d.file, d.line, d.column])
+    }
+    const file = join(dir, 'skill-kit.json')
+    expect(at('{ "knowledge": "docs" }')).toEqual([['knowledge-missing', file, 1, 16]])
+    expect(at('\uFEFF{\n  "name": "x",\n\n    "knowledge":\n      "docs"\n}\n')).toEqual([['knowledge-missing', file, 5, 7]])
+    expect(at('{ "name": "x" }')).toEqual([['knowledge-missing', file, 1, 1]])
+  })
 })
 
 describe('projectCommand', () => {

@@ -15,8 +15,8 @@ function manualClock(): RebuildTimers & { advance: (ms: number) => void, armed: 
       timers.set(++next, { at: now + ms, callback })
       return next
     },
-    clearTimeout(handle: number) {
-      timers.delete(handle)
+    clearTimeout(handle) {
+      timers.delete(handle as number)
     },
     advance(ms) {
       const end = now + ms

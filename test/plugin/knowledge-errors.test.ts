@@ -11,7 +11,7 @@ const repo = resolve(import.meta.dirname, '../..')
 const work = join(repo, 'test/.tmp/knowledge-errors')
 const models = join(work, 'models')
 
-/** Writes `main.js` importing `specifier` into a fresh app folder; builds it and resolves with the error text. */
+/** Writes `main.js` importing `specifier` into a fresh app folder; builds it and resolves with the error text (and the code frame Rollup shows under it). */
 async function buildError(bundler: Bundler, name: string, specifier: string, options: Options): Promise<string> {
   const app = join(work, name)
   writeFileSync(join(app, 'main.js'), `export { default } from ${JSON.stringify(specifier)}\n`)
@@ -19,7 +19,8 @@ async function buildError(bundler: Bundler, name: string, specifier: string, opt
     await build(bundler, join(app, 'main.js'), { root: app, offline: true, ...options }, `knowledge-error-${name}`)
   }
   catch (error) {
-    return (error as Error).message
+    const { message, frame } = error as Error & { frame?: string }
+    return frame === undefined ? message : `${message}\n\n${frame}`
   }
   throw new Error(`importing ${specifier} built without an error`)
 }

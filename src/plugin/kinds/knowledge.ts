@@ -41,7 +41,7 @@ export function knowledgeKind(state: PluginState): ModuleKind {
         framework: state.framework,
         viteServe: state.viteServe,
         relativize: state.relativize,
-        warned: state.warned,
+        reports: state.reports,
         runtime: state.runtime('runtime-knowledge.mjs'),
         chunkAssets: state.chunkAssets,
         rolldownPlatform: state.rolldownPlatform,

@@ -7,7 +7,7 @@ import { resolve } from 'node:path'
 import { discoverSkills } from '../../skill/discover'
 import { generateRegistry } from '../codegen'
 import { DEFAULT_SKILL_DIRS } from '../options'
-import { compileReported } from '../skill-report'
+import { compileReported, failedModule } from '../skill-report'
 
 export const REGISTRY_ID = 'virtual:skill-kit/skills'
 /** In esbuild the registry is a (never written) file; elsewhere `\0` marks it virtual. */
@@ -35,17 +35,23 @@ export function registryKind(state: PluginState): ModuleKind {
     owns: id => id === registryId(state),
 
     /** The registry, or `undefined` after reporting an invalid skill or a name used twice. */
-    load(_id, context) {
+    load(id, context) {
       const dirs = registryDirs(state)
       const files: string[] = []
       const skills: CompiledSkill[] = []
+      const failed: string[] = []
+      // Every invalid skill is reported (once per build, by whichever module loads it first), not only the first.
       for (const file of discoverSkills(dirs)) {
-        const skill = compileReported(context, state, file)
-        if (!skill)
-          return undefined
+        const skill = compileReported(context, state, file, id)
+        if (!skill) {
+          failed.push(file)
+          continue
+        }
         skills.push(skill.compiled)
         files.push(...skill.files)
       }
+      if (failed.length)
+        return failedModule(state, failed, id)
       const byName = new Map<string, CompiledSkill>()
       for (const skill of skills) {
         const other = byName.get(skill.name)

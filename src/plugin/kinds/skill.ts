@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { generateModule } from '../codegen'
 import { canonicalId, parseSkillId } from '../ids'
-import { compileReported } from '../skill-report'
+import { compileReported, failedModule } from '../skill-report'
 
 interface ResolvingContext {
   resolve?: (id: string, importer?: string, options?: { skipSelf: boolean }) => Promise<{ id: string } | null>
@@ -56,9 +56,9 @@ export function skillKind(state: PluginState): ModuleKind {
         context.error(`${state.relativize(parsed.file)}: ${parsed.query.reason}`)
         return undefined
       }
-      const skill = compileReported(context, state, parsed.file)
+      const skill = compileReported(context, state, parsed.file, id)
       if (!skill)
-        return undefined
+        return failedModule(state, [parsed.file], id)
       const generated = generateModule(skill.compiled, parsed.query, codegen)
       if ('error' in generated) {
         context.error(`${state.relativize(skill.compiled.file)}: ${generated.error}`)

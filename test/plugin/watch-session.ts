@@ -1,0 +1,191 @@
+/**
+ * Runs any of the six bundlers in watch mode on an entry, with the plugins
+ * from `dist/` (run `npm run build` first), and hands out each build's
+ * outcome: its errors, and its output imported from a copy.
+ */
+import type { Plugin as EsbuildPlugin } from 'esbuild'
+import type { Bundler, PluginOptions } from './build'
+import { cpSync, existsSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+
+/** One finished build of a watch session. */
+export interface WatchBuild {
+  /** The text of every error the bundler reported for this build. */
+  errors: string[]
+  /** The built entry file's namespace; `undefined` when the build failed. */
+  module: Record<string, any> | undefined
+}
+
+export interface WatchSession {
+  /** The first build, once it has ended. */
+  first: Promise<WatchBuild>
+  /**
+   * The first build that starts after this call, once it has ended. A build
+   * that started earlier may not have seen a change made since, so it never counts.
+   */
+  nextBuild: () => Promise<WatchBuild>
+  close: () => Promise<void>
+}
+
+function messageOf(log: unknown): string {
+  if (typeof log === 'string')
+    return log
+  const l = log as { message?: string, text?: string, details?: string }
+  return [l.message ?? l.text ?? String(log), l.details].filter(Boolean).join('\n')
+}
+
+/**
+ * Follows a bundler's builds, which run one at a time: `started` at the start
+ * of each, `ended` at the end of the one that started last. A bundler that
+ * starts again at once when a file changed during a build (webpack) may never
+ * end the stale one; its waiters then get the next.
+ */
+class BuildTracker {
+  private started = 0
+  private errors: string[] = []
+  private readonly waiters: { after: number, resolve: (build: WatchBuild) => void, reject: (error: Error) => void }[] = []
+  private copies = 0
+
+  constructor(private readonly outFile: string) {}
+
+  start(): void {
+    this.started++
+    this.errors = []
+  }
+
+  error(text: string): void {
+    this.errors.push(text)
+  }
+
+  end(): void {
+    const build = this.started
+    const errors = this.errors
+    const due = this.waiters.filter(w => w.after < build)
+    if (!due.length)
+      return
+    this.waiters.splice(0, this.waiters.length, ...this.waiters.filter(w => w.after >= build))
+    this.load(errors).then(
+      result => due.forEach(w => w.resolve(result)),
+      (error: Error) => due.forEach(w => w.reject(error)),
+    )
+  }
+
+  next(): Promise<WatchBuild> {
+    return new Promise((resolve, reject) => this.waiters.push({ after: this.started, resolve, reject }))
+  }
+
+  /** The output as this build left it, from a copy: the next build overwrites the files, and imports are cached by path. */
+  private async load(errors: string[]): Promise<WatchBuild> {
+    if (errors.length || !existsSync(this.outFile))
+      return { errors, module: undefined }
+    const copy = join(dirname(this.outFile), `../${this.copies++}-${Date.now()}`)
+    cpSync(dirname(this.outFile), copy, { recursive: true })
+    return { errors, module: await import(/* @vite-ignore */ join(copy, 'index.mjs')) }
+  }
+}
+
+/**
+ * Starts `bundler` watching `entry` (root: its folder), writing
+ * `<outRoot>/out/index.mjs`; copies of each build go beside `out`.
+ */
+export async function watchBuilds(bundler: Bundler, entry: string, options: PluginOptions, outRoot: string): Promise<WatchSession> {
+  const plugin = (await import(pathToFileURL(join(repo, 'dist', `${bundler}.mjs`)).href)).default as (options?: PluginOptions) => any
+  const outDir = join(outRoot, 'out')
+  const tracker = new BuildTracker(join(outDir, 'index.mjs'))
+  const first = tracker.next()
+  const root = dirname(entry)
+
+  switch (bundler) {
+    case 'rollup':
+    case 'rolldown':
+    case 'vite': {
+      let watcher: { on: (event: 'event', listener: (e: any) => void) => void, close: () => Promise<void> | void }
+      if (bundler === 'rollup') {
+        const { watch } = await import('rollup')
+        watcher = watch({ input: entry, plugins: [plugin(options)], onLog: () => {}, output: { dir: outDir, format: 'es', entryFileNames: 'index.mjs' } })
+      }
+      else if (bundler === 'rolldown') {
+        const { watch } = await import('rolldown')
+        watcher = watch({ input: entry, cwd: root, plugins: [plugin(options)], onLog: () => {}, output: { dir: outDir, format: 'es', entryFileNames: 'index.mjs' } })
+      }
+      else {
+        const { build } = await import('vite')
+        watcher = await build({
+          configFile: false,
+          root,
+          base: './',
+          logLevel: 'silent',
+          plugins: [plugin(options)],
+          build: { outDir, emptyOutDir: true, minify: false, copyPublicDir: false, watch: {}, lib: { entry, formats: ['es'], fileName: () => 'index.mjs' } },
+        }) as unknown as typeof watcher
+      }
+      watcher.on('event', (event) => {
+        if (event.code === 'START')
+          tracker.start()
+        else if (event.code === 'ERROR')
+          tracker.error(messageOf(event.error))
+        else if (event.code === 'END')
+          tracker.end()
+        // Each build's result holds its plugins open until closed.
+        event.result?.close?.()
+      })
+      return { first, nextBuild: () => tracker.next(), close: async () => void await watcher.close() }
+    }
+    case 'esbuild': {
+      const esbuild = await import('esbuild')
+      const follow: EsbuildPlugin = {
+        name: 'watch-session',
+        setup(build) {
+          build.onStart(() => tracker.start())
+          build.onEnd((result) => {
+            result.errors.forEach(e => tracker.error(e.text))
+            tracker.end()
+          })
+        },
+      }
+      const context = await esbuild.context({
+        entryPoints: { index: entry },
+        bundle: true,
+        format: 'esm',
+        platform: 'node',
+        splitting: true,
+        outdir: outDir,
+        outExtension: { '.js': '.mjs' },
+        logLevel: 'silent',
+        plugins: [plugin(options), follow],
+      })
+      await context.watch()
+      return { first, nextBuild: () => tracker.next(), close: () => context.dispose() }
+    }
+    case 'webpack':
+    case 'rspack': {
+      // The in-memory cache of `webpack --watch` in development: modules are rebuilt only when what they depend on changed.
+      const config = {
+        mode: 'none' as const,
+        context: root,
+        entry,
+        target: 'node20' as const,
+        devtool: false as const,
+        cache: true,
+        output: { path: outDir, filename: 'index.mjs', module: true, library: { type: 'module' as const }, chunkFormat: 'module' as const, publicPath: './' },
+        plugins: [plugin(options)],
+        infrastructureLogging: { level: 'none' as const },
+      }
+      const compiler: any = bundler === 'webpack'
+        ? (await import('webpack')).default({ ...config, experiments: { outputModule: true } })
+        : (await import('@rspack/core')).rspack(config)
+      compiler.hooks.watchRun.tap('watch-session', () => tracker.start())
+      const watching = compiler.watch({ aggregateTimeout: 20 }, (error: Error | null, stats: any) => {
+        if (error)
+          tracker.error(error.message)
+        for (const e of stats?.compilation.errors ?? [])
+          tracker.error(messageOf(e))
+        tracker.end()
+      })
+      return { first, nextBuild: () => tracker.next(), close: () => new Promise(done => watching.close(() => compiler.close(() => done()))) }
+    }
+  }
+}
