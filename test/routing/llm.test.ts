@@ -381,7 +381,7 @@ describe('the LLM router\'s failures', () => {
 
   it('times out a request that gets no answer', async () => {
     failing({ hold: true })
-    await expect(route(project(HOUSE, { timeoutMs: 300 }))).rejects.toThrow(`The model server at ${baseUrl} did not answer within 300 ms for printer.md. Raise "routing.timeoutMs" in skill-kit.json, or check the server.`)
+    await expect(route(project({ 'printer.md': HOUSE['printer.md'] }, { timeoutMs: 300 }))).rejects.toThrow(`The model server at ${baseUrl} did not answer within 300 ms for printer.md. Raise "routing.timeoutMs" in skill-kit.json, or check the server.`)
   })
 
   it('waits as Retry-After says on 429, then goes on', async () => {
