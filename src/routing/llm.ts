@@ -103,25 +103,24 @@ function pageMessages(page: PageDraft, language: string): ChatMessage[] {
   ]
 }
 
-/** A bounded string field of a model answer, or the reason it is not one. */
-function boundedText(value: Record<string, unknown>, key: string, max: number): string {
-  const field = value[key]
+/** A model answer's string, trimmed to one line, or the reason it is not a usable one. */
+function boundedText(field: unknown, name: string, max: number): string {
   if (typeof field !== 'string' || field.trim() === '')
-    throw new Error(`"${key}" must be a non-empty string`)
+    throw new Error(`"${name}" must be a non-empty string`)
   const text = field.replace(/\s+/g, ' ').trim()
   if (text.length > max)
-    throw new Error(`"${key}" has ${text.length} characters, at most ${max} are allowed`)
+    throw new Error(`"${name}" has ${text.length} characters, at most ${max} are allowed`)
   return text
 }
 
 function validateCard(value: Record<string, unknown>, wantTopic: boolean): CardAnswer {
-  const title = boundedText(value, 'title', CARD_LIMITS.title)
-  const summary = boundedText(value, 'summary', CARD_LIMITS.summary)
+  const title = boundedText(value.title, 'title', CARD_LIMITS.title)
+  const summary = boundedText(value.summary, 'summary', CARD_LIMITS.summary)
   const tasks = value.tasks
   if (!Array.isArray(tasks) || tasks.length < CARD_LIMITS.minTasks || tasks.length > CARD_LIMITS.maxTasks)
     throw new Error(`"tasks" must be a list of ${CARD_LIMITS.minTasks} to ${CARD_LIMITS.maxTasks} strings`)
-  const checked = tasks.map((_, i) => boundedText(tasks as unknown as Record<string, unknown>, String(i), CARD_LIMITS.task))
-  return { title, summary, tasks: checked, ...(wantTopic ? { topic: boundedText(value, 'topic', CARD_LIMITS.topic) } : {}) }
+  const checked = tasks.map((task, i) => boundedText(task, `tasks[${i}]`, CARD_LIMITS.task))
+  return { title, summary, tasks: checked, ...(wantTopic ? { topic: boundedText(value.topic, 'topic', CARD_LIMITS.topic) } : {}) }
 }
 
 /** One card from the windows' answers: the first window's title and summary, tasks taken from each window in turn. */
@@ -187,7 +186,7 @@ export async function llmCards(documents: readonly KnowledgeDocument[], options:
 export async function llmSummaries(pages: PageDraft[], options: LlmRouterOptions): Promise<string[]> {
   return mapLimit(pages, options.concurrency, async (page) => {
     const requests = [pageMessages(page, options.language)]
-    const found = await answer(options, 'pages', requestKey(options, 'page', requests), requests, `the index page "${page.title}"`, value => ({ summary: boundedText(value, 'summary', CARD_LIMITS.summary) }), answers => answers[0]!)
+    const found = await answer(options, 'pages', requestKey(options, 'page', requests), requests, `the index page "${page.title}"`, value => ({ summary: boundedText(value.summary, 'summary', CARD_LIMITS.summary) }), answers => answers[0]!)
     return found.summary
   })
 }

@@ -373,10 +373,21 @@ describe('the LLM router\'s failures', () => {
     await expect(route(project(HOUSE))).rejects.toThrow('The model\'s answer for printer.md is invalid: "title" has 101 characters, at most 100 are allowed. Build again (the model may answer differently), or use another model.')
     failing({ content: JSON.stringify({ title: 'T', summary: 'S'.repeat(351), tasks: ['a'], topic: 'Printers' }) })
     await expect(route(project(HOUSE))).rejects.toThrow('"summary" has 351 characters, at most 350 are allowed.')
+    failing({ content: JSON.stringify({ title: 'T', summary: 'S', tasks: ['a', 'b'.repeat(201)], topic: 'Printers' }) })
+    await expect(route(project(HOUSE))).rejects.toThrow('The model\'s answer for printer.md is invalid: "tasks[1]" has 201 characters, at most 200 are allowed.')
+    failing({ content: JSON.stringify({ title: 'T', summary: 'S', tasks: ['a'] }) })
+    await expect(route(project(HOUSE))).rejects.toThrow('The model\'s answer for printer.md is invalid: "topic" must be a non-empty string.')
     failing({ content: JSON.stringify({ title: 'T', summary: 'S', tasks: [], topic: 'Printers' }) })
     await expect(route(project(HOUSE))).rejects.toThrow('The model\'s answer for printer.md is invalid: "tasks" must be a list of 1 to 4 strings.')
     failing({ content: JSON.stringify({ title: 'T', summary: 'S', tasks: ['a', 'b', 'c', 'd', 'e'], topic: 'Printers' }) })
     await expect(route(project(HOUSE))).rejects.toThrow('"tasks" must be a list of 1 to 4 strings.')
+  })
+
+  it('names the index page whose summary is invalid', async () => {
+    topicOf = path => TOPICS[path]!
+    reply = call => (call.kind === 'page' && call.subject === 'Networking' ? { content: JSON.stringify({ summary: 'S'.repeat(351) }) } : undefined)
+    await expect(publish(project(HOUSE))).rejects.toThrow('The model\'s answer for the index page "Networking" is invalid: "summary" has 351 characters, at most 350 are allowed. Build again (the model may answer differently), or use another model.')
+    expect(existsSync(join(root, 'out'))).toBe(false)
   })
 
   it('times out a request that gets no answer', async () => {

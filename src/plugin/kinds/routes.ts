@@ -80,8 +80,9 @@ export function routesKind(state: PluginState): ModuleKind {
       const target = parseRoutesModuleId(id, state.root)!
       const dir = target.kind === 'dir' ? target.dir : state.knowledge.folderOf(target.name)
       if (dir === undefined) {
-        const guess = closest((target as { name: string }).name, state.knowledge.names)
-        context.error(`No knowledge base is named "${(target as { name: string }).name}".${guess ? ` Did you mean "${guess}"?` : ''} Name it in the plugin options: knowledge: { ${JSON.stringify((target as { name: string }).name)}: './folder' }.`)
+        const name = target.kind === 'name' ? target.name : ''
+        const guess = closest(name, state.knowledge.names)
+        context.error(`No knowledge base is named "${name}".${guess ? ` Did you mean "${guess}"?` : ''} Name it in the plugin options: knowledge: { ${JSON.stringify(name)}: './folder' }.`)
         return undefined
       }
       const label = `Routed index pages of ${state.relativize(dir)}`
