@@ -4,7 +4,7 @@ import type { RoutingConfig } from '../routing/config'
 import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path'
 import { closest } from '../core/text'
 import { isYamlMapping, parseYaml } from '../core/yaml'
-import { readRoutingConfig } from '../routing/config'
+import { DEFAULT_ROUTING, readRoutingConfig } from '../routing/config'
 import { DEFAULT_MAX_WAIT_MS, DEFAULT_SETTLE_MS } from './rebuild-loop'
 
 /** The sentence-embedding model and how texts are fed to it. */
@@ -100,6 +100,7 @@ export function defaultProjectConfig(name: string): Record<string, unknown> {
     chunk: { ...DEFAULT_CHUNK },
     search: { ...DEFAULT_SEARCH },
     watch: { ...DEFAULT_WATCH },
+    routing: { ...DEFAULT_ROUTING },
   }
 }
 
