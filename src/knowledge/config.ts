@@ -1,8 +1,10 @@
 import type { DiagnosticBag } from '../core/diagnostics'
 import type { YamlValue } from '../core/yaml'
+import type { RoutingConfig } from '../routing/config'
 import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path'
 import { closest } from '../core/text'
 import { isYamlMapping, parseYaml } from '../core/yaml'
+import { DEFAULT_ROUTING, readRoutingConfig } from '../routing/config'
 import { DEFAULT_MAX_WAIT_MS, DEFAULT_SETTLE_MS } from './rebuild-loop'
 
 /** The sentence-embedding model and how texts are fed to it. */
@@ -66,6 +68,8 @@ export interface KnowledgeConfig {
   chunk: ChunkConfig
   search: SearchConfig
   watch: WatchConfig
+  /** Routed index pages (see `src/routing/config.ts`). */
+  routing: RoutingConfig
 }
 
 export const DEFAULT_MODEL: ModelConfig = {
@@ -96,6 +100,7 @@ export function defaultProjectConfig(name: string): Record<string, unknown> {
     chunk: { ...DEFAULT_CHUNK },
     search: { ...DEFAULT_SEARCH },
     watch: { ...DEFAULT_WATCH },
+    routing: { ...DEFAULT_ROUTING },
   }
 }
 
@@ -217,6 +222,7 @@ export function parseProjectConfig(projectDir: string, source: string, bag: Diag
       settleMs: number(['watch', 'settleMs'], watch.settleMs, DEFAULT_WATCH.settleMs, n => Number.isInteger(n) && n >= 0 && n <= 60_000, 'an integer from 0 to 60000 (milliseconds)'),
       maxWaitMs: number(['watch', 'maxWaitMs'], watch.maxWaitMs, DEFAULT_WATCH.maxWaitMs, n => Number.isInteger(n) && n >= 0 && n <= 600_000, 'an integer from 0 to 600000 (milliseconds)'),
     },
+    routing: readRoutingConfig(raw.routing, (path, part) => doc.locate(path, part), bag),
   }
   if (config.model && config.chunk.maxTokens > config.model.maxTokens)
     bag.error('config-invalid', `"chunk.maxTokens" (${config.chunk.maxTokens}) cannot exceed "model.maxTokens" (${config.model.maxTokens}).`, at(['chunk', 'maxTokens']))

@@ -11,6 +11,7 @@ import { KnowledgeService } from './knowledge'
 import { knowledgeKind, namedKnowledgeId } from './kinds/knowledge'
 import { knowledgeDocumentKind } from './kinds/knowledge-document'
 import { REGISTRY_ID, registryId, registryKind } from './kinds/registry'
+import { namedRoutesId, routesKind } from './kinds/routes'
 import { skillKind } from './kinds/skill'
 import { FAILED_MODULE } from './reports'
 import { PluginState } from './state'
@@ -24,7 +25,7 @@ export type { KnowledgeRebuildEvent, SkillKitViteApi } from './vite-knowledge'
 export { REGISTRY_ID }
 
 /** Every id a kind may own, so bundlers call the plugin for nothing else. */
-const OUR_IDS = /\.md(?:\?.*)?$|virtual:skill-kit\/|__skill-kit-skills__\.js$|\?knowledge(?:&.*)?$|skill-kit-knowledge[:_]/i
+const OUR_IDS = /\.md(?:\?.*)?$|virtual:skill-kit\/|__skill-kit-skills__\.js$|\?knowledge(?:&.*)?$|skill-kit-knowledge[:_]|\?routes(?:&.*)?$|skill-kit-routes[:_]/i
 
 /**
  * What `load` returns after `this.error`. Rollup and Vite throw there, but
@@ -40,10 +41,10 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
   state.knowledge = new KnowledgeService(options, () => state.root, state.relativize)
   state.chunkAssets = new ChunkRelativeAssets()
   // In the order they are asked: a registry or knowledge id is never a skill's.
-  const kinds: ModuleKind[] = [registryKind(state), knowledgeKind(state), knowledgeDocumentKind(state), skillKind(state)]
+  const kinds: ModuleKind[] = [registryKind(state), routesKind(state), knowledgeKind(state), knowledgeDocumentKind(state), skillKind(state)]
   const resolveFileUrl = (request: FileUrlRequest) => state.chunkAssets.resolveFileUrl(request) ?? null
   /** The resolved id of a `virtual:skill-kit/…` import. */
-  const virtualId = (request: string) => request === REGISTRY_ID ? registryId(state) : namedKnowledgeId(state, request)
+  const virtualId = (request: string) => request === REGISTRY_ID ? registryId(state) : namedRoutesId(state, request) ?? namedKnowledgeId(state, request)
   const loadModule: LoadModule = async (id, context) => {
     const kind = kinds.find(k => k.owns(id))
     return kind ? kind.load(id, context) : null

@@ -26,6 +26,7 @@ describe('parseProjectConfig', () => {
       chunk: { maxTokens: 256, overlapTokens: 32 },
       search: { topK: 5, threshold: 0.3 },
       watch: { settleMs: 50, maxWaitMs: 1000 },
+      routing: { baseUrl: 'https://api.openai.com/v1', model: '', apiKeyEnv: 'OPENAI_API_KEY', language: 'English', maxInputChars: 12000, pageSize: 8, timeoutMs: 120000, concurrency: 4, maxEntryTokens: 2000 },
     })
   })
 
@@ -33,6 +34,7 @@ describe('parseProjectConfig', () => {
     const { config, diagnostics } = parse(JSON.stringify(defaultProjectConfig('home'), null, 2))
     expect(diagnostics).toEqual([])
     expect(config?.description).toContain('home knowledge base')
+    expect(config?.routing).toEqual({ baseUrl: 'https://api.openai.com/v1', model: '', apiKeyEnv: 'OPENAI_API_KEY', language: 'English', maxInputChars: 12000, pageSize: 8, timeoutMs: 120000, concurrency: 4, maxEntryTokens: 2000 })
   })
 
   it('reports every problem with its line', () => {

@@ -8,9 +8,9 @@ import { KNOWLEDGE_PREFIX, knowledgeImportPath, knowledgeModuleId, parseKnowledg
 import { loadKnowledgeModule } from '../knowledge-load'
 import { progressChannel } from '../progress'
 
-/** The resolved id of `virtual:skill-kit/knowledge/<name>`. */
+/** The resolved id of `virtual:skill-kit/knowledge/<name>` (not of `…/<name>/routes`, the routes kind's). */
 export function namedKnowledgeId(state: PluginState, request: string): string | undefined {
-  return request.startsWith(KNOWLEDGE_PREFIX) ? knowledgeModuleId({ kind: 'name', name: request.slice(KNOWLEDGE_PREFIX.length) }, state.esbuild, state.root) : undefined
+  return request.startsWith(KNOWLEDGE_PREFIX) && !request.endsWith('/routes') ? knowledgeModuleId({ kind: 'name', name: request.slice(KNOWLEDGE_PREFIX.length) }, state.esbuild, state.root) : undefined
 }
 
 export function knowledgeKind(state: PluginState): ModuleKind {

@@ -1,0 +1,90 @@
+import type { Token, Tokens } from 'marked'
+import type { KnowledgeDocument } from '../knowledge/document'
+import { Lexer } from 'marked'
+import { estimateTokens } from '../runtime/tokens'
+
+/** Bounds of a card's fields, in characters (tasks: how many). */
+export const CARD_LIMITS = { title: 100, summary: 350, task: 200, minTasks: 1, maxTasks: 4, topic: 60 } as const
+
+/** What an index page says about one document. File path and coverage come from the program. */
+export interface Card {
+  id: string
+  /** Slash-separated path relative to the knowledge folder (the reference is `references/<path>`). */
+  path: string
+  title: string
+  /** What the document covers (at most 350 characters). */
+  summary: string
+  /** Concrete tasks the document helps with (1–4 from a model; none from the offline router). */
+  tasks: string[]
+  /** The index groups listing the document, in order. */
+  topics: string[]
+  /** The document's size in tokens (an estimate, as every page states). */
+  tokens: number
+}
+
+/** Markdown inline markup reduced to its text: links to their labels, no emphasis or code ticks. */
+export function plainText(markdown: string): string {
+  return markdown
+    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/<[^>]+>/g, '')
+    .replace(/(\*\*|__|\*|_|`)/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+}
+
+/**
+ * `text` cut to at most `max` characters: at the last sentence end within the
+ * bound when one falls in its second half, else at a word, with an ellipsis.
+ */
+export function cutAtSentence(text: string, max: number): string {
+  if (text.length <= max)
+    return text
+  const head = text.slice(0, max)
+  let end = -1
+  for (const match of head.matchAll(/[.!?](?=\s|$)/g))
+    end = match.index + 1
+  if (end >= max / 2)
+    return head.slice(0, end)
+  const space = head.lastIndexOf(' ', max - 1)
+  return `${head.slice(0, space > max / 2 ? space : max - 1).trimEnd()}…`
+}
+
+/** The first heading's text and first paragraph's plain text of a Markdown body. */
+export function firstHeadingAndParagraph(body: string): { heading?: string, paragraph?: string } {
+  let heading: string | undefined
+  for (const token of new Lexer().lex(body) as Token[]) {
+    if (token.type === 'heading' && heading === undefined)
+      heading = plainText((token as Tokens.Heading).text)
+    if (token.type === 'paragraph') {
+      const paragraph = plainText((token as Tokens.Paragraph).text)
+      if (paragraph)
+        return { heading, paragraph }
+    }
+  }
+  return { heading }
+}
+
+/** The offline router's card: the first heading as title; the description, else the first paragraph cut at a sentence. */
+export function offlineCard(document: KnowledgeDocument): Omit<Card, 'topics'> {
+  const { heading, paragraph } = firstHeadingAndParagraph(document.body)
+  const fallbackTitle = document.id.slice(document.id.lastIndexOf('/') + 1)
+  return {
+    id: document.id,
+    path: document.path,
+    title: cutAtSentence(heading || fallbackTitle, CARD_LIMITS.title),
+    summary: cutAtSentence(plainText(document.description || paragraph || ''), CARD_LIMITS.summary),
+    tasks: [],
+    tokens: estimateTokens(document.body),
+  }
+}
+
+/**
+ * The categories a document sets itself (`category`, `categories`), verbatim.
+ * A document without `category` gets its top folder's name as category when
+ * loaded; that one is the folder's, not the author's, so it is left out.
+ */
+export function explicitCategories(document: KnowledgeDocument): string[] {
+  const folder = document.path.includes('/') ? document.path.slice(0, document.path.indexOf('/')) : undefined
+  return document.categories.filter((category, i) => !(i === 0 && category === folder))
+}

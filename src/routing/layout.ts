@@ -1,0 +1,331 @@
+// The routed skill as Markdown: index pages of at most `pageSize` entries, parent
+// pages until the entry point fits its token bound, a complete paginated catalog
+// and llms.txt. Both routers lay out through here; they differ only in the cards,
+// the groups and who writes page summaries.
+
+import type { Card } from './card'
+import { toSkillName } from '../skill/spec'
+import { estimateTokens } from '../runtime/tokens'
+
+/** A routed skill: Markdown strings keyed by their path relative to the skill folder. */
+export interface RoutedSkill {
+  /** `SKILL.md`: Agent Skills frontmatter, then the top index. */
+  skill: string
+  /** `indexes/page-N.md`: thematic pages, leaves (documents) first, then parents (pages). */
+  pages: Record<string, string>
+  /** `indexes/catalog.md` and `indexes/catalog-N.md`: every document by path. */
+  catalog: Record<string, string>
+  /** `llms.txt` (llmstxt.org) of the same top index. */
+  llmsTxt: string
+  /** Each document's card, by document ID. */
+  cards: Record<string, Card>
+}
+
+/** Documents the routers put together under one title. */
+export interface RouteGroup {
+  title: string
+  /** Document IDs. */
+  ids: string[]
+}
+
+/** A page before its summary: what a router's summarizer sees. */
+export interface PageDraft {
+  title: string
+  /** `documents`: a page of references; `pages`: a parent of index pages. */
+  kind: 'documents' | 'pages'
+  entries: { title: string, summary: string }[]
+}
+
+export interface LayoutInput {
+  /** The skill's name (made a valid Agent Skills name) and description. */
+  name: string
+  description: string
+  /** Every document's card (topics left to the layout). */
+  cards: Omit<Card, 'topics'>[]
+  groups: RouteGroup[]
+  pageSize: number
+  maxEntryTokens: number
+  /** Writes a page's summary (pages of one level are asked in order, leaves first). */
+  summarize: (pages: PageDraft[]) => Promise<string[]>
+}
+
+interface Page {
+  path: string
+  title: string
+  kind: 'documents' | 'pages'
+  /** The group a leaf page lists (of several pages when it has more than pageSize documents). */
+  group?: string
+  /** Document IDs or child pages. */
+  documents: string[]
+  children: Page[]
+  summary: string
+  parent?: Page
+  text: string
+  tokens: number
+}
+
+/** The size stated for a page not rendered yet: wider than any real one, so the entry point's size is never underestimated. */
+const PLACEHOLDER_TOKENS = 99_999
+
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+/** The link to a reference from `indexes/`: each path segment URL-encoded. */
+function referenceLink(path: string): string {
+  return `../references/${path.split('/').map(encodeURIComponent).join('/')}`
+}
+
+/** Link text with the characters that would end it escaped. */
+function label(text: string): string {
+  return text.replace(/([[\]\\])/g, '\\$1')
+}
+
+/** One line, for list items. */
+function line(text: string): string {
+  return text.replace(/\s+/g, ' ').trim()
+}
+
+/**
+ * `render(size)` with the size it states: re-rendered until the number it
+ * states is its own token count (two rounds at most in practice).
+ */
+function sized(render: (tokens: number) => string): { text: string, tokens: number } {
+  let tokens = estimateTokens(render(0))
+  for (let round = 0; round < 4; round++) {
+    const text = render(tokens)
+    const actual = estimateTokens(text)
+    if (actual === tokens)
+      return { text, tokens }
+    tokens = actual
+  }
+  return { text: render(tokens), tokens }
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = []
+  for (let i = 0; i < items.length; i += size)
+    out.push(items.slice(i, i + size))
+  return out
+}
+
+/** Consecutive items with the same `key`. */
+function runsOf<T>(items: readonly T[], key: (item: T) => unknown): T[][] {
+  const out: T[][] = []
+  for (const item of items) {
+    const last = out.at(-1)
+    if (last && key(last[0]!) === key(item))
+      last.push(item)
+    else out.push([item])
+  }
+  return out
+}
+
+/** A parent page's title: its children's titles when short enough, else the first and last. */
+function spanTitle(titles: string[]): string {
+  const all = titles.join(', ')
+  return all.length <= 100 ? all : `${titles[0]} to ${titles.at(-1)}`
+}
+
+/** Lays out a routed skill. Deterministic: same input, same bytes. */
+export async function layoutRoutedSkill(input: LayoutInput): Promise<RoutedSkill> {
+  const { pageSize } = input
+  const cards = new Map(input.cards.map(card => [card.id, card]))
+  const byTitle = (a: string, b: string) => byText(cards.get(a)!.title.toLowerCase(), cards.get(b)!.title.toLowerCase()) || byText(cards.get(a)!.path, cards.get(b)!.path)
+  const groups = [...input.groups]
+    .map(group => ({ title: group.title, ids: [...new Set(group.ids)].sort(byTitle) }))
+    .filter(group => group.ids.length > 0)
+    .sort((a, b) => byText(a.title.toLowerCase(), b.title.toLowerCase()) || byText(a.title, b.title))
+
+  const topics = new Map<string, string[]>()
+  const pages: Page[] = []
+  const newPage = (title: string, kind: Page['kind'], documents: string[], children: Page[]): Page => {
+    const page: Page = { path: `indexes/page-${pages.length + 1}.md`, title, kind, documents, children, summary: '', text: '', tokens: 0 }
+    pages.push(page)
+    for (const child of children)
+      child.parent = page
+    return page
+  }
+  const summarize = async (level: Page[]) => {
+    const drafts = level.map((page): PageDraft => ({
+      title: page.title,
+      kind: page.kind,
+      entries: page.kind === 'documents'
+        ? page.documents.map(id => ({ title: cards.get(id)!.title, summary: cards.get(id)!.summary }))
+        : page.children.map(child => ({ title: child.title, summary: child.summary })),
+    }))
+    const summaries = await input.summarize(drafts)
+    level.forEach((page, i) => (page.summary = line(summaries[i] ?? '')))
+  }
+
+  let level: Page[] = []
+  for (const group of groups) {
+    const parts = chunks(group.ids, pageSize)
+    for (const [i, ids] of parts.entries()) {
+      const page = newPage(parts.length > 1 ? `${group.title} (${i + 1}/${parts.length})` : group.title, 'documents', ids, [])
+      page.group = group.title
+      level.push(page)
+    }
+    for (const id of group.ids)
+      topics.set(id, [...(topics.get(id) ?? []), group.title])
+  }
+  await summarize(level)
+
+  const entry = (top: Page[]) => renderEntry(input, top, cards.size)
+  const fits = (top: Page[]) => top.length <= pageSize && estimateTokens(entry(top)) <= input.maxEntryTokens
+  // Parents until the entry point lists at most pageSize pages and fits its bound:
+  // first a page per group of several pages, then pages of consecutive pages.
+  let byGroup = true
+  while (level.length > 1 && !fits(level)) {
+    const next: Page[] = []
+    const created: Page[] = []
+    const runs = byGroup ? runsOf(level, page => page.group) : chunks(level, pageSize)
+    for (const run of runs) {
+      if (run.length === 1) {
+        next.push(run[0]!)
+        continue
+      }
+      const parts = chunks(run, pageSize)
+      for (const [i, children] of parts.entries()) {
+        const group = byGroup ? children[0]!.group : undefined
+        const title = group !== undefined
+          ? (parts.length > 1 ? `${group} (${i + 1}/${parts.length})` : group)
+          : spanTitle(children.map(child => child.title))
+        const page = newPage(title, 'pages', [], children)
+        created.push(page)
+        next.push(page)
+      }
+    }
+    byGroup = false
+    if (created.length === 0)
+      continue
+    await summarize(created)
+    level = next
+  }
+
+  // Rendered leaves first, so that each parent states its children's sizes.
+  for (const page of pages)
+    Object.assign(page, sized(tokens => renderPage(page, cards, tokens)))
+  const catalog = renderCatalog(input.cards, pageSize)
+  const top = entry(level)
+  return {
+    skill: top,
+    pages: Object.fromEntries(pages.map(page => [page.path, page.text])),
+    catalog,
+    llmsTxt: renderLlmsTxt(input, level, cards.size),
+    cards: Object.fromEntries([...input.cards].sort((a, b) => byText(a.id, b.id)).map(card => [card.id, { ...card, topics: topics.get(card.id) ?? [] }])),
+  }
+}
+
+function skillName(name: string): string {
+  return toSkillName(name) || 'knowledge'
+}
+
+function skillDescription(input: LayoutInput): string {
+  return line(input.description) || `Find the documents of the ${input.name} knowledge base that answer a question, through index pages, then read them.`
+}
+
+/** A YAML double-quoted scalar. */
+function yamlString(text: string): string {
+  return JSON.stringify(text)
+}
+
+function pageLink(page: Page, from: 'root' | 'indexes'): string {
+  return from === 'root' ? page.path : page.path.slice('indexes/'.length)
+}
+
+function renderEntry(input: LayoutInput, top: Page[], documents: number): string {
+  return sized(tokens => [
+    '---',
+    `name: ${skillName(input.name)}`,
+    `description: ${yamlString(skillDescription(input).slice(0, 1024))}`,
+    '---',
+    '',
+    `# ${line(input.name)}`,
+    '',
+    skillDescription(input),
+    '',
+    'Pick the index page whose topic fits the question, follow it to the references it lists, and answer from those references only: read them before answering. When no topic fits, look the document up in the [catalog](indexes/catalog.md).',
+    '',
+    `This page: about ${tokens} tokens. ${documents} documents.`,
+    '',
+    '## Topics',
+    '',
+    ...(top.length === 0 ? ['No documents yet.'] : top.map(page => `- [${label(page.title)}](${pageLink(page, 'root')}): ${page.summary || page.title} (about ${page.tokens || PLACEHOLDER_TOKENS} tokens)`)),
+    '',
+    '## Catalog',
+    '',
+    `- [Every document, by path](indexes/catalog.md)`,
+    '',
+  ].join('\n')).text
+}
+
+function renderPage(page: Page, cards: Map<string, Omit<Card, 'topics'>>, tokens: number): string {
+  const up = page.parent ? `[${label(page.parent.title)}](${pageLink(page.parent, 'indexes')})` : '[SKILL.md](../SKILL.md)'
+  const lines = [`# ${line(page.title)}`, '']
+  if (page.summary)
+    lines.push(page.summary, '')
+  lines.push(`This page: about ${tokens} tokens. Up: ${up}.`, '', page.kind === 'documents' ? '## Documents' : '## Pages', '')
+  if (page.kind === 'documents') {
+    for (const id of page.documents) {
+      const card = cards.get(id)!
+      lines.push(`- [${label(card.title)}](${referenceLink(card.path)}): ${line(card.summary) || card.path} (about ${card.tokens} tokens)`)
+      if (card.tasks.length > 0)
+        lines.push(`  Tasks: ${card.tasks.map(line).join('; ')}`)
+    }
+  }
+  else {
+    for (const child of page.children)
+      lines.push(`- [${label(child.title)}](${pageLink(child, 'indexes')}): ${child.summary || child.title} (about ${child.tokens} tokens)`)
+  }
+  lines.push('')
+  return lines.join('\n')
+}
+
+function renderCatalog(all: readonly Omit<Card, 'topics'>[], pageSize: number): Record<string, string> {
+  const sorted = [...all].sort((a, b) => byText(a.path, b.path))
+  const parts = chunks(sorted, pageSize)
+  const out: Record<string, string> = {}
+  const sizes: number[] = []
+  for (const [i, part] of parts.entries()) {
+    const nav = [i > 0 ? `[previous](catalog-${i}.md)` : '', i < parts.length - 1 ? `[next](catalog-${i + 2}.md)` : ''].filter(Boolean).join(', ')
+    const page = sized(tokens => [
+      `# Catalog (${i + 1}/${parts.length})`,
+      '',
+      `This page: about ${tokens} tokens. Up: [Catalog](catalog.md)${nav ? `; ${nav}` : ''}.`,
+      '',
+      ...part.map(card => `- [${label(card.title)}](${referenceLink(card.path)}): ${line(card.summary) || card.path} (\`${card.path}\`, about ${card.tokens} tokens)`),
+      '',
+    ].join('\n'))
+    out[`indexes/catalog-${i + 1}.md`] = page.text
+    sizes.push(page.tokens)
+  }
+  const index = sized(tokens => [
+    '# Catalog',
+    '',
+    `Every document (${sorted.length}) by path, ${pageSize} to a page: the fallback when no topic fits.`,
+    '',
+    `This page: about ${tokens} tokens. Up: [SKILL.md](../SKILL.md).`,
+    '',
+    ...parts.map((part, i) => `- [${part[0]!.path} to ${part.at(-1)!.path}](catalog-${i + 1}.md) (about ${sizes[i]} tokens)`),
+    '',
+  ].join('\n'))
+  return { 'indexes/catalog.md': index.text, ...out }
+}
+
+function renderLlmsTxt(input: LayoutInput, top: Page[], documents: number): string {
+  return [
+    `# ${line(input.name)}`,
+    '',
+    `> ${skillDescription(input)}`,
+    '',
+    `Index pages group the ${documents} documents by topic; each page links to the documents it lists.`,
+    '',
+    '## Topics',
+    '',
+    ...top.map(page => `- [${label(page.title)}](${page.path}): ${page.summary || page.title}`),
+    '',
+    '## Optional',
+    '',
+    `- [Catalog](indexes/catalog.md): every document by path, ${input.pageSize} to a page`,
+    '',
+  ].join('\n')
+}

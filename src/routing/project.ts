@@ -1,0 +1,91 @@
+// A knowledge project routed: its documents read through the knowledge loader,
+// the router its settings choose, and a check that no document changed while
+// the model was asked, so a build never returns pages of a mix of versions.
+
+import type { KnowledgeBuildFailure } from '../knowledge/build'
+import type { KnowledgeProject } from '../knowledge/project'
+import type { ChatClientOptions } from './client'
+import type { RoutedSkill } from './layout'
+import type { LlmRouterOptions } from './llm'
+import { join } from 'node:path'
+import { loadKnowledgeFolder } from '../knowledge/load-folder'
+import { RoutingCache } from './cache'
+import { createChatClient, RoutingError } from './client'
+import { baseUrlProblem } from './config'
+import { routeDocuments } from './route'
+
+/** The environment variable naming the routing model when `routing.model` is empty. */
+export const MODEL_ENV = 'SKILL_KIT_LLM_MODEL'
+
+export interface RouteProjectOptions {
+  /** Where the model and API key are read from (default `process.env`). */
+  env?: Record<string, string | undefined>
+  /** Ask the model again for every card and summary. */
+  force?: boolean
+  /** Build from cached answers only; a miss fails, naming the document. */
+  offline?: boolean
+  /** One line per retry. */
+  log?: (line: string) => void
+  /** Client internals for tests: fetch, backoff, sleep. */
+  client?: Pick<ChatClientOptions, 'fetch' | 'backoffMs' | 'sleep' | 'attempts'>
+}
+
+/** The routing model a project uses: `routing.model`, else `SKILL_KIT_LLM_MODEL`; `undefined`: the offline router. */
+export function routingModel(project: KnowledgeProject, env: Record<string, string | undefined> = process.env): string | undefined {
+  return project.config.routing.model || env[MODEL_ENV]?.trim() || undefined
+}
+
+/** Where a project caches model answers: `<output>/routing-cache`. */
+export function routingCacheDir(project: KnowledgeProject): string {
+  return join(project.config.output, 'routing-cache')
+}
+
+/**
+ * Routes a project's documents. The offline router unless a routing model is
+ * configured. Document problems come back as diagnostics; model failures and
+ * documents that changed during the build throw a {@link RoutingError}.
+ */
+export async function routeKnowledgeProject(project: KnowledgeProject, options: RouteProjectOptions = {}): Promise<RoutedSkill | KnowledgeBuildFailure> {
+  const { config } = project
+  const env = options.env ?? process.env
+  const folder = loadKnowledgeFolder(config.knowledge)
+  if (folder.diagnostics.some(d => d.severity === 'error'))
+    return { diagnostics: folder.diagnostics, files: folder.files }
+
+  const model = routingModel(project, env)
+  let llm: LlmRouterOptions | undefined
+  if (model) {
+    const { baseUrl, apiKeyEnv } = config.routing
+    const problem = baseUrlProblem(baseUrl)
+    if (problem)
+      throw new RoutingError(problem)
+    const apiKey = env[apiKeyEnv]
+    if (!options.offline && !apiKey)
+      throw new RoutingError(`The routing model "${model}" needs an API key in the environment variable ${apiKeyEnv} ("routing.apiKeyEnv"): export ${apiKeyEnv}=… before building. For a local server that ignores it, any placeholder will do.`)
+    const client = options.offline
+      ? undefined
+      : createChatClient({ baseUrl, model, apiKey: apiKey!, timeoutMs: config.routing.timeoutMs, log: options.log, ...options.client })
+    llm = {
+      client,
+      model,
+      endpoint: client?.endpoint ?? baseUrl.replace(/\/+$/, ''),
+      cache: new RoutingCache(routingCacheDir(project)),
+      language: config.routing.language,
+      maxInputChars: config.routing.maxInputChars,
+      concurrency: config.routing.concurrency,
+      force: options.force,
+      offline: options.offline,
+      log: options.log,
+    }
+  }
+  const routes = await routeDocuments(folder.documents, {
+    name: config.name,
+    description: config.description,
+    pageSize: config.routing.pageSize,
+    maxEntryTokens: config.routing.maxEntryTokens,
+    llm,
+  })
+  if (loadKnowledgeFolder(config.knowledge).digest !== folder.digest)
+    throw new RoutingError('Documents changed while the index pages were built, so none were published. Build again once the edits are done.')
+  return routes
+}

