@@ -1,6 +1,7 @@
 import type { UnpluginFactory } from 'unplugin'
+import type { DevEnvironment } from 'vite'
 import type { FileUrlRequest } from './chunk-assets'
-import type { ModuleKind } from './kinds/kind'
+import type { Loaded, ModuleKind } from './kinds/kind'
 import type { Options } from './options'
 import { dirname } from 'node:path'
 import { createUnplugin } from 'unplugin'
@@ -13,6 +14,7 @@ import { skillKind } from './kinds/skill'
 import { PluginState } from './state'
 import { rewriteVirtualScheme } from './virtual-scheme'
 import { configureDevServer } from './vite-server'
+import { heldBackCode, hotUpdateSkills } from './vite-skills'
 
 export type { FilterPattern, KnowledgeOptions, Options } from './options'
 export { REGISTRY_ID }
@@ -69,7 +71,17 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
         const kind = kinds.find(k => k.owns(id))
         if (!kind)
           return null
-        const loaded = await kind.load(id, this)
+        const held = heldBackCode((this as { environment?: DevEnvironment }).environment, id, state)
+        if (held !== undefined)
+          return { code: held, map: null }
+        let loaded: Loaded | undefined
+        try {
+          loaded = await kind.load(id, this)
+        }
+        finally {
+          // Rollup and Vite throw at `this.error`: a failed load is recorded too.
+          state.dependencies.record(id, loaded)
+        }
         if (!loaded)
           return FAILED
         return { code: loaded.code, map: null }
@@ -102,6 +114,9 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
       },
       configureServer(server) {
         configureDevServer(server, state)
+      },
+      hotUpdate(options) {
+        return hotUpdateSkills(this.environment, options, state, kinds)
       },
     },
 

@@ -6,6 +6,7 @@ import type { InfoLogger } from './progress'
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { SkillLoader } from '../skill/load'
+import { ModuleDependencies } from './dependencies'
 import { createFileFilter } from './options'
 
 /**
@@ -17,6 +18,8 @@ export class PluginState {
   /** Whether an absolute path is a skill file this plugin handles (`include`, `exclude`). */
   filter: (file: string) => boolean
   readonly loader: SkillLoader
+  /** What each module was last loaded from, for the dev server's updates. */
+  readonly dependencies = new ModuleDependencies()
   /** Diagnostics this build has shown as warnings, so each shows once. */
   readonly warned = new Set<string>()
   /** The Vite dev server's base and the files it serves for knowledge modules. */
