@@ -29,7 +29,7 @@ export function generateRegistry(skills: readonly CompiledSkill[], context: Code
   if (!context.hot?.())
     return `import { createRegistry } from ${JSON.stringify(context.runtime())}\n`
       + `export default /*#__PURE__*/ ${create})\n`
-  const versions = skills.map(skill => hash(JSON.stringify(skillData(skill, context.relativize))))
+  const versions = skills.map(skill => contentVersion(skill, context))
   return `import { createRegistry, patchRegistry } from ${JSON.stringify(context.runtime())}\n`
     + `const skills = ${create}, JSON.parse(${JSON.stringify(JSON.stringify(versions))}))\n`
     + `export default skills\n`
@@ -44,6 +44,18 @@ export function generateRegistry(skills: readonly CompiledSkill[], context: Code
 function patchOnUpdate(name: string, patch: string): string {
   return `  const held = import.meta.hot.data.${name} ??= ${name}\n`
     + `  import.meta.hot.accept(next => next && ${patch}(held, next.default))\n`
+}
+
+/** Content versions by compiled skill: the loader hands back the same object while a skill is unchanged. */
+const versionCache = new WeakMap<CompiledSkill, string>()
+
+function contentVersion(skill: CompiledSkill, context: CodegenContext): string {
+  let version = versionCache.get(skill)
+  if (version === undefined) {
+    version = hash(JSON.stringify(skillData(skill, context.relativize)))
+    versionCache.set(skill, version)
+  }
+  return version
 }
 
 /** Generated code or, for a query that cannot be answered, the reason. */

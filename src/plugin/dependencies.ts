@@ -24,10 +24,10 @@ export class ModuleDependencies {
     return this.byId.entries()
   }
 
-  /** The code of a module's last successful load. */
-  lastCode(id: string): string | undefined {
+  /** A module's last successful load. */
+  lastLoaded(id: string): Loaded | undefined {
     const loaded = this.byId.get(id)
-    return loaded === 'failed' ? undefined : loaded?.code
+    return loaded === 'failed' ? undefined : loaded
   }
 
   /** Whether some module reads this file. */

@@ -14,7 +14,7 @@ import { skillKind } from './kinds/skill'
 import { PluginState } from './state'
 import { rewriteVirtualScheme } from './virtual-scheme'
 import { configureDevServer } from './vite-server'
-import { heldBackCode, hotUpdateSkills } from './vite-skills'
+import { hotUpdateSkills, servedModule } from './vite-skills'
 
 export type { FilterPattern, KnowledgeOptions, Options } from './options'
 export { REGISTRY_ID }
@@ -71,9 +71,11 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
         const kind = kinds.find(k => k.owns(id))
         if (!kind)
           return null
-        const held = heldBackCode((this as { environment?: DevEnvironment }).environment, id, state)
-        if (held !== undefined)
-          return { code: held, map: null }
+        const served = servedModule((this as { environment?: DevEnvironment }).environment, id, state)
+        if (served) {
+          served.files.forEach(file => this.addWatchFile(file))
+          return { code: served.code, map: null }
+        }
         let loaded: Loaded | undefined
         try {
           loaded = await kind.load(id, this)

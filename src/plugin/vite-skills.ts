@@ -7,7 +7,7 @@
 
 import type { DevEnvironment, EnvironmentModuleNode, HotUpdateOptions, ViteDevServer } from 'vite'
 import type { FileEvent } from './dependencies'
-import type { Dependencies, HookContext, ModuleKind } from './kinds/kind'
+import type { Dependencies, HookContext, Loaded, ModuleKind } from './kinds/kind'
 import type { PluginState } from './state'
 import { basename, dirname } from 'node:path'
 import { isStale } from './dependencies'
@@ -33,12 +33,25 @@ const SKILL_KINDS = new Set(['registry', 'skill'])
 /** Module ids held back (invalid input) per environment, updated once valid again. */
 const heldBack = new WeakMap<DevEnvironment, Set<string>>()
 
+/** Modules `hotUpdateSkills` loaded to check them, for Vite's request that follows the update. */
+const checked = new WeakMap<DevEnvironment, Map<string, Loaded>>()
+
 /**
- * The last valid code of a module that an edit made invalid, while it is
- * (dev server only): pages opened meanwhile get what open pages still run.
+ * What the dev server serves for a module without loading it again: the last
+ * valid code while an edit made it invalid (pages opened meanwhile get what
+ * open pages still run), or the version just checked by a hot update.
  */
-export function heldBackCode(environment: DevEnvironment | undefined, id: string, state: PluginState): string | undefined {
-  return environment && heldBack.get(environment)?.has(id) ? state.dependencies.lastCode(id) : undefined
+export function servedModule(environment: DevEnvironment | undefined, id: string, state: PluginState): Loaded | undefined {
+  if (!environment)
+    return undefined
+  if (heldBack.get(environment)?.has(id))
+    return state.dependencies.lastLoaded(id)
+  const loaded = checked.get(environment)?.get(id)
+  if (!loaded)
+    return undefined
+  checked.get(environment)!.delete(id)
+  state.dependencies.record(id, loaded)
+  return loaded
 }
 
 /**
@@ -96,7 +109,12 @@ export async function hotUpdateSkills(
       held.delete(id)
       continue
     }
-    const problem = await check(kind, id, environment)
+    const { loaded, failure: problem } = await check(kind, id, environment)
+    // The registry is the one costly module to load twice (every skill's entry).
+    if (loaded && kind.name === 'registry') {
+      const ready = checked.get(environment) ?? new Map<string, Loaded>()
+      checked.set(environment, ready.set(id, loaded))
+    }
     if (problem) {
       held.add(id)
       failure ??= problem
@@ -133,10 +151,10 @@ function isOwnFile(id: string, file: string, state: PluginState): boolean {
 }
 
 /**
- * Loads a module as the bundler would, and gives the error it would fail
- * with; `undefined` when it loads, or fails in a way only Vite can report.
+ * Loads a module as the bundler would: the module, or the error it would fail
+ * with; neither when it fails in a way only Vite can report.
  */
-async function check(kind: ModuleKind, id: string, environment: DevEnvironment): Promise<Failure | undefined> {
+async function check(kind: ModuleKind, id: string, environment: DevEnvironment): Promise<{ loaded?: Loaded, failure?: Failure }> {
   let failure: Failure | undefined
   const context = {
     addWatchFile() {},
@@ -148,12 +166,12 @@ async function check(kind: ModuleKind, id: string, environment: DevEnvironment):
     },
   } as unknown as HookContext
   try {
-    await kind.load(id, context)
+    const loaded = await kind.load(id, context)
+    return failure ? { failure } : { loaded }
   }
   catch {
-    return undefined
+    return {}
   }
-  return failure
 }
 
 /** Vite's overlay and terminal, as for an error thrown while serving a module. */
