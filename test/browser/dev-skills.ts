@@ -26,6 +26,8 @@ sessionStorage.loads = String(Number(sessionStorage.loads ?? 0) + 1)
 window.marker = Math.random()
 const tool = createSkillTool(skills)
 const activation = createActivation(skills, { log: () => {} })
+/** What the registry lists, without loading any skill (a deleted skill's module can only fail to load). */
+window.listing = () => ({ names: skills.map(s => s.name), tool: tool.description })
 // A skill deleted a moment ago fails to load until the update arrives: the view says so, and the test waits on.
 const failed = error => 'failed: ' + error
 window.view = async () => ({

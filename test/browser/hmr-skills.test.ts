@@ -33,7 +33,7 @@ interface View {
   loaded: string
   active: string[]
 }
-declare const window: { marker: number, view: () => Promise<View> }
+declare const window: { marker: number, view: () => Promise<View>, listing: () => { names: string[], tool: string } }
 
 describe('skills in the Vite dev server, in headless Chromium', () => {
   let server: ViteDevServer
@@ -171,7 +171,7 @@ describe('skills in the Vite dev server, in headless Chromium', () => {
       expect(received.map(m => m.type)).toEqual(['update'])
 
     messages = await change(() => rmSync(join(root, 'skills/gamma'), { recursive: true }), async () => {
-      await registryShows(v => v.names.join() === 'alpha,beta' && !v.tool.includes('gamma'))
+      await registry.page.waitForFunction(() => window.listing().names.join() === 'alpha,beta' && !window.listing().tool.includes('gamma'), undefined, { polling: 20 })
       await helper.page.waitForFunction(() => !(document.body.dataset.names ?? '').includes('gamma'), undefined, { polling: 20 })
     })
     for (const received of messages)
