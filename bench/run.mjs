@@ -41,6 +41,9 @@ console.log('== parse.bench.mjs ==')
 const parse = await runChild('./parse.bench.mjs')
 console.log('\n== vite-build.bench.mjs ==')
 const vite = await runChild('./vite-build.bench.mjs')
+console.log('\n== hmr.bench.mjs ==')
+const hmr = await runChild('./hmr.bench.mjs')
+const hmrOk = hmr.medianMs.skill.message <= hmr.goal.messageMs && hmr.medianMs.skill.visible <= hmr.goal.visibleMs
 console.log('\n== activation.bench.mjs ==')
 const act = await runChild('./activation.bench.mjs')
 const actOk = act.ratio.messages >= act.goal.ratio && act.ratio.paths >= act.goal.ratio && act.medianMessageUs < act.goal.messageUs
@@ -68,6 +71,7 @@ const rows = [
   [`parse+validate+render, ${parse.count} skills`, `${parse.medianMs.compileSkill.toFixed(0)} ms`, `${parse.medianMs.baseline.toFixed(0)} ms`, parse.ratio.toFixed(2), `≤ ${parse.goal}`, parse.ratio <= parse.goal ? 'ok' : 'MISSED'],
   [`  SkillLoader.load (files), ${parse.count}`, `${parse.medianMs.loader.toFixed(0)} ms`, `${parse.medianMs.baselineRead.toFixed(0)} ms`, parse.loaderRatio.toFixed(2), '', 'info'],
   [`vite ${vite.vite} build, ${vite.count} skills ?cover/?raw`, `${vite.medianMs.cover.toFixed(0)} ms`, `${vite.medianMs.raw.toFixed(0)} ms`, vite.ratio.toFixed(2), `≤ ${vite.goal}`, vite.ratio <= vite.goal ? 'ok' : 'MISSED'],
+  [`vite dev, ${hmr.count + 1} skills: SKILL.md write → message, → page`, `${hmr.medianMs.skill.message.toFixed(1)}, ${hmr.medianMs.skill.visible.toFixed(0)} ms`, `${hmr.medianMs.plain.message.toFixed(1)}, ${hmr.medianMs.plain.visible.toFixed(0)} ms`, `${(hmr.medianMs.skill.message / hmr.medianMs.plain.message).toFixed(1)}, ${(hmr.medianMs.skill.visible / hmr.medianMs.plain.visible).toFixed(1)}`, `≤ ${hmr.goal.messageMs}, ${hmr.goal.visibleMs} ms`, hmrOk ? 'ok' : 'MISSED'],
   [`activation, ${act.skills} skills: msg, path (median msg)`, `${act.us.message.toFixed(1)}, ${act.us.path.toFixed(1)} (${act.medianMessageUs.toFixed(1)}) µs`, `${act.us.naiveMessage.toFixed(0)}, ${act.us.naivePath.toFixed(0)} µs`, `${(1 / act.ratio.messages).toFixed(3)}, ${(1 / act.ratio.paths).toFixed(3)}`, `≤ ${(1 / act.goal.ratio).toFixed(1)} (< ${act.goal.messageUs} µs)`, actOk ? 'ok' : 'MISSED'],
   [`search, 100k chunks (int8, float32)`, `${at100k.i8.toFixed(2)}, ${at100k.f32.toFixed(2)} ms`, `${at100k.naive.toFixed(1)} ms`, `${(at100k.i8 / at100k.naive).toFixed(3)}, ${(at100k.f32 / at100k.naive).toFixed(3)}`, `≤ ${(1 / search.goal.ratio).toFixed(1)} (< ${search.goal.ms100k} ms)`, search.ratio.min >= search.goal.ratio && at100k.i8 < search.goal.ms100k ? 'ok' : 'MISSED'],
   [`snapshot bytes, ${search.sizes.int8.bytes > 0 ? 'int8' : ''} vs seed gzip JSON`, `${(search.sizes.int8.bytes / 1024).toFixed(0)} KiB`, `${(search.sizes.seedGzipJson / 1024).toFixed(0)} KiB`, search.sizes.int8.ratio.toFixed(3), `≤ ${search.goal.size}`, search.sizes.int8.ratio <= search.goal.size ? 'ok' : 'MISSED'],
@@ -88,4 +92,4 @@ for (const [i, row] of rows.entries()) {
   if (i === 0)
     console.log(widths.map(w => '-'.repeat(w)).join('  '))
 }
-console.log(`\nbaselines: gray-matter + marked.lexer on the same sources (loader row: plus readFileSync); vite ?raw with the plugin installed; activation: a per-skill loop (a regex per topic, an ignore() per skill); search: the seed's ranking in plain JavaScript; embed: a bare onnxruntime-node session and the per-call feature-extraction pipeline; build: the seed's per-call pipeline on the same windows; retrieval: no baseline (the cells are vector and hybrid search)`)
+console.log(`\nbaselines: gray-matter + marked.lexer on the same sources (loader row: plus readFileSync); vite ?raw with the plugin installed; vite dev: Vite's HMR of a plain self-accepting JS module in the same page (the seed's polling watcher needs ≥ 800 ms); activation: a per-skill loop (a regex per topic, an ignore() per skill); search: the seed's ranking in plain JavaScript; embed: a bare onnxruntime-node session and the per-call feature-extraction pipeline; build: the seed's per-call pipeline on the same windows; retrieval: no baseline (the cells are vector and hybrid search)`)

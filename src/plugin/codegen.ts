@@ -1,5 +1,6 @@
 import type { CompiledSkill } from '../skill/compile'
 import type { SkillQuery } from './ids'
+import { hash } from '../core/hash'
 import { registryEntry, sectionMap, skillData, skillMeta } from '../skill/shape'
 
 /** Data as `JSON.parse('…')`: parses faster than an object literal and keeps `__proto__` a plain key. */
@@ -11,21 +12,62 @@ function jsonModule(value: unknown): string {
 export interface CodegenContext {
   runtime: () => string
   relativize: (file: string) => string
+  /** Whether modules are for the Vite dev server, which updates them in place (never in builds). */
+  hot?: () => boolean
 }
 
 /**
  * `virtual:skill-kit/skills`: every skill's listing data inline, and one
- * dynamic import per skill so that each body is its own chunk.
+ * dynamic import per skill so that each body is its own chunk. In the dev
+ * server it accepts its own updates and patches the array its importers hold;
+ * each skill's content version tells the patch which skills changed.
  */
 export function generateRegistry(skills: readonly CompiledSkill[], context: CodegenContext): string {
   const entries = skills.map(skill => registryEntry(skill, context.relativize))
   const loaders = skills.map(skill => `  () => import(${JSON.stringify(skill.file.replace(/\\/g, '/'))}),\n`).join('')
-  return `import { createRegistry } from ${JSON.stringify(context.runtime())}\n`
-    + `export default /*#__PURE__*/ createRegistry(JSON.parse(${JSON.stringify(JSON.stringify(entries))}), [\n${loaders}])\n`
+  const create = `createRegistry(JSON.parse(${JSON.stringify(JSON.stringify(entries))}), [\n${loaders}]`
+  if (!context.hot?.())
+    return `import { createRegistry } from ${JSON.stringify(context.runtime())}\n`
+      + `export default /*#__PURE__*/ ${create})\n`
+  const versions = skills.map(skill => contentVersion(skill, context))
+  return `import { createRegistry, patchRegistry } from ${JSON.stringify(context.runtime())}\n`
+    + `const skills = ${create}, JSON.parse(${JSON.stringify(JSON.stringify(versions))}))\n`
+    + `export default skills\n`
+    + `if (import.meta.hot) {\n${patchOnUpdate('skills', 'patchRegistry')}}\n`
+}
+
+/**
+ * Accepts the module's updates by patching the value its importers hold: the
+ * first version's (kept in `hot.data`), since each update runs the accept
+ * callback of the version before it.
+ */
+function patchOnUpdate(name: string, patch: string): string {
+  return `  const held = import.meta.hot.data.${name} ??= ${name}\n`
+    + `  import.meta.hot.accept(next => next && ${patch}(held, next.default))\n`
+}
+
+/** Content versions by compiled skill: the loader hands back the same object while a skill is unchanged. */
+const versionCache = new WeakMap<CompiledSkill, string>()
+
+function contentVersion(skill: CompiledSkill, context: CodegenContext): string {
+  let version = versionCache.get(skill)
+  if (version === undefined) {
+    version = hash(JSON.stringify(skillData(skill, context.relativize)))
+    versionCache.set(skill, version)
+  }
+  return version
 }
 
 /** Generated code or, for a query that cannot be answered, the reason. */
 export type Generated = { code: string } | { error: string }
+
+/**
+ * In the dev server, a data module (`?cover`, `?meta`, …) accepts its own
+ * updates by reloading the page that holds it: an update message reaches
+ * every page, and Vite's own rule (a full reload) would reload pages that
+ * never imported it. Module runners (SSR) re-import it instead.
+ */
+const RELOAD_ON_UPDATE = `if (import.meta.hot)\n  import.meta.hot.accept(() => typeof location === 'undefined' ? import.meta.hot.invalidate() : location.reload())\n`
 
 /**
  * The module source for one query of a compiled skill. `runtime` is the
@@ -36,11 +78,30 @@ export function generateModule(
   query: SkillQuery,
   context: CodegenContext,
 ): Generated {
+  const generated = generateData(skill, query, context)
+  if ('error' in generated || !context.hot?.())
+    return generated
+  if (query.kind !== 'skill')
+    return { code: generated.code + RELOAD_ON_UPDATE }
+  // The Skill object is patched in place: whoever holds it (a page, the registry's load()) sees the new skill.
+  return {
+    code: `import { createSkill, patchSkill } from ${JSON.stringify(context.runtime())}\n`
+      + `const skill = ${skillExpression(skill, context)}\n`
+      + `export default skill\n`
+      + `if (import.meta.hot) {\n${patchOnUpdate('skill', 'patchSkill')}}\n`,
+  }
+}
+
+function skillExpression(skill: CompiledSkill, context: CodegenContext): string {
+  return `createSkill(JSON.parse(${JSON.stringify(JSON.stringify(skillData(skill, context.relativize)))}))`
+}
+
+function generateData(skill: CompiledSkill, query: SkillQuery, context: CodegenContext): Generated {
   switch (query.kind) {
     case 'skill':
       return {
         code: `import { createSkill } from ${JSON.stringify(context.runtime())}\n`
-          + `export default /*#__PURE__*/ createSkill(JSON.parse(${JSON.stringify(JSON.stringify(skillData(skill, context.relativize)))}))\n`,
+          + `export default /*#__PURE__*/ ${skillExpression(skill, context)}\n`,
       }
     case 'cover':
       return { code: `export default ${JSON.stringify(skill.cover)}\n` }

@@ -1,7 +1,8 @@
 import type { UnpluginFactory } from 'unplugin'
+import type { DevEnvironment } from 'vite'
 import type { FileUrlRequest } from './chunk-assets'
 import type { LoadModule } from './esbuild-load'
-import type { ModuleKind } from './kinds/kind'
+import type { Loaded, ModuleKind } from './kinds/kind'
 import type { Options } from './options'
 import { dirname } from 'node:path'
 import { createUnplugin } from 'unplugin'
@@ -18,6 +19,7 @@ import { PluginState } from './state'
 import { rewriteVirtualScheme } from './virtual-scheme'
 import { knowledgeViteApi } from './vite-knowledge'
 import { configureDevServer } from './vite-server'
+import { hotUpdateSkills, servedModule } from './vite-skills'
 import { watchDependencies } from './watch'
 
 export type { FilterPattern, KnowledgeOptions, Options } from './options'
@@ -80,7 +82,20 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
     load: {
       filter: { id: OUR_IDS },
       async handler(id) {
-        const loaded = await loadModule(id, this)
+        const served = servedModule((this as { environment?: DevEnvironment }).environment, id, state)
+        if (served) {
+          served.files.forEach(file => this.addWatchFile(file))
+          return { code: served.code, map: null }
+        }
+        let loaded: Loaded | undefined | null
+        try {
+          loaded = await loadModule(id, this)
+        }
+        finally {
+          // Rollup and Vite throw at `this.error`: a failed load is recorded too.
+          if (loaded !== null)
+            state.dependencies.record(id, loaded)
+        }
         if (loaded === null)
           return null
         if (!loaded)
@@ -117,6 +132,9 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
       },
       configureServer(server) {
         configureDevServer(server, state)
+      },
+      hotUpdate(options) {
+        return hotUpdateSkills(this.environment, options, state, kinds)
       },
     },
 

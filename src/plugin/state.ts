@@ -6,6 +6,7 @@ import type { InfoLogger } from './progress'
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { SkillLoader } from '../skill/load'
+import { ModuleDependencies } from './dependencies'
 import { createFileFilter } from './options'
 import { BuildReports } from './reports'
 
@@ -20,6 +21,8 @@ export class PluginState {
   readonly loader: SkillLoader
   /** What this build has reported, so each problem shows once (cleared at each build and file change; see {@link BuildReports}). */
   readonly reports = new BuildReports()
+  /** What each module was last loaded from, for the dev server's updates. */
+  readonly dependencies = new ModuleDependencies()
   /** The Vite dev server's base and the files it serves for knowledge modules. */
   viteServe: ViteServe | undefined
   viteLogger: InfoLogger | undefined

@@ -35,6 +35,9 @@ describe('virtual:skill-kit/skills in a Vite production build', () => {
     // The activation engine (and its inlined path matcher) stays out of an app that only lists skills.
     for (const chunk of chunks)
       expect(chunk.code).not.toMatch(/createActivation|path should be a/)
+    // No HMR code in builds.
+    for (const chunk of chunks)
+      expect(chunk.code).not.toContain('import.meta.hot')
     expect(entry.dynamicImports).toHaveLength(4)
     for (const [name, sentinel] of Object.entries(SENTINELS)) {
       const holders = chunks.filter(c => c.code.includes(sentinel))

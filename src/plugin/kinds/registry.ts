@@ -24,7 +24,7 @@ export function registryDirs(state: PluginState): string[] {
 }
 
 export function registryKind(state: PluginState): ModuleKind {
-  const codegen = { runtime: () => state.runtime(), relativize: state.relativize }
+  const codegen = { runtime: () => state.runtime(), relativize: state.relativize, hot: () => state.viteServe !== undefined }
   return {
     name: 'registry',
 

@@ -13,7 +13,7 @@ interface ResolvingContext {
 }
 
 export function skillKind(state: PluginState): ModuleKind {
-  const codegen = { runtime: () => state.runtime(), relativize: state.relativize }
+  const codegen = { runtime: () => state.runtime(), relativize: state.relativize, hot: () => state.viteServe !== undefined }
   return {
     name: 'skill',
 

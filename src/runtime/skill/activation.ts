@@ -3,7 +3,8 @@
 // topics, a touched path matches one of their globs, or the active context
 // names one of their projects; once active, a skill stays active.
 //
-// Every trigger is compiled once, at creation, into three indexes (topics and
+// Every trigger is compiled once, at creation (and after a hot update of the
+// registry in the Vite dev server), into three indexes (topics and
 // project codes by word, path globs by literal segment, extension or segment
 // edge; see `match-text.ts` and `match-paths.ts`), so an observation costs a
 // scan of its text or path, not a test per skill. Active skills leave the
@@ -40,6 +41,7 @@ import type { Activated, Activation, ActivationSkill, ActivationStats, ListingOp
 import type { PhraseHit } from './match-text'
 import { GlobIndex, parseCwd, relativePath } from './match-paths'
 import { PhraseIndex, PROJECT_OPTIONS, TOPIC_OPTIONS } from './match-text'
+import { registryGeneration } from './registry'
 import { estimateTokens, listingLine } from '../tokens'
 
 /** Options of {@link createActivation}. */
@@ -59,51 +61,84 @@ function activationMessage(name: string, trigger: MatchedTrigger): string {
  * Starts a session's activation: skills without triggers (or `always_active`)
  * are active from the start, the others dormant until one of their triggers
  * matches what the session observes, or the agent loads them by name.
+ * Given the live registry of the Vite dev server, it follows its hot updates:
+ * new and edited skills get their new triggers, and activated skills that
+ * still exist stay active.
  */
 export function createActivation<S extends ActivationSkill>(skills: readonly S[], options: ActivationOptions = {}): Activation<S> {
   const log = options.log ?? ((message: string) => console.log(message))
   const defaultCwd = parseCwd(options.cwd)
-  const count = skills.length
-  const on = new Uint8Array(count)
+  /** The skills the indexes were built from: `skills` may be patched in place since. */
+  let indexed: S[] = []
+  let generation = -1
+  let count = 0
+  let on = new Uint8Array(0)
   /** Unconditional skills, in the given order. */
-  const unconditional: number[] = []
+  let unconditional: number[] = []
   /** Activated skills, in activation order. */
-  const activated: number[] = []
-  const byName = new Map<string, number>()
-
-  const topics = new PhraseIndex(TOPIC_OPTIONS)
-  const projects = new PhraseIndex(PROJECT_OPTIONS)
-  const paths = new GlobIndex()
-  skills.forEach((skill, i) => {
-    if (!byName.has(skill.name))
-      byName.set(skill.name, i)
-    const triggers = skill.triggers
-    if (!triggers || triggers.alwaysActive) {
-      on[i] = 1
-      unconditional.push(i)
-      return
-    }
-    topics.add(i, triggers.topics ?? [])
-    projects.add(i, triggers.projects ?? [])
-    paths.add(i, triggers.paths ?? [])
-  })
-  paths.build(count)
+  let activated: number[] = []
+  let byName = new Map<string, number>()
+  let topics = new PhraseIndex(TOPIC_OPTIONS)
+  let projects = new PhraseIndex(PROJECT_OPTIONS)
+  let paths = new GlobIndex()
 
   let activeCache: S[] | undefined
   let dormantCache: S[] | undefined
   let allTokens: number | undefined
 
+  /** Builds the indexes when the skills changed (only a hot update changes them); activated names stay active. */
+  function sync(): void {
+    if (generation === registryGeneration(skills))
+      return
+    const wasActivated = activated.map(i => indexed[i]!.name)
+    generation = registryGeneration(skills)
+    indexed = [...skills]
+    count = indexed.length
+    on = new Uint8Array(count)
+    unconditional = []
+    activated = []
+    byName = new Map()
+    topics = new PhraseIndex(TOPIC_OPTIONS)
+    projects = new PhraseIndex(PROJECT_OPTIONS)
+    paths = new GlobIndex()
+    activeCache = undefined
+    dormantCache = undefined
+    allTokens = undefined
+    indexed.forEach((skill, i) => {
+      if (!byName.has(skill.name))
+        byName.set(skill.name, i)
+      const triggers = skill.triggers
+      if (!triggers || triggers.alwaysActive) {
+        on[i] = 1
+        unconditional.push(i)
+        return
+      }
+      topics.add(i, triggers.topics ?? [])
+      projects.add(i, triggers.projects ?? [])
+      paths.add(i, triggers.paths ?? [])
+    })
+    paths.build(count)
+    for (const name of wasActivated) {
+      const i = byName.get(name)
+      if (i !== undefined && !on[i])
+        enable(i)
+    }
+  }
+
+  function enable(i: number): void {
+    on[i] = 1
+    activated.push(i)
+    topics.remove(i)
+    projects.remove(i)
+    paths.remove(i)
+  }
+
   /** Activates the given dormant skills, in skill order: indexes, listing order, log. */
   function commit(found: Map<number, MatchedTrigger>): Activated<S>[] {
     const result: Activated<S>[] = []
     for (const i of [...found.keys()].sort((a, b) => a - b)) {
-      const trigger = found.get(i)!
-      on[i] = 1
-      activated.push(i)
-      topics.remove(i)
-      projects.remove(i)
-      paths.remove(i)
-      result.push({ skill: skills[i]!, trigger })
+      enable(i)
+      result.push({ skill: indexed[i]!, trigger: found.get(i)! })
     }
     if (result.length > 0) {
       activeCache = undefined
@@ -125,7 +160,7 @@ export function createActivation<S extends ActivationSkill>(skills: readonly S[]
 
   function lines(): { name: string, line: string }[] {
     return [...unconditional, ...activated].map((i) => {
-      const skill = skills[i]!
+      const skill = indexed[i]!
       return { name: skill.name, line: listingLine(skill) }
     })
   }
@@ -147,24 +182,31 @@ export function createActivation<S extends ActivationSkill>(skills: readonly S[]
     return all.map(({ line }) => line).join('\n')
   }
 
+  sync()
   return {
     get active() {
-      return activeCache ??= [...unconditional, ...activated].map(i => skills[i]!)
+      sync()
+      return activeCache ??= [...unconditional, ...activated].map(i => indexed[i]!)
     },
     get dormant() {
-      return dormantCache ??= skills.filter((_, i) => !on[i])
+      sync()
+      return dormantCache ??= indexed.filter((_, i) => !on[i])
     },
     isActive(name) {
+      sync()
       const i = byName.get(name)
       return i !== undefined && on[i] === 1
     },
     observeMessage(text) {
+      sync()
       return commit(fromPhrases('topics', topics.scan(text)))
     },
     observeContext(text) {
+      sync()
       return commit(fromPhrases('projects', projects.scan(text)))
     },
     observePaths(list, observeOptions) {
+      sync()
       const found = new Map<number, MatchedTrigger>()
       if (paths.size === 0)
         return []
@@ -180,14 +222,19 @@ export function createActivation<S extends ActivationSkill>(skills: readonly S[]
       return commit(found)
     },
     activate(name, trigger) {
+      sync()
       const i = byName.get(name)
       if (i === undefined || on[i])
         return undefined
       return commit(new Map([[i, trigger ?? { kind: 'load', value: name, matched: name }]]))[0]
     },
-    listing,
+    listing(listingOptions) {
+      sync()
+      return listing(listingOptions)
+    },
     stats(): ActivationStats {
-      allTokens ??= estimateTokens(skills.map(listingLine).join('\n'))
+      sync()
+      allTokens ??= estimateTokens(indexed.map(listingLine).join('\n'))
       const listingTokens = estimateTokens(listing())
       const active = unconditional.length + activated.length
       return {

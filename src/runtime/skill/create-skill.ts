@@ -1,4 +1,5 @@
 import type { ReadOptions, Skill, SkillData } from './types'
+import { notifySkillUpdate } from './hot'
 import { resolveSection, SkillReadError, sliceLines } from './read-section'
 
 /**
@@ -18,4 +19,16 @@ export function createSkill(data: SkillData): Skill {
       return sliceLines(lines.slice(start - bodyLine, end - bodyLine + 1).join('\n'), options)
     },
   }
+}
+
+/**
+ * Patches a skill in place with its next version (from a hot update of its
+ * module in the Vite dev server), so that whoever holds it sees the new
+ * skill; then tells the `onSkillUpdate` handlers.
+ */
+export function patchSkill(skill: Skill, next: Skill): void {
+  for (const key of Object.keys(skill))
+    delete (skill as unknown as Record<string, unknown>)[key]
+  Object.assign(skill, next)
+  notifySkillUpdate({ added: [], changed: [next.name], removed: [] })
 }

@@ -1,6 +1,7 @@
 import type { Activation, RegistrySkill, SectionIndexEntry, Skill } from './types'
 import { closestMatches } from '../closest'
 import { SkillReadError } from './read-section'
+import { registryGeneration } from './registry'
 import { listingLine } from '../tokens'
 
 /** Options of {@link createSkillTool}. */
@@ -151,18 +152,31 @@ const isResult = (value: unknown): value is SkillToolResult => typeof value === 
  * Creates the `skill` tool an agent calls to load skills (their cover) and
  * read sections of progressive skills. With an activation, the description
  * lists only active skills, and a dormant skill the agent names is activated.
+ * Given the live registry of the Vite dev server, it offers the skills of its
+ * latest hot update.
  */
 export function createSkillTool(registry: readonly RegistrySkill[], options: SkillToolOptions = {}): SkillTool {
   const { activation } = options
-  const byName = new Map<string, RegistrySkill>()
-  for (const skill of registry) {
-    if (!byName.has(skill.name))
-      byName.set(skill.name, skill)
+  let byName = new Map<string, RegistrySkill>()
+  let names: string[] = []
+  let generation = -1
+
+  /** Indexes the skills by name when they changed (only a hot update of the registry changes them). */
+  function sync(): void {
+    if (generation === registryGeneration(registry))
+      return
+    generation = registryGeneration(registry)
+    byName = new Map()
+    for (const skill of registry) {
+      if (!byName.has(skill.name))
+        byName.set(skill.name, skill)
+    }
+    names = [...byName.keys()]
   }
-  const names = [...byName.keys()]
 
   /** The skills offered now: all, or the active ones in activation order. */
   function offered(): RegistrySkill[] {
+    sync()
     if (!activation)
       return [...byName.values()]
     return activation.active.flatMap(skill => byName.get(skill.name) ?? [])
@@ -283,6 +297,7 @@ export function createSkillTool(registry: readonly RegistrySkill[], options: Ski
   }
 
   async function execute(args: SkillToolArgs): Promise<SkillToolResult> {
+    sync()
     if (typeof args !== 'object' || args === null || Array.isArray(args))
       return fail(`The skill tool takes an object of arguments, e.g. {"action": "load", "skill": "${names[0] ?? 'my-skill'}"}.`)
     const input = args as unknown as Record<string, unknown>
