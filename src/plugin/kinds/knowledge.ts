@@ -13,6 +13,17 @@ export function namedKnowledgeId(state: PluginState, request: string): string | 
   return request.startsWith(KNOWLEDGE_PREFIX) && !request.endsWith('/routes') ? knowledgeModuleId({ kind: 'name', name: request.slice(KNOWLEDGE_PREFIX.length) }, state.esbuild, state.root) : undefined
 }
 
+/**
+ * The folder of a `<folder>?knowledge` (or `?routes`) import: relative to its
+ * importer when it starts with `.`; else to the root, as Vite reads
+ * `/docs` (an absolute path that exists stays as it is).
+ */
+export function importedFolder(folder: string, importer: string | undefined, root: string): string {
+  if (folder.startsWith('.') || folder === '')
+    return resolve(importer ? dirname(importer.split('?')[0]!) : root, folder || '.')
+  return isAbsolute(folder) && !existsSync(folder) ? join(root, folder) : resolve(root, folder)
+}
+
 export function knowledgeKind(state: PluginState): ModuleKind {
   return {
     name: 'knowledge',
@@ -26,11 +37,7 @@ export function knowledgeKind(state: PluginState): ModuleKind {
       const folder = knowledgeImportPath(source)
       if (folder === undefined)
         return undefined
-      const { root } = state
-      const dir = folder.startsWith('.') || folder === ''
-        ? resolve(importer ? dirname(importer.split('?')[0]!) : root, folder || '.')
-        : isAbsolute(folder) && !existsSync(folder) ? join(root, folder) : resolve(root, folder)
-      return knowledgeModuleId({ kind: 'dir', dir }, state.esbuild, root)
+      return knowledgeModuleId({ kind: 'dir', dir: importedFolder(folder, importer, state.root) }, state.esbuild, state.root)
     },
 
     owns: id => parseKnowledgeModuleId(id, state.root) !== undefined,

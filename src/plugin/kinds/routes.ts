@@ -4,7 +4,7 @@
 import type { PluginState } from '../state'
 import type { ModuleKind } from './kind'
 import { existsSync, statSync } from 'node:fs'
-import { dirname, join, relative, resolve } from 'node:path'
+import { join, relative, resolve } from 'node:path'
 import { formatDiagnostic } from '../../core/diagnostics'
 import { closest } from '../../core/text'
 import { openKnowledgeProject } from '../../knowledge/project'
@@ -12,6 +12,7 @@ import { RoutingError } from '../../routing/client'
 import { routeKnowledgeProject } from '../../routing/project'
 import { bundlerMessage } from '../bundler-message'
 import { KNOWLEDGE_PREFIX } from '../knowledge'
+import { importedFolder } from './knowledge'
 
 const ROUTES_SUFFIX = '/routes'
 const RESOLVED_PREFIX = '\0skill-kit-routes:'
@@ -68,10 +69,7 @@ export function routesKind(state: PluginState): ModuleKind {
       const folder = routesImportPath(source)
       if (folder === undefined)
         return undefined
-      const dir = folder.startsWith('.') || folder === ''
-        ? resolve(importer ? dirname(importer.split('?')[0]!) : state.root, folder || '.')
-        : resolve(state.root, folder)
-      return routesModuleId({ kind: 'dir', dir }, state.esbuild, state.root)
+      return routesModuleId({ kind: 'dir', dir: importedFolder(folder, importer, state.root) }, state.esbuild, state.root)
     },
 
     owns: id => parseRoutesModuleId(id, state.root) !== undefined,
