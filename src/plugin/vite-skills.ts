@@ -26,6 +26,9 @@ export function watchSkills(server: ViteDevServer, state: PluginState): void {
   // Vite watches its root; registry folders and skill folders may live outside it.
   server.watcher.add(registryDirs(state))
   state.dependencies.onDirs = dirs => server.watcher.add(dirs)
+  // The watcher hears of every change: skills are read again only when one of their files changes.
+  state.loader.trustUntilInvalidated()
+  server.watcher.on('all', (_event, path) => state.loader.invalidate(path))
 }
 
 /** The kinds this module updates; the others (knowledge) are left to Vite and their own watching. */
@@ -72,6 +75,8 @@ export async function hotUpdateSkills(
   kinds: readonly ModuleKind[],
 ): Promise<EnvironmentModuleNode[]> {
   const { file, type, modules } = options
+  // Vite may call this before the watcher's listener above: what the checks below load must be fresh.
+  state.loader.invalidate(file)
   const graph = environment.moduleGraph
   const kindOf = (id: string | null) => {
     const kind = id === null ? undefined : kinds.find(k => k.owns(id))

@@ -1,7 +1,7 @@
 import type { CompileOptions, CompiledSkill } from './compile'
 import type { EntryKind, SkillFolder } from './resources'
 import { lstatSync, readdirSync, readFileSync } from 'node:fs'
-import { basename, dirname, join, relative, sep } from 'node:path'
+import { basename, dirname, join, relative, resolve, sep } from 'node:path'
 import { hash } from '../core/hash'
 import { compileSkill } from './compile'
 import { declaredResourcePaths } from './metadata-form'
@@ -77,10 +77,36 @@ function snapshotFolder(file: string): SkillFolder & { root: string } {
  */
 export class SkillLoader {
   private readonly entries = new Map<string, Entry>()
+  private trusted = false
 
   constructor(private readonly options: CompileOptions = {}) {}
 
+  /**
+   * From now on, a compiled skill is reused without reading its files again
+   * until {@link invalidate} names one of them: for a caller that hears of
+   * every change (a dev server's watcher), so that rebuilding the registry
+   * after one edit reads one skill, not all of them.
+   */
+  trustUntilInvalidated(): void {
+    this.trusted = true
+  }
+
+  /** Forgets the skills that `path` (a file or folder, added, changed or removed) may change. */
+  invalidate(changed: string): void {
+    // Watchers may report `/`-separated paths; entries are keyed by the platform's.
+    const path = resolve(changed)
+    for (const [file, entry] of this.entries) {
+      const folder = dirname(file)
+      const listed = basename(file) === 'SKILL.md' && path.startsWith(folder + sep)
+      if (listed || entry.dependencies.includes(path) || file.startsWith(path + sep))
+        this.entries.delete(file)
+    }
+  }
+
   load(file: string): LoadedSkill {
+    const trusted = this.trusted && this.entries.get(file)
+    if (trusted)
+      return trusted
     const source = readFileSync(file, 'utf8')
     const folder = snapshotFolder(file)
     const cached = this.entries.get(file)

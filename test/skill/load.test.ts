@@ -43,6 +43,37 @@ describe('SkillLoader cache', () => {
     expect(loader.load(a).compiled.resources).toEqual([])
   })
 
+  it('trusting its cache, reads a skill again only when invalidate names one of its files or folders', () => {
+    const a = skill('a')
+    const b = skill('b')
+    const tool = join(dir, 'tool.skill.md')
+    writeFileSync(join(dir, 'ref.md'), 'Reference.\n')
+    writeFileSync(tool, '---\nname: tool\ndescription: Tool.\nresources: [ref.md]\n---\nBody.\n')
+    const loader = new SkillLoader()
+    loader.trustUntilInvalidated()
+    const [first, other, tooled] = [a, b, tool].map(file => loader.load(file).compiled)
+
+    // Unheard-of changes are not looked for: that is the caller's watcher's job.
+    writeFileSync(join(dir, 'a', 'notes.txt'), 'new file')
+    expect(loader.load(a).compiled).toBe(first)
+
+    loader.invalidate(join(dir, 'a', 'notes.txt'))
+    expect(loader.load(a).compiled.resources).toEqual(['notes.txt'])
+    expect(loader.load(b).compiled).toBe(other)
+    expect(loader.load(tool).compiled).toBe(tooled)
+
+    // A declared resource, with the separators a watcher may use.
+    writeFileSync(join(dir, 'ref.md'), 'Edited.\n')
+    loader.invalidate(join(dir, 'ref.md').replace(/\\/g, '/'))
+    expect(loader.load(tool).compiled).not.toBe(tooled)
+    expect(loader.load(b).compiled).toBe(other)
+
+    // A whole skill folder removed.
+    const second = loader.load(a).compiled
+    loader.invalidate(join(dir, 'a'))
+    expect(loader.load(a).compiled).not.toBe(second)
+  })
+
   it('tracks declared resources of a x.skill.md', () => {
     const file = join(dir, 'tool.skill.md')
     writeFileSync(file, '---\nname: tool\ndescription: Tool.\nresources: [ref.md]\n---\nBody.\n')
