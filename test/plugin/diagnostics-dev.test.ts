@@ -12,7 +12,7 @@ import type { Logger, Plugin, ViteDevServer } from 'vite'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { createLogger, createServer } from 'vite'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import skillKitVite from '../../dist/vite.mjs'
 import { launchChromium } from '../browser/knowledge-app'
 
@@ -106,6 +106,20 @@ describe('an invalid skill in the Vite dev server', () => {
     await server?.close()
   })
 
+  /**
+   * Vite keeps an error for a page that has yet to connect only while no page
+   * is connected: a page a failed test left open would take later pages' overlays.
+   */
+  const pages: Page[] = []
+  const newPage = async () => {
+    const page = await browser.newPage()
+    pages.push(page)
+    return page
+  }
+  afterEach(async () => {
+    await Promise.all(pages.splice(0).map(page => page.close()))
+  })
+
   /** Opens the page, waiting until both skill modules have been answered. */
   async function open(page: Page, load: () => Promise<unknown>): Promise<void> {
     const answered = (query: string) => page.waitForResponse(response => response.url().includes('/skills/broken/SKILL.md') && response.url().includes(query))
@@ -113,7 +127,7 @@ describe('an invalid skill in the Vite dev server', () => {
   }
 
   it('shows the overlay at the first error\'s line and 0-based column, with one code frame, once per page load', async () => {
-    const page = await browser.newPage()
+    const page = await newPage()
     await open(page, () => page.goto(origin))
     const overlay = await overlayAt(page, ':5:18')
     expect(overlay).toEqual({
@@ -142,7 +156,7 @@ skills/broken/SKILL.md:14:9 error section-id-missing: Level-2 heading "Usage" ha
   it('shows the overlay on a page that imports only a module of the skill that another page\'s load did not report from', async () => {
     /** Opens the page that imports `form` of the second skill; its overlay. */
     const openForm = async (form: string) => {
-      const page = await browser.newPage()
+      const page = await newPage()
       const answered = page.waitForResponse(response => response.url().includes('/skills/second/SKILL.md') && response.url().includes(form))
       await Promise.all([answered, page.goto(`${origin}/${form}.html`)])
       const overlay = await overlayAt(page, ':5:18')
@@ -157,7 +171,7 @@ skills/broken/SKILL.md:14:9 error section-id-missing: Level-2 heading "Usage" ha
   })
 
   it('points at the new first error after an edit, at the end of its line', async () => {
-    const before = await browser.newPage()
+    const before = await newPage()
     await open(before, () => before.goto(origin))
     await overlayAt(before, ':5:18')
     await before.close()
@@ -165,7 +179,7 @@ skills/broken/SKILL.md:14:9 error section-id-missing: Level-2 heading "Usage" ha
     writeFileSync(skill, BROKEN.replace('always: [setup, missing-rules]', 'always: [setup]'))
     expect(await edited).toBe(skill)
     // A page opened after the edit (one open during it may reload on its own, as Vite decides).
-    const page = await browser.newPage()
+    const page = await newPage()
     await open(page, () => page.goto(origin))
     const overlay = await overlayAt(page, ':14:8')
     expect(overlay.message).toBe(`Invalid skill skills/broken/SKILL.md (1 error). Fix them, or set onInvalid: 'fallback' to load it whole:
