@@ -95,7 +95,9 @@ describe('an invalid skill in the Vite dev server', () => {
       writeFileSync(join(work, `${form}.html`), `<!doctype html>\n<html><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body><script type="module" src="/${form}.js"></script></body></html>\n`)
       writeFileSync(join(work, `${form}.js`), `import skill from './skills/second/SKILL.md?${form}'\ndocument.body.dataset.skill = String(skill)\n`)
     }
-    const logger: Logger = { ...createLogger('silent'), error: (message) => { if (message.startsWith('Internal server error: ')) sent.push(message) } }
+    // Vite colours the line where picocolors sees colour support, which includes any CI=… environment.
+    const plain = (message: string) => message.replace(/\x1B\[\d+(?:;\d+)*m/g, '')
+    const logger: Logger = { ...createLogger('silent'), error: (message) => { if (plain(message).startsWith('Internal server error: ')) sent.push(message) } }
     server = await createServer({ configFile: false, root: work, customLogger: logger, plugins: [skillKitVite(), changed.plugin], server: { port: 0, host: '127.0.0.1' } })
     await server.listen()
     origin = `http://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}`
