@@ -136,17 +136,7 @@ export async function build(bundler: Bundler, entry: string, options: PluginOpti
     case 'webpack':
     case 'rspack': {
       // The same configuration for both: rspack follows webpack's.
-      const config = {
-        mode: 'none' as const,
-        context: root,
-        entry,
-        target: 'node20' as const,
-        devtool: false as const,
-        cache: false,
-        output: { path: outDir, filename: 'index.mjs', module: true, library: { type: 'module' as const }, chunkFormat: 'module' as const, publicPath: './' },
-        plugins: [plugin(options)],
-        infrastructureLogging: { level: 'none' as const },
-      }
+      const config = nodeModuleConfig({ root, entry, outDir, plugin: plugin(options), cache: false })
       const compiler = bundler === 'webpack'
         ? (await import('webpack')).default({ ...config, experiments: { outputModule: true } })
         : (await import('@rspack/core')).rspack(config)
@@ -164,6 +154,21 @@ export async function build(bundler: Bundler, entry: string, options: PluginOpti
 }
 
 /** A build's outcome, kept so that one failed build fails only the tests that use it. */
+/** A webpack (or rspack) configuration building `entry` into `<outDir>/index.mjs`, an ES module for Node. */
+export function nodeModuleConfig<P>({ root, entry, outDir, plugin, cache }: { root: string, entry: string, outDir: string, plugin: P, cache: boolean }) {
+  return {
+    mode: 'none' as const,
+    context: root,
+    entry,
+    target: 'node20' as const,
+    devtool: false as const,
+    cache,
+    output: { path: outDir, filename: 'index.mjs', module: true, library: { type: 'module' as const }, chunkFormat: 'module' as const, publicPath: './' },
+    plugins: [plugin],
+    infrastructureLogging: { level: 'none' as const },
+  }
+}
+
 export type Settled<T> = { ok: true, value: T } | { ok: false, error: unknown }
 
 export async function settle<T>(promise: Promise<T>): Promise<Settled<T>> {

@@ -15,29 +15,12 @@ import { createLogger, createServer } from 'vite'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import skillKitVite from '../../dist/vite.mjs'
 import { launchChromium } from '../browser/knowledge-app'
+import { BROKEN } from './broken-skill'
 
 const repo = resolve(import.meta.dirname, '../..')
 const work = join(repo, 'test/.tmp/diagnostics-dev')
 const skill = join(work, 'skills/broken/SKILL.md')
 const second = join(work, 'skills/second/SKILL.md')
-
-const BROKEN = `---
-name: broken
-description: A progressive skill with two mistakes.
-progressive:
-  always: [setup, missing-rules]
----
-
-Follow the setup before anything else.
-
-## Setup {#setup}
-
-Install the tools.
-
-## Usage
-
-Run the tool on the input file.
-`
 
 /** What the overlay shows: Vite's parts of its shadow DOM. */
 interface Overlay {

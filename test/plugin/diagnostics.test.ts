@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { BUNDLERS } from './build'
+import { BROKEN } from './broken-skill'
 
 const repo = resolve(import.meta.dirname, '../..')
 const work = join(repo, 'test/.tmp/diagnostics')
@@ -87,24 +88,6 @@ async function buildErrors(bundler: Bundler, app: string, entry: string): Promis
   }
   throw new Error(`${bundler} built ${entry} without an error`)
 }
-
-const BROKEN = `---
-name: broken
-description: A progressive skill with two mistakes.
-progressive:
-  always: [setup, missing-rules]
----
-
-Follow the setup before anything else.
-
-## Setup {#setup}
-
-Install the tools.
-
-## Usage
-
-Run the tool on the input file.
-`
 
 const BROKEN_TEXT = `Invalid skill skills/broken/SKILL.md (2 errors). Fix them, or set onInvalid: 'fallback' to load it whole:
 

@@ -8,6 +8,7 @@ import type { Bundler, PluginOptions } from './build'
 import { cpSync, existsSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { nodeModuleConfig } from './build'
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 
@@ -163,17 +164,7 @@ export async function watchBuilds(bundler: Bundler, entry: string, options: Plug
     case 'webpack':
     case 'rspack': {
       // The in-memory cache of `webpack --watch` in development: modules are rebuilt only when what they depend on changed.
-      const config = {
-        mode: 'none' as const,
-        context: root,
-        entry,
-        target: 'node20' as const,
-        devtool: false as const,
-        cache: true,
-        output: { path: outDir, filename: 'index.mjs', module: true, library: { type: 'module' as const }, chunkFormat: 'module' as const, publicPath: './' },
-        plugins: [plugin(options)],
-        infrastructureLogging: { level: 'none' as const },
-      }
+      const config = nodeModuleConfig({ root, entry, outDir, plugin: plugin(options), cache: true })
       const compiler: any = bundler === 'webpack'
         ? (await import('webpack')).default({ ...config, experiments: { outputModule: true } })
         : (await import('@rspack/core')).rspack(config)
