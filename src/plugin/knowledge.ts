@@ -8,7 +8,8 @@ import type { KnowledgeProject, ProjectBuild } from '../knowledge/project'
 import type { SnapshotDocument } from '../runtime/knowledge/snapshot-reader'
 import type { KnowledgeOptions, Options } from './options'
 import type { ProgressWrite } from './progress'
-import { join, relative, resolve } from 'node:path'
+import type { FolderTarget } from './folder-ids'
+import { join, resolve } from 'node:path'
 import { formatDiagnostic } from '../core/diagnostics'
 import { hash } from '../core/hash'
 import { closest } from '../core/text'
@@ -18,16 +19,10 @@ import { knowledgeProgressReporter } from '../knowledge/progress'
 import { buildKnowledgeProject, openKnowledgeProject } from '../knowledge/project'
 import { TransformersMissingError } from '../knowledge/transformers'
 import { decodeSnapshot } from '../runtime/knowledge/snapshot-reader'
+import { folderImportPath, folderModuleIds } from './folder-ids'
 
 export const KNOWLEDGE_PREFIX = 'virtual:skill-kit/knowledge/'
-/**
- * Resolved ids: `\0skill-kit-knowledge:<kind>:<key>`, or for esbuild a (never
- * written) file name. Bundlers print module ids into bundles, so a folder's
- * key is its path relative to the root: no build machine's folder reaches the
- * output.
- */
-const RESOLVED_PREFIX = '\0skill-kit-knowledge:'
-const ESBUILD_PREFIX = '__skill-kit-knowledge__'
+const knowledgeIds = folderModuleIds('knowledge')
 export const BODY_QUERY = '?knowledge-document'
 /**
  * A document body in the Vite dev server: `\0skill-kit-knowledge:document:<version>:<document ID>.js`,
@@ -35,7 +30,7 @@ export const BODY_QUERY = '?knowledge-document'
  * modules, never a stale leaf, and with no file for Vite's own HMR to chase.
  * The ID is only there to be read (in the browser's network panel).
  */
-const DEV_BODY_PREFIX = `${RESOLVED_PREFIX}document:`
+const DEV_BODY_PREFIX = `${knowledgeIds.prefix}document:`
 
 /** The dev server's id of the body of version `version` of document `id`. */
 export function devBodyId(version: string, id: string): string {
@@ -51,43 +46,16 @@ export function devBodyVersion(id: string): string | undefined {
 }
 
 /** A knowledge base: a folder imported with `?knowledge`, or a name from the options. */
-export type KnowledgeTarget = { kind: 'dir', dir: string } | { kind: 'name', name: string }
+export type KnowledgeTarget = FolderTarget
 
 /** `./folder?knowledge` (with or without bundler keys such as `&t=…`): the folder part; else `undefined`. */
-export function knowledgeImportPath(source: string): string | undefined {
-  const mark = source.indexOf('?')
-  if (mark < 0)
-    return undefined
-  const keys = [...new URLSearchParams(source.slice(mark + 1)).keys()].filter(k => !['t', 'v', 'import'].includes(k))
-  return keys.length === 1 && keys[0] === 'knowledge' ? source.slice(0, mark) : undefined
-}
+export const knowledgeImportPath = (source: string): string | undefined => folderImportPath(source, 'knowledge')
 
 /** The id a knowledge module resolves to in this bundler. */
-export function knowledgeModuleId(target: KnowledgeTarget, esbuild: boolean, root: string): string {
-  const key = target.kind === 'dir' ? relative(root, target.dir).replace(/\\/g, '/') : target.name
-  return esbuild ? `${ESBUILD_PREFIX}${target.kind}-${encodeURIComponent(key)}.js` : `${RESOLVED_PREFIX}${target.kind}:${key}`
-}
+export const knowledgeModuleId = knowledgeIds.id
 
 /** The knowledge base a resolved id stands for. */
-export function parseKnowledgeModuleId(id: string, root: string): KnowledgeTarget | undefined {
-  let kind: string | undefined
-  let key = ''
-  if (id.startsWith(RESOLVED_PREFIX)) {
-    const rest = id.slice(RESOLVED_PREFIX.length)
-    kind = rest.slice(0, rest.indexOf(':'))
-    key = rest.slice(kind.length + 1)
-  }
-  else if (id.startsWith(ESBUILD_PREFIX) && id.endsWith('.js')) {
-    const file = id.slice(ESBUILD_PREFIX.length, -3)
-    kind = file.slice(0, file.indexOf('-'))
-    key = decodeURIComponent(file.slice(kind.length + 1))
-  }
-  if (kind === 'dir')
-    return { kind: 'dir', dir: resolve(root, key) }
-  if (kind === 'name')
-    return { kind: 'name', name: key }
-  return undefined
-}
+export const parseKnowledgeModuleId = knowledgeIds.parse
 
 /** What a dev server watches of a knowledge base: its folders, and what its builds write inside them. */
 export interface KnowledgeFolders {

@@ -4,7 +4,7 @@
 import type { PluginState } from '../state'
 import type { ModuleKind } from './kind'
 import { existsSync, statSync } from 'node:fs'
-import { join, relative, resolve } from 'node:path'
+import { join } from 'node:path'
 import { formatDiagnostic } from '../../core/diagnostics'
 import { closest } from '../../core/text'
 import { openKnowledgeProject } from '../../knowledge/project'
@@ -12,42 +12,13 @@ import { RoutingError } from '../../routing/client'
 import { routeKnowledgeProject } from '../../routing/project'
 import { bundlerMessage } from '../bundler-message'
 import { KNOWLEDGE_PREFIX } from '../knowledge'
+import { folderImportPath, folderModuleIds } from '../folder-ids'
 import { importedFolder } from './knowledge'
 
 const ROUTES_SUFFIX = '/routes'
-const RESOLVED_PREFIX = '\0skill-kit-routes:'
-const ESBUILD_PREFIX = '__skill-kit-routes__'
-
-type RoutesTarget = { kind: 'dir', dir: string } | { kind: 'name', name: string }
-
-/** `./folder?routes` (bundler keys such as `&t=…` allowed): the folder part; else `undefined`. */
-function routesImportPath(source: string): string | undefined {
-  const mark = source.indexOf('?')
-  if (mark < 0)
-    return undefined
-  const keys = [...new URLSearchParams(source.slice(mark + 1)).keys()].filter(k => !['t', 'v', 'import'].includes(k))
-  return keys.length === 1 && keys[0] === 'routes' ? source.slice(0, mark) : undefined
-}
-
-/** Resolved ids name folders relative to the root, so no build machine's path reaches a bundle. */
-function routesModuleId(target: RoutesTarget, esbuild: boolean, root: string): string {
-  const key = target.kind === 'dir' ? relative(root, target.dir).replace(/\\/g, '/') : target.name
-  return esbuild ? `${ESBUILD_PREFIX}${target.kind}-${encodeURIComponent(key)}.js` : `${RESOLVED_PREFIX}${target.kind}:${key}`
-}
-
-function parseRoutesModuleId(id: string, root: string): RoutesTarget | undefined {
-  let rest: string
-  if (id.startsWith(RESOLVED_PREFIX))
-    rest = id.slice(RESOLVED_PREFIX.length)
-  else if (id.startsWith(ESBUILD_PREFIX) && id.endsWith('.js'))
-    rest = id.slice(ESBUILD_PREFIX.length, -3).replace('-', ':')
-  else return undefined
-  const kind = rest.slice(0, rest.indexOf(':'))
-  const key = id.startsWith(ESBUILD_PREFIX) ? decodeURIComponent(rest.slice(kind.length + 1)) : rest.slice(kind.length + 1)
-  if (kind === 'dir')
-    return { kind: 'dir', dir: resolve(root, key) }
-  return kind === 'name' ? { kind: 'name', name: key } : undefined
-}
+const routesIds = folderModuleIds('routes')
+const routesModuleId = routesIds.id
+const parseRoutesModuleId = routesIds.parse
 
 /** The resolved id of `virtual:skill-kit/knowledge/<name>/routes`. */
 export function namedRoutesId(state: PluginState, request: string): string | undefined {
@@ -66,7 +37,7 @@ export function routesKind(state: PluginState): ModuleKind {
         return named
       if (parseRoutesModuleId(source, state.root))
         return source
-      const folder = routesImportPath(source)
+      const folder = folderImportPath(source, 'routes')
       if (folder === undefined)
         return undefined
       return routesModuleId({ kind: 'dir', dir: importedFolder(folder, importer, state.root) }, state.esbuild, state.root)
