@@ -16,12 +16,27 @@ export interface KnowledgeFolder {
   digest: string
 }
 
+/** One file parsed: the document (`undefined` when unusable) and the file's own problems. */
+export interface ParsedDocument {
+  document: KnowledgeDocument | undefined
+  diagnostics: Diagnostic[]
+}
+
+export interface LoadFolderOptions {
+  /**
+   * Parses the file at `file` (absolute) with text `text`: `parse()` does it;
+   * a memo keyed by both may return what it gave before instead, so that a
+   * load parses only what changed (the dev server's routed pages).
+   */
+  parse?: (file: string, text: string, parse: () => ParsedDocument) => ParsedDocument
+}
+
 /**
  * Reads every Markdown file under `dir` (nested folders included; hidden
  * entries and other files ignored). Symlinks, empty documents, invalid
  * frontmatter and duplicate IDs are errors; documents come sorted by path.
  */
-export function loadKnowledgeFolder(dir: string): KnowledgeFolder {
+export function loadKnowledgeFolder(dir: string, options: LoadFolderOptions = {}): KnowledgeFolder {
   const diagnostics: Diagnostic[] = []
   const documents: KnowledgeDocument[] = []
   const files: string[] = []
@@ -45,10 +60,15 @@ export function loadKnowledgeFolder(dir: string): KnowledgeFolder {
       }
       else if (entry.isFile() && entry.name.toLowerCase().endsWith('.md')) {
         files.push(path)
-        const bag = new DiagnosticBag(path)
         const text = readFileSync(path, 'utf8')
         read.push(`file:${relative(dir, path)}`, text)
-        const document = parseKnowledgeDocument(relative(dir, path).split(sep).join('/'), text, bag)
+        const parse = (): ParsedDocument => {
+          const bag = new DiagnosticBag(path)
+          return { document: parseKnowledgeDocument(relative(dir, path).split(sep).join('/'), text, bag), diagnostics: bag.items }
+        }
+        const { document, diagnostics: own } = options.parse ? options.parse(path, text, parse) : parse()
+        const bag = new DiagnosticBag(path)
+        bag.items.push(...own)
         if (document) {
           const first = firstById.get(document.id)
           if (first)

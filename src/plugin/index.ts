@@ -15,15 +15,18 @@ import { REGISTRY_ID, registryId, registryKind } from './kinds/registry'
 import { namedRoutesId, routesKind } from './kinds/routes'
 import { skillKind } from './kinds/skill'
 import { FAILED_MODULE } from './reports'
+import { RoutesService } from './routes'
 import { PluginState } from './state'
 import { rewriteVirtualScheme } from './virtual-scheme'
-import { knowledgeViteApi } from './vite-knowledge'
+import { skillKitViteApi } from './vite-api'
 import { configureDevServer } from './vite-server'
 import { hotUpdateSkills, servedModule } from './vite-skills'
 import { watchDependencies } from './watch'
 
 export type { FilterPattern, KnowledgeOptions, Options } from './options'
-export type { KnowledgeRebuildEvent, SkillKitViteApi } from './vite-knowledge'
+export type { SkillKitViteApi } from './vite-api'
+export type { KnowledgeRebuildEvent } from './vite-knowledge'
+export type { RoutesRebuildEvent } from './vite-routes'
 export { REGISTRY_ID }
 
 /** Every id a kind may own, so bundlers call the plugin for nothing else. */
@@ -41,6 +44,7 @@ const ESBUILD_LOADER = 'js'
 export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = {}, meta) => {
   const state = new PluginState(options, meta.framework)
   state.knowledge = new KnowledgeService(options, () => state.root, state.relativize)
+  state.routes = new RoutesService(state.knowledge, () => state.root, state.relativize)
   state.chunkAssets = new ChunkRelativeAssets()
   // In the order they are asked: a registry or knowledge id is never a skill's.
   const kinds: ModuleKind[] = [registryKind(state), routesKind(state), knowledgeKind(state), knowledgeDocumentKind(state), skillKind(state)]
@@ -59,12 +63,14 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
     buildStart() {
       state.reports.clear()
       state.knowledge.reset()
+      state.routes.reset()
       state.chunkAssets.reset((this as { environment?: { name: string } }).environment?.name ?? '')
     },
 
     watchChange() {
       state.reports.clear()
       state.knowledge.reset()
+      state.routes.reset()
     },
 
     resolveId: {
@@ -114,7 +120,7 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
     },
 
     vite: {
-      api: knowledgeViteApi(state),
+      api: skillKitViteApi(state),
       resolveFileUrl,
       // A server build without emitAssets drops every asset in its generateBundle; Node reads ours from beside the bundle.
       writeBundle(output, bundle) {

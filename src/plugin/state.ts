@@ -3,6 +3,7 @@ import type { KnowledgeService } from './knowledge'
 import type { ViteServe } from './knowledge-load'
 import type { Options } from './options'
 import type { InfoLogger } from './progress'
+import type { RoutesService } from './routes'
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { SkillLoader } from '../skill/load'
@@ -29,6 +30,7 @@ export class PluginState {
   /** Rolldown's `platform` option, when the build sets one. */
   rolldownPlatform: string | undefined
   knowledge!: KnowledgeService
+  routes!: RoutesService
   chunkAssets!: ChunkRelativeAssets
 
   constructor(readonly options: Options, readonly framework: string) {

@@ -10,15 +10,14 @@
 // old body. A build that fails shows Vite's overlay and leaves the last valid
 // module served.
 
-import type { ErrorPayload, ViteDevServer } from 'vite'
+import type { ViteDevServer } from 'vite'
 import type { Embedder } from '../knowledge/embedder'
 import type { KnowledgeFolders, KnowledgeOutcome, KnowledgeTarget } from './knowledge'
 import type { PluginState } from './state'
-import { relative, sep } from 'node:path'
 import { RebuildLoop } from '../knowledge/rebuild-loop'
 import { PROGRESS_PREFIX } from '../knowledge/progress'
-import { bundlerMessage } from './bundler-message'
 import { knowledgeModuleId } from './knowledge'
+import { concerns, overlayPayload, publishUpdate } from './vite-rebuild'
 
 /** A step of a dev-server knowledge rebuild. */
 export type KnowledgeRebuildEvent =
@@ -33,12 +32,9 @@ export type KnowledgeRebuildEvent =
   /** The knowledge base cannot be built (the overlay shows why); the last valid module is still served. */
   | { type: 'error', name: string, message: string }
 
-/**
- * What the plugin offers other Vite plugins (and tests, benchmarks) as its
- * `api`: to follow the dev server's knowledge rebuilds.
- */
-export interface SkillKitViteApi {
-  /** Calls `listener` at each step of each rebuild; returns a function that stops it. */
+/** The plugin's `api` for the dev server's knowledge rebuilds (see `vite-api.ts`). */
+export interface KnowledgeViteApi {
+  /** Calls `listener` at each step of each knowledge rebuild; returns a function that stops it. */
   onKnowledgeRebuild: (listener: (event: KnowledgeRebuildEvent) => void) => () => void
   /** Embeds every knowledge build with `embedder` instead of the project's model (`undefined`: the model again). */
   setKnowledgeEmbedder: (embedder: Embedder | undefined) => void
@@ -53,7 +49,7 @@ function listenersOf(state: PluginState): Set<(event: KnowledgeRebuildEvent) => 
   return set
 }
 
-export function knowledgeViteApi(state: PluginState): SkillKitViteApi {
+export function knowledgeViteApi(state: PluginState): KnowledgeViteApi {
   return {
     onKnowledgeRebuild(listener) {
       listenersOf(state).add(listener)
@@ -65,25 +61,6 @@ export function knowledgeViteApi(state: PluginState): SkillKitViteApi {
       state.knowledge.embedder = embedder
     },
   }
-}
-
-/** Vite's overlay for a knowledge base that cannot be built. */
-function overlayPayload(outcome: KnowledgeOutcome & { ok: false }): ErrorPayload {
-  const { message, id, loc, frame } = bundlerMessage('vite', outcome.message, outcome.diagnostic)
-  return { type: 'error', err: { message, id, loc, frame, stack: '', plugin: 'unplugin-skill-kit' } }
-}
-
-/** Whether `path` is `dir` or inside it. */
-const within = (path: string, dir: string) => path === dir || path.startsWith(dir + sep)
-
-/**
- * Whether a file event is a change to this knowledge base: inside one of its
- * folders, in no hidden entry (`.skill-kit`, `.git`) and in nothing its builds
- * write (index, vector cache, models).
- */
-function concerns(folders: KnowledgeFolders, path: string): boolean {
-  return folders.roots.some(root => within(path, root) && !relative(root, path).split(sep).some(part => part.startsWith('.')))
-    && !folders.written.some(dir => within(path, dir))
 }
 
 export function watchKnowledge(server: ViteDevServer, state: PluginState): void {
@@ -100,19 +77,7 @@ export function watchKnowledge(server: ViteDevServer, state: PluginState): void 
   const nameOf = (target: KnowledgeTarget) => target.kind === 'name' ? target.name : state.relativize(target.dir)
 
   /** After a delivered build: the knowledge module of `target` in each environment gets one update. */
-  const publish = (target: KnowledgeTarget) => {
-    const id = knowledgeModuleId(target, false, state.root)
-    for (const environment of Object.values(server.environments)) {
-      const module = environment.moduleGraph.getModuleById(id)
-      if (!module)
-        continue
-      // A module that never loaded (the page opened on an error) has nothing to accept an update: the page reloads.
-      if (module.isSelfAccepting === undefined)
-        environment.hot.send({ type: 'full-reload', path: '*' })
-      else
-        void environment.reloadModule(module)
-    }
-  }
+  const publish = (target: KnowledgeTarget) => publishUpdate(server, knowledgeModuleId(target, false, state.root))
 
   const loopOf = (key: string, { target, watch }: KnowledgeFolders): RebuildLoop<KnowledgeOutcome> => {
     let loop = loops.get(key)

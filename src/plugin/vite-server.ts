@@ -1,14 +1,16 @@
-// The Vite dev server: watching for skills and knowledge bases, and serving the files knowledge modules name.
+// The Vite dev server: watching for skills, knowledge bases and routed index pages, and serving the files knowledge modules name.
 
 import type { ViteDevServer } from 'vite'
 import type { PluginState } from './state'
 import { existsSync, readFileSync } from 'node:fs'
 import { watchKnowledge } from './vite-knowledge'
+import { watchRoutes } from './vite-routes'
 import { watchSkills } from './vite-skills'
 
 export function configureDevServer(server: ViteDevServer, state: PluginState): void {
   watchSkills(server, state)
   watchKnowledge(server, state)
+  watchRoutes(server, state)
 
   // Snapshots and (with includeModel) model files, as the knowledge modules named them.
   server.middlewares.use((request, response, next) => {

@@ -32,6 +32,11 @@ export interface LlmRouterOptions {
   force?: boolean
   /** Use cached answers only; a miss fails, naming the document or page. */
   offline?: boolean
+  /**
+   * Use cached answers only; a miss is no failure but `undefined`, which the
+   * offline router describes instead (the dev server never asks the model).
+   */
+  cacheOnly?: boolean
   log?: (line: string) => void
 }
 
@@ -140,13 +145,15 @@ function mergeAnswers(answers: CardAnswer[]): CardAnswer {
   return { title: first.title, summary: first.summary, tasks, ...(first.topic === undefined ? {} : { topic: first.topic }) }
 }
 
-/** Asks (or reads from the cache) what `messages` answer, validated by `validate`. */
-async function answer<T>(options: LlmRouterOptions, kind: 'cards' | 'pages', key: string, requests: ChatMessage[][], subject: string, validate: (value: Record<string, unknown>) => T, merge: (answers: T[]) => T): Promise<T> {
+/** Asks (or reads from the cache) what `messages` answer, validated by `validate`; `undefined` on a miss with `cacheOnly`. */
+async function answer<T>(options: LlmRouterOptions, kind: 'cards' | 'pages', key: string, requests: ChatMessage[][], subject: string, validate: (value: Record<string, unknown>) => T, merge: (answers: T[]) => T): Promise<T | undefined> {
   if (!options.force) {
     const cached = options.cache.get<T>(kind, key)
     if (cached !== undefined)
       return cached
   }
+  if (options.cacheOnly)
+    return undefined
   if (options.offline || !options.client)
     throw new RoutingError(`No cached answer for ${subject}, and the build may use the cache only (offline). Build once with the model reachable, without offline.`)
   const answers: T[] = []
@@ -168,25 +175,40 @@ function requestKey(options: LlmRouterOptions, kind: string, requests: ChatMessa
   return hash(kind, String(PROMPT_VERSION), options.model, options.endpoint, JSON.stringify(requests))
 }
 
-/** Each document's card and its topic (its own categories, else the model's proposal), in document order. */
-export async function llmCards(documents: readonly KnowledgeDocument[], options: LlmRouterOptions): Promise<{ card: Omit<Card, 'topics'>, topic?: string }[]> {
-  return mapLimit(documents, options.concurrency, async (document) => {
-    const wantTopic = explicitCategories(document).length === 0
-    const windows = documentWindows(document, options.maxInputChars)
-    const requests = windows.map((window, i) => cardMessages(document, window, i + 1, windows.length, options.language, wantTopic))
-    const found = await answer(options, 'cards', requestKey(options, 'card', requests), requests, document.path, value => validateCard(value, wantTopic), mergeAnswers)
-    return {
-      card: { id: document.id, path: document.path, title: found.title, summary: found.summary, tasks: found.tasks, tokens: estimateTokens(document.body) },
-      ...(found.topic === undefined ? {} : { topic: found.topic }),
-    }
-  })
+/** A document's card as the model describes it. */
+export interface LlmCard {
+  card: Omit<Card, 'topics'>
+  /** The model's topic, for a document without categories of its own. */
+  topic?: string
 }
 
-/** The model's summaries of one level of pages, in order. */
-export async function llmSummaries(pages: PageDraft[], options: LlmRouterOptions): Promise<string[]> {
+/**
+ * The settings a document's card depends on besides the document: cards made
+ * under another key (another model, endpoint, language, window size) are not reused.
+ */
+export function llmCardKey(options: LlmRouterOptions): string {
+  return hash('card', String(PROMPT_VERSION), options.model, options.endpoint, options.language, String(options.maxInputChars))
+}
+
+/** A document's card and topic (its own categories, else the model's proposal); `undefined` on a cache miss with `cacheOnly`. */
+export async function llmCard(document: KnowledgeDocument, options: LlmRouterOptions): Promise<LlmCard | undefined> {
+  const wantTopic = explicitCategories(document).length === 0
+  const windows = documentWindows(document, options.maxInputChars)
+  const requests = windows.map((window, i) => cardMessages(document, window, i + 1, windows.length, options.language, wantTopic))
+  const found = await answer(options, 'cards', requestKey(options, 'card', requests), requests, document.path, value => validateCard(value, wantTopic), mergeAnswers)
+  if (!found)
+    return undefined
+  return {
+    card: { id: document.id, path: document.path, title: found.title, summary: found.summary, tasks: found.tasks, tokens: estimateTokens(document.body) },
+    ...(found.topic === undefined ? {} : { topic: found.topic }),
+  }
+}
+
+/** The model's summaries of one level of pages, in order; `undefined` for a page with no cached summary with `cacheOnly`. */
+export async function llmSummaries(pages: PageDraft[], options: LlmRouterOptions): Promise<(string | undefined)[]> {
   return mapLimit(pages, options.concurrency, async (page) => {
     const requests = [pageMessages(page, options.language)]
     const found = await answer(options, 'pages', requestKey(options, 'page', requests), requests, `the index page "${page.title}"`, value => ({ summary: boundedText(value.summary, 'summary', CARD_LIMITS.summary) }), answers => answers[0]!)
-    return found.summary
+    return found?.summary
   })
 }

@@ -7,7 +7,8 @@ import type { KnowledgeProject } from '../knowledge/project'
 import type { ChatClientOptions } from './client'
 import type { RoutedSkill } from './layout'
 import type { LlmRouterOptions } from './llm'
-import { join } from 'node:path'
+import type { RoutingMemo, RoutingStats } from './memo'
+import { join, relative, sep } from 'node:path'
 import { loadKnowledgeFolder } from '../knowledge/load-folder'
 import { RoutingCache } from './cache'
 import { createChatClient, RoutingError } from './client'
@@ -24,6 +25,15 @@ export interface RouteProjectOptions {
   force?: boolean
   /** Build from cached answers only; a miss fails, naming the document. */
   offline?: boolean
+  /**
+   * Never ask the model (the dev server, watch builds): cached answers only,
+   * and the offline router describes what has none (listed in `stats`). No key needed.
+   */
+  cacheOnly?: boolean
+  /** Documents and cards of earlier routings of this project, reused while unchanged. */
+  memo?: RoutingMemo
+  /** Filled with what this routing did (see {@link RoutingStats}). */
+  stats?: RoutingStats
   /** One line per retry. */
   log?: (line: string) => void
   /** Client internals for tests: fetch, backoff, sleep. */
@@ -48,7 +58,14 @@ export function routingCacheDir(project: KnowledgeProject): string {
 export async function routeKnowledgeProject(project: KnowledgeProject, options: RouteProjectOptions = {}): Promise<RoutedSkill | KnowledgeBuildFailure> {
   const { config } = project
   const env = options.env ?? process.env
-  const folder = loadKnowledgeFolder(config.knowledge)
+  const { memo, stats } = options
+  const load = (onParse?: (file: string) => void) => {
+    memo?.startLoad()
+    const loaded = loadKnowledgeFolder(config.knowledge, { parse: memo?.parser(onParse) })
+    memo?.finishLoad()
+    return loaded
+  }
+  const folder = load(file => stats?.parsed.push(relative(config.knowledge, file).split(sep).join('/')))
   if (folder.diagnostics.some(d => d.severity === 'error'))
     return { diagnostics: folder.diagnostics, files: folder.files }
 
@@ -60,9 +77,10 @@ export async function routeKnowledgeProject(project: KnowledgeProject, options: 
     if (problem)
       throw new RoutingError(problem)
     const apiKey = env[apiKeyEnv]
-    if (!options.offline && !apiKey)
+    const cacheOnly = options.offline || options.cacheOnly
+    if (!cacheOnly && !apiKey)
       throw new RoutingError(`The routing model "${model}" needs an API key in the environment variable ${apiKeyEnv} ("routing.apiKeyEnv"): export ${apiKeyEnv}=… before building. For a local server that ignores it, any placeholder will do.`)
-    const client = options.offline
+    const client = cacheOnly
       ? undefined
       : createChatClient({ baseUrl, model, apiKey: apiKey!, timeoutMs: config.routing.timeoutMs, log: options.log, ...options.client })
     llm = {
@@ -75,6 +93,7 @@ export async function routeKnowledgeProject(project: KnowledgeProject, options: 
       concurrency: config.routing.concurrency,
       force: options.force,
       offline: options.offline,
+      cacheOnly: options.cacheOnly && !options.offline,
       log: options.log,
     }
   }
@@ -84,8 +103,10 @@ export async function routeKnowledgeProject(project: KnowledgeProject, options: 
     pageSize: config.routing.pageSize,
     maxEntryTokens: config.routing.maxEntryTokens,
     llm,
+    memo,
+    stats,
   })
-  if (loadKnowledgeFolder(config.knowledge).digest !== folder.digest)
+  if (load().digest !== folder.digest)
     throw new RoutingError('Documents changed while the index pages were built, so none were published. Build again once the edits are done.')
   return routes
 }

@@ -1,0 +1,87 @@
+// What one knowledge base's routings keep between them (the dev server's and
+// watch builds' rebuilds): each document parsed, by its file and content hash,
+// and the cards made of it. An edit then parses and cards that document only;
+// grouping and laying out the pages again is cheap.
+
+import type { KnowledgeDocument } from '../knowledge/document'
+import type { ParsedDocument } from '../knowledge/load-folder'
+import { hash } from '../core/hash'
+
+/** What one routing did, for messages and tests. */
+export interface RoutingStats {
+  /** Documents parsed (new or changed since the last routing with the same memo), by path. */
+  parsed: string[]
+  /** Documents whose card was made (not reused from the memo), by path. */
+  carded: string[]
+  /** `cacheOnly`: documents with no cached answer of the routing model, described by the offline router. */
+  uncached: string[]
+  /** `cacheOnly`: index pages with no cached summary, summarized by the offline router. */
+  uncachedPages: number
+}
+
+/** Empty stats, to be filled by a routing. */
+export function newRoutingStats(): RoutingStats {
+  return { parsed: [], carded: [], uncached: [], uncachedPages: 0 }
+}
+
+/**
+ * Parsed documents and their cards, kept across routings of one knowledge
+ * folder. A document is reused while its file's text is the same; a card
+ * belongs to the very document object it was made from (a `WeakMap`), so a
+ * changed document never meets an old card.
+ */
+export class RoutingMemo {
+  private files = new Map<string, { hash: string, parsed: ParsedDocument }>()
+  /** Files seen by the load in progress: the others are gone, and forgotten when it ends. */
+  private seen = new Set<string>()
+  private readonly cards = new WeakMap<KnowledgeDocument, Map<string, unknown>>()
+
+  /** Starts a load of the folder (see {@link finishLoad}). */
+  startLoad(): void {
+    this.seen = new Set()
+  }
+
+  /** Ends a load: documents of files it did not see are forgotten. */
+  finishLoad(): void {
+    for (const file of [...this.files.keys()]) {
+      if (!this.seen.has(file))
+        this.files.delete(file)
+    }
+  }
+
+  /** `loadKnowledgeFolder`'s `parse`: the document parsed before from the same file and text, else `parse()`'s; `onParse` hears of each parse. */
+  parser(onParse?: (file: string) => void): (file: string, text: string, parse: () => ParsedDocument) => ParsedDocument {
+    return (file, text, parse) => {
+      this.seen.add(file)
+      const key = hash(text)
+      const known = this.files.get(file)
+      if (known?.hash === key)
+        return known.parsed
+      onParse?.(file)
+      const parsed = parse()
+      this.files.set(file, { hash: key, parsed })
+      return parsed
+    }
+  }
+
+  /**
+   * The card `make` gives for `document` under `router` (what the card
+   * depends on besides the document: offline, or the model's settings), made
+   * once per document object. A promise that rejects or resolves to
+   * `undefined` (no answer yet) is not kept.
+   */
+  card<T>(document: KnowledgeDocument, router: string, make: () => T): T {
+    let byRouter = this.cards.get(document)
+    if (!byRouter)
+      this.cards.set(document, byRouter = new Map())
+    if (byRouter.has(router))
+      return byRouter.get(router) as T
+    const made = make()
+    byRouter.set(router, made)
+    if (made instanceof Promise) {
+      const forget = () => byRouter.get(router) === made && byRouter.delete(router)
+      made.then(value => value === undefined && forget(), forget)
+    }
+    return made
+  }
+}
