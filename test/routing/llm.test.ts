@@ -1,13 +1,11 @@
 // The LLM router against a real HTTP server on 127.0.0.1 that plays the model:
 // what it asks, how it fails, what it caches, and where the key never goes.
 
-import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import type { KnowledgeProject } from '../../src/knowledge/project'
 import type { RoutedSkill } from '../../src/routing/layout'
 import type { RouteProjectOptions } from '../../src/routing/project'
+import type { Call, Reply } from './model-server'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -17,96 +15,34 @@ import { sourcePackageDir } from '../../src/knowledge/minilm'
 import { openKnowledgeProject } from '../../src/knowledge/project'
 import { unreachableDocuments } from '../../src/routing/crawl'
 import { documentWindows } from '../../src/routing/llm'
+import { newRoutingStats, RoutingMemo } from '../../src/routing/memo'
 import { routeKnowledgeProject, routingCacheDir } from '../../src/routing/project'
 import { writeRoutedSkill } from '../../src/routing/write'
+import { startModelServer } from './model-server'
 
 const KEY = 'sk-test-3f9a7c1e5b2d4068SECRET'
 
-/** A request the server received. */
-interface Call {
-  kind: 'card' | 'page'
-  /** The document's path (cards) or the page's title (summaries). */
-  subject: string
-  system: string
-  user: string
-  body: { model: string, response_format: unknown, messages: { role: string, content: string }[] }
-  authorization: string | undefined
-}
-
-interface Reply {
-  status?: number
-  headers?: Record<string, string>
-  /** The whole response body; by default a completion whose content is `content`. */
-  body?: string
-  content?: string
-  finishReason?: string
-  refusal?: string
-  /** Never answer (a timeout). */
-  hold?: boolean
-}
-
-let server: ReturnType<typeof createServer>
+let closeServer: () => Promise<void>
 let baseUrl = ''
 let calls: Call[] = []
 let reply: (call: Call) => Reply | undefined | Promise<Reply | undefined>
 let topicOf: (path: string) => string
-let inFlight = 0
 let maxInFlight = 0
 
-/** The model's default answer: a card naming the document, or a page summary naming the page. */
-function defaultContent(call: Call): string {
-  if (call.kind === 'page')
-    return JSON.stringify({ summary: `About ${call.subject} (${hash(call.user).slice(0, 8)}).` })
-  const part = /^Part (\d+) of \d+/m.exec(call.user)?.[1] ?? '1'
-  return JSON.stringify({
-    title: `Title of ${call.subject}`,
-    // Depends on what was sent (summaries of pages too), so that an edit changes the pages listing the document.
-    summary: `Summary of ${call.subject} (${hash(call.user).slice(0, 8)}).`,
-    tasks: [`Task ${part} of ${call.subject}`],
-    ...(call.system.includes('"topic"') ? { topic: topicOf(call.subject) } : {}),
-  })
-}
-
-async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-  let raw = ''
-  for await (const chunk of request)
-    raw += chunk
-  const body = JSON.parse(raw) as Call['body']
-  const system = body.messages.find(m => m.role === 'system')!.content
-  const user = body.messages.find(m => m.role === 'user')!.content
-  const kind = system.includes('summary of an index page') ? 'page' : 'card'
-  const subject = kind === 'page' ? /^Page: (.*)$/m.exec(user)![1]! : /^Path: (.*)$/m.exec(user)![1]!
-  const call: Call = { kind, subject, system, user, body, authorization: request.headers.authorization }
-  calls.push(call)
-  inFlight++
-  maxInFlight = Math.max(maxInFlight, inFlight)
-  try {
-    const answer = (await reply(call)) ?? {}
-    if (answer.hold)
-      return
-    response.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers })
-    response.end(answer.body ?? JSON.stringify({
-      id: 'chatcmpl-test',
-      object: 'chat.completion',
-      model: body.model,
-      choices: [{ index: 0, finish_reason: answer.finishReason ?? 'stop', message: { role: 'assistant', content: answer.refusal ? null : answer.content ?? defaultContent(call), refusal: answer.refusal ?? null } }],
-    }))
-  }
-  finally {
-    inFlight--
-  }
-}
-
 beforeAll(async () => {
-  server = createServer((request, response) => void handle(request, response))
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`
+  const server = await startModelServer({
+    onCall: call => calls.push(call),
+    reply: call => reply(call),
+    topicOf: path => topicOf(path),
+    onInFlight: (count) => {
+      maxInFlight = Math.max(maxInFlight, count)
+    },
+  })
+  baseUrl = server.baseUrl
+  closeServer = server.close
 })
 
-afterAll(async () => {
-  server.closeAllConnections()
-  await new Promise(resolve => server.close(resolve))
-})
+afterAll(() => closeServer())
 
 let root: string
 let logs: string[]
@@ -334,6 +270,53 @@ describe('the LLM router\'s cache', () => {
     writeFileSync(join(p.config.knowledge, 'printer.md'), '# Printer\n\nLoad paper in the upper tray.\n')
     await expect(route(p, { offline: true, env: {} })).rejects.toThrow('No cached answer for printer.md, and the build may use the cache only (offline). Build once with the model reachable, without offline.')
     expect(calls).toEqual([])
+  })
+
+  it('routes cache-only with no request and no key: what the model never answered is the offline router\'s, and listed', async () => {
+    topicOf = path => TOPICS[path]!
+    const p = project(HOUSE)
+    const online = await route(p)
+    calls = []
+    const cached = newRoutingStats()
+    expect(await route(p, { cacheOnly: true, env: {}, stats: cached })).toEqual(online)
+    expect(cached.uncached).toEqual([])
+    expect(cached.uncachedPages).toBe(0)
+
+    writeFileSync(join(p.config.knowledge, 'printer.md'), '# Printer\n\nLoad paper in the upper tray.\n')
+    const stats = newRoutingStats()
+    const edited = await route(p, { cacheOnly: true, env: {}, stats })
+    expect(calls).toEqual([])
+    expect(edited.cards.printer).toEqual({ id: 'printer', path: 'printer.md', title: 'Printer', summary: 'Load paper in the upper tray.', tasks: [], topics: ['Other documents'], tokens: 11 })
+    expect(edited.cards['network/vpn']).toEqual(online.cards['network/vpn'])
+    expect(stats.uncached).toEqual(['printer.md'])
+    // The page "Other documents", which the model never summarized.
+    expect(stats.uncachedPages).toBe(1)
+  })
+
+  it('with a memo, parses and cards only the documents that changed, and routes as without it', async () => {
+    const p = project(HOUSE)
+    const memo = new RoutingMemo()
+    const routed = async () => {
+      const stats = newRoutingStats()
+      const routes = await route(p, { memo, stats })
+      return { routes, parsed: stats.parsed, carded: stats.carded }
+    }
+    const first = await routed()
+    expect(first.parsed).toEqual(Object.keys(HOUSE).sort())
+    expect([...first.carded].sort()).toEqual(Object.keys(HOUSE).sort())
+    expect(await routed()).toEqual({ routes: first.routes, parsed: [], carded: [] })
+
+    writeFileSync(join(p.config.knowledge, 'network/vpn.md'), '# VPN\n\nConnect with WireGuard, then check the tunnel.\n')
+    calls = []
+    const edited = await routed()
+    expect({ parsed: edited.parsed, carded: edited.carded }).toEqual({ parsed: ['network/vpn.md'], carded: ['network/vpn.md'] })
+    expect(calls.filter(c => c.kind === 'card').map(c => c.subject)).toEqual(['network/vpn.md'])
+
+    rmSync(join(p.config.knowledge, 'printer.md'))
+    writeFileSync(join(p.config.knowledge, 'garden.md'), '# Garden\n\nWater the roses.\n')
+    const moved = await routed()
+    expect({ parsed: moved.parsed, carded: moved.carded }).toEqual({ parsed: ['garden.md'], carded: ['garden.md'] })
+    expect(moved.routes).toEqual(await route(p))
   })
 
   it('uses SKILL_KIT_LLM_MODEL when routing.model is empty, and the offline router when neither is set', async () => {
