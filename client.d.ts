@@ -56,6 +56,31 @@ declare module '*?knowledge' {
   export const useModel: import('unplugin-skill-kit/runtime').KnowledgeModule['useModel']
 }
 
+// A knowledge folder's routed index pages: SKILL.md, index pages, the catalog, llms.txt and the cards.
+declare module '*?routes' {
+  /** Every page and card; in the Vite dev server, updated in place (see `onUpdate`). */
+  const routes: import('unplugin-skill-kit/runtime').RoutesModule
+  export default routes
+  /** `SKILL.md`: Agent Skills frontmatter, then the top index. */
+  export const skill: import('unplugin-skill-kit/runtime').RoutesModule['skill']
+  /** `indexes/page-N.md` → Markdown. */
+  export const pages: import('unplugin-skill-kit/runtime').RoutesModule['pages']
+  /** `indexes/catalog.md`, `indexes/catalog-N.md` → Markdown. */
+  export const catalog: import('unplugin-skill-kit/runtime').RoutesModule['catalog']
+  export const llmsTxt: import('unplugin-skill-kit/runtime').RoutesModule['llmsTxt']
+  /** Document ID → card. */
+  export const cards: import('unplugin-skill-kit/runtime').RoutesModule['cards']
+  /** Calls a handler after each update in the Vite dev server; never in a build. */
+  export const onUpdate: import('unplugin-skill-kit/runtime').OnRoutesUpdate
+}
+
+// The routed pages of a knowledge base named in the plugin options. Declared before
+// 'virtual:skill-kit/knowledge/*', which also matches it: of two patterns with prefixes
+// of one length, TypeScript takes the first declared.
+declare module 'virtual:skill-kit/knowledge/*/routes' {
+  export { catalog, cards, default, llmsTxt, onUpdate, pages, skill } from 'routes?routes'
+}
+
 // A knowledge base named in the plugin options: knowledge: { guides: './guides' }.
 // The same module shape as a folder import (any specifier ending in ?knowledge names it).
 declare module 'virtual:skill-kit/knowledge/*' {

@@ -1,26 +1,14 @@
 import type { Token, Tokens } from 'marked'
 import type { KnowledgeDocument } from '../knowledge/document'
+import type { RouteCard } from '../runtime/routes'
 import { Lexer } from 'marked'
 import { estimateTokens } from '../runtime/tokens'
 
 /** Bounds of a card's fields, in characters (tasks: how many). */
 export const CARD_LIMITS = { title: 100, summary: 350, task: 200, minTasks: 1, maxTasks: 4, topic: 60 } as const
 
-/** What an index page says about one document. File path and coverage come from the program. */
-export interface Card {
-  id: string
-  /** Slash-separated path relative to the knowledge folder (the reference is `references/<path>`). */
-  path: string
-  title: string
-  /** What the document covers (at most 350 characters). */
-  summary: string
-  /** Concrete tasks the document helps with (1–4 from a model; none from the offline router). */
-  tasks: string[]
-  /** The index groups listing the document, in order. */
-  topics: string[]
-  /** The document's size in tokens (an estimate, as every page states). */
-  tokens: number
-}
+/** What an index page says about one document (the runtime's type: modules export it). */
+export type Card = RouteCard
 
 /** Markdown inline markup reduced to its text: links to their labels, no emphasis or code ticks. */
 export function plainText(markdown: string): string {

@@ -3,23 +3,13 @@
 // and llms.txt. Both routers lay out through here; they differ only in the cards,
 // the groups and who writes page summaries.
 
+import type { RoutesModule } from '../runtime/routes'
 import type { Card } from './card'
 import { toSkillName } from '../skill/spec'
 import { estimateTokens } from '../runtime/tokens'
 
-/** A routed skill: Markdown strings keyed by their path relative to the skill folder. */
-export interface RoutedSkill {
-  /** `SKILL.md`: Agent Skills frontmatter, then the top index. */
-  skill: string
-  /** `indexes/page-N.md`: thematic pages, leaves (documents) first, then parents (pages). */
-  pages: Record<string, string>
-  /** `indexes/catalog.md` and `indexes/catalog-N.md`: every document by path. */
-  catalog: Record<string, string>
-  /** `llms.txt` (llmstxt.org) of the same top index. */
-  llmsTxt: string
-  /** Each document's card, by document ID. */
-  cards: Record<string, Card>
-}
+/** A routed skill: Markdown strings keyed by their path relative to the skill folder, and each document's card (what routes modules export). */
+export type RoutedSkill = RoutesModule
 
 /** Documents the routers put together under one title. */
 export interface RouteGroup {
