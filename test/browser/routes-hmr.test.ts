@@ -69,6 +69,7 @@ describe('routed index pages in the Vite dev server, with HMR to a page in Chrom
   let api: SkillKitViteApi
   let browser: Browser
   let page: Page
+  let origin: string
   const messages: HmrMessage[] = []
   const lines: string[] = []
 
@@ -110,7 +111,7 @@ describe('routed index pages in the Vite dev server, with HMR to a page in Chrom
       server: { port: 0, host: '127.0.0.1' },
     })
     await server.listen()
-    const origin = `http://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}`
+    origin = `http://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}`
     api = (server.config.plugins.find(p => p.name === 'unplugin-skill-kit') as unknown as { api: SkillKitViteApi }).api
 
     browser = await launchChromium()
@@ -223,6 +224,10 @@ describe('routed index pages in the Vite dev server, with HMR to a page in Chrom
     expect(messages.at(-1)!.err!.frame).toContain('> 2 | description: [oops]')
     expect(lines.at(-1)).toBe(`skill-kit: ${error.message}`)
     expect(await app(a => a.summary('alpha'))).toBe('A zebra crossing.')
+    // And to any page that loads the module now.
+    const served = await fetch(`${origin}/@id/__x00__skill-kit-routes:name:notes`)
+    expect(served.status).toBe(200)
+    expect(await served.text()).toContain('A zebra crossing.')
     const notesUpdates = await app(a => a.updates('notes'))
 
     const updated = nextEvent('notes', 'update')

@@ -19,6 +19,7 @@ import { startModelServer } from '../routing/model-server'
 const repo = resolve(import.meta.dirname, '../..')
 const work = join(repo, 'test/.tmp/routes-dev')
 const KEY_VARIABLE = 'SKILL_KIT_ROUTES_DEV_TEST_KEY'
+const KEY = 'sk-routes-dev-7c1e5b2d4068SECRET'
 
 const MAIN_JS = `
 export { default as notes } from 'virtual:skill-kit/knowledge/notes/routes'
@@ -62,7 +63,7 @@ describe('routed index pages in the Vite dev server', () => {
     const plugin = () => skillKitVite({ knowledge: { notes: { dir: 'notes', model: false }, handbook: 'handbook' } })
 
     // `vite build` asks the model, and caches its answers.
-    process.env[KEY_VARIABLE] = 'sk-placeholder'
+    process.env[KEY_VARIABLE] = KEY
     try {
       const output = await build({ configFile: false, root: work, logLevel: 'silent', plugins: [plugin()], build: { write: false, rollupOptions: { input: join(work, 'main.js'), preserveEntrySignatures: 'strict' }, minify: false } })
       built = (output as { output: { code?: string }[] }).output[0]!.code!
@@ -126,6 +127,8 @@ describe('routed index pages in the Vite dev server', () => {
     // vite build asked for both cards and the page summaries.
     expect(calls.filter(c => c.kind === 'card').map(c => c.subject).sort()).toEqual(['one.md', 'two.md'])
     expect(built).toContain('Title of one.md')
+    expect(calls.every(c => c.authorization === `Bearer ${KEY}`)).toBe(true)
+    expect(built).not.toContain(KEY)
     calls.length = 0
     const served = (await load()).handbook
     expect(served.cards.one!.title).toBe('Title of one.md')
@@ -140,6 +143,7 @@ describe('routed index pages in the Vite dev server', () => {
     expect(after.cards.two).toMatchObject({ title: 'Two', summary: 'A handbook page about knots.', tasks: [] })
     expect(after.cards.one).toEqual(served.cards.one)
     expect(calls).toEqual([])
+    expect(lines.join('\n')).not.toContain(KEY)
     expect(lines.filter(l => l.includes('no cached answer'))).toEqual([
       'skill-kit: Routed index pages of handbook: 1 of 2 documents (two.md) and 2 index pages have no cached answer from the routing model, so the offline router describes them for now: the dev server and watch builds never ask the model. Run vite build to ask it.',
     ])
