@@ -11,7 +11,11 @@ import { hash } from '../core/hash'
 export interface RoutingStats {
   /** Documents parsed (new or changed since the last routing with the same memo), by path. */
   parsed: string[]
-  /** Documents whose card was made (not reused from the memo), by path. */
+  /**
+   * Documents whose card was made (not reused from the memo), by path. A
+   * document with no cached answer (`cacheOnly`) is looked up again each time,
+   * so that answers a build cached meanwhile are taken.
+   */
   carded: string[]
   /** `cacheOnly`: documents with no cached answer of the routing model, described by the offline router. */
   uncached: string[]
