@@ -49,6 +49,13 @@ window.app = {
 document.body.dataset.ready = 'yes'
 `
 
+/** A page that imports routed pages that are broken when it opens. */
+const BROKEN_JS = `
+import { cards } from 'virtual:skill-kit/knowledge/broken/routes'
+window.brokenIds = Object.keys(cards)
+document.body.dataset.ready = 'yes'
+`
+
 interface PageApp {
   updates: (name: string) => number
   ids: () => string[]
@@ -59,7 +66,7 @@ interface PageApp {
   handbookSkill: () => string
   padSummaries: () => string[]
 }
-declare const window: { app: PageApp, kept?: string }
+declare const window: { app: PageApp, kept?: string, brokenIds?: string[] }
 
 /** What the dev server sent the page over its HMR WebSocket. */
 interface HmrMessage { type: string, updates?: { type: string, path: string, acceptedPath: string }[], err?: { message: string, frame?: string, loc?: unknown, id?: string } }
@@ -98,8 +105,12 @@ describe('routed index pages in the Vite dev server, with HMR to a page in Chrom
     mkdirSync(join(work, 'handbook/docs'), { recursive: true })
     writeFileSync(join(work, 'handbook/skill-kit.json'), JSON.stringify({ name: 'handbook', description: 'Find the handbook page on ladders.', knowledge: 'docs', model: false }))
     writeFileSync(join(work, 'handbook/docs/one.md'), '# One\n\nA handbook page about ladders.\n')
+    mkdirSync(join(work, 'broken'))
+    writeFileSync(join(work, 'broken/fine.md'), '---\ndescription: [not a string]\n---\nBroken from the start.\n')
     writeFileSync(join(work, 'main.js'), MAIN_JS)
     writeFileSync(join(work, 'index.html'), indexHtml('/main.js'))
+    writeFileSync(join(work, 'broken.js'), BROKEN_JS)
+    writeFileSync(join(work, 'broken.html'), indexHtml('/broken.js'))
 
     const logger: Logger = { ...createLogger('silent'), info: message => lines.push(message), warn: message => lines.push(message), error: message => lines.push(message) }
     const skillKit = (await import(pathToFileURL(join(dist, 'vite.mjs')).href)).default
@@ -107,7 +118,7 @@ describe('routed index pages in the Vite dev server, with HMR to a page in Chrom
       configFile: false,
       root: work,
       customLogger: logger,
-      plugins: [skillKit({ knowledge: { notes: { dir: 'notes', model: false }, handbook: 'handbook' } })],
+      plugins: [skillKit({ knowledge: { notes: { dir: 'notes', model: false }, handbook: 'handbook', broken: { dir: 'broken', model: false } } })],
       server: { port: 0, host: '127.0.0.1' },
     })
     await server.listen()
@@ -238,5 +249,21 @@ describe('routed index pages in the Vite dev server, with HMR to a page in Chrom
     expect(await app(a => a.summary('alpha'))).toBe('A zebra on a bike.')
     expect(messages.filter(m => m.type === 'full-reload')).toEqual([])
     expect(await page.evaluate(() => window.kept)).toBe('yes')
+  })
+
+  it('reloads a page that opened on broken routed pages once they are fixed', async () => {
+    const other = await browser.newPage()
+    try {
+      await other.goto(`${origin}/broken.html`)
+      await other.waitForSelector('vite-error-overlay', { state: 'attached', timeout: 30_000 })
+      const updated = nextEvent('broken', 'update')
+      writeFileSync(join(work, 'broken/fine.md'), '---\ndescription: Fine now.\n---\nFixed.\n')
+      await updated
+      await other.waitForSelector('body[data-ready="yes"]', { state: 'attached', timeout: 30_000 })
+      expect(await other.evaluate(() => window.brokenIds)).toEqual(['fine'])
+    }
+    finally {
+      await other.close()
+    }
   })
 })
