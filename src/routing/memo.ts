@@ -4,8 +4,9 @@
 // grouping and laying out the pages again is cheap.
 
 import type { KnowledgeDocument } from '../knowledge/document'
-import type { ParsedDocument } from '../knowledge/load-folder'
+import type { KnowledgeFolder, ParsedDocument } from '../knowledge/load-folder'
 import { hash } from '../core/hash'
+import { loadKnowledgeFolder } from '../knowledge/load-folder'
 
 /** What one routing did, for messages and tests. */
 export interface RoutingStats {
@@ -35,37 +36,34 @@ export function newRoutingStats(): RoutingStats {
  * changed document never meets an old card.
  */
 export class RoutingMemo {
-  private files = new Map<string, { hash: string, parsed: ParsedDocument }>()
-  /** Files seen by the load in progress: the others are gone, and forgotten when it ends. */
-  private seen = new Set<string>()
+  private readonly files = new Map<string, { hash: string, parsed: ParsedDocument }>()
   private readonly cards = new WeakMap<KnowledgeDocument, Map<string, unknown>>()
 
-  /** Starts a load of the folder (see {@link finishLoad}). */
-  startLoad(): void {
-    this.seen = new Set()
-  }
-
-  /** Ends a load: documents of files it did not see are forgotten. */
-  finishLoad(): void {
+  /**
+   * The folder's documents, as `loadKnowledgeFolder` reads them, parsing only
+   * files that are new or changed since the last load; `onParse` hears of
+   * each file parsed. Files it no longer finds are forgotten.
+   */
+  loadFolder(dir: string, onParse?: (file: string) => void): KnowledgeFolder {
+    const seen = new Set<string>()
+    const folder = loadKnowledgeFolder(dir, {
+      parse: (file, text, parse) => {
+        seen.add(file)
+        const key = hash(text)
+        const known = this.files.get(file)
+        if (known?.hash === key)
+          return known.parsed
+        onParse?.(file)
+        const parsed = parse()
+        this.files.set(file, { hash: key, parsed })
+        return parsed
+      },
+    })
     for (const file of [...this.files.keys()]) {
-      if (!this.seen.has(file))
+      if (!seen.has(file))
         this.files.delete(file)
     }
-  }
-
-  /** `loadKnowledgeFolder`'s `parse`: the document parsed before from the same file and text, else `parse()`'s; `onParse` hears of each parse. */
-  parser(onParse?: (file: string) => void): (file: string, text: string, parse: () => ParsedDocument) => ParsedDocument {
-    return (file, text, parse) => {
-      this.seen.add(file)
-      const key = hash(text)
-      const known = this.files.get(file)
-      if (known?.hash === key)
-        return known.parsed
-      onParse?.(file)
-      const parsed = parse()
-      this.files.set(file, { hash: key, parsed })
-      return parsed
-    }
+    return folder
   }
 
   /**
