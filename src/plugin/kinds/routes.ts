@@ -68,7 +68,7 @@ export function routesKind(state: PluginState): ModuleKind {
 }
 
 /** Whether this build is one of a watch session (Rollup, rolldown, `vite build --watch`, webpack, rspack). */
-function watchSession(context: HookContext): boolean {
+export function watchSession(context: HookContext): boolean {
   if ((context as { meta?: { watchMode?: boolean } }).meta?.watchMode)
     return true
   const native = context.getNativeBuildContext?.()
