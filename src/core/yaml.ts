@@ -2,6 +2,7 @@ import type { Node, Pair } from 'yaml'
 import type { Position } from './diagnostics'
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from 'yaml'
 import { DiagnosticBag } from './diagnostics'
+import { MAX_YAML_DEPTH, yamlDepthExceeded } from './yaml-depth'
 import { parseSimpleYaml } from './yaml-simple'
 
 /** A plain JSON-like value read from YAML. */
@@ -45,6 +46,12 @@ const FRIENDLY: Record<string, (token: string) => { code: string, message: strin
  * YAML text's first line.
  */
 export function parseYaml(text: string, firstLine: number, bag: DiagnosticBag): YamlDocument {
+  const tooDeep = yamlDepthExceeded(text)
+  if (tooDeep !== undefined) {
+    const at = positionAt(text, tooDeep, firstLine)
+    bag.error('yaml-too-deep', `The frontmatter nests more than ${MAX_YAML_DEPTH} levels of mappings, lists or brackets. Flatten it: fields need a few levels at most.`, at)
+    return { value: undefined, locate: () => at }
+  }
   // Most frontmatter is plain; positions are then only worked out when a diagnostic needs one.
   const simple = parseSimpleYaml(text)
   if (simple !== undefined) {
@@ -65,13 +72,16 @@ function parseFullYaml(text: string, firstLine: number, bag: DiagnosticBag): Yam
     return { line: line + firstLine - 1, column: col }
   }
 
+  // The parser may report one problem at several places of a line: each line says it once.
+  const reported = new Set<string>()
   for (const error of doc.errors) {
     const friendly = FRIENDLY[error.code]?.(/^[^:\n]*/.exec(text.slice(error.pos[0]))![0].trim())
-    bag.error(
-      friendly?.code ?? 'yaml-syntax',
-      friendly?.message ?? `Invalid YAML: ${firstSentence(error.message)}. Fix the frontmatter syntax.`,
-      at(error.pos[0]),
-    )
+    const code = friendly?.code ?? 'yaml-syntax'
+    const position = at(error.pos[0])
+    if (reported.has(`${code}:${position.line}`))
+      continue
+    reported.add(`${code}:${position.line}`)
+    bag.error(code, friendly?.message ?? `Invalid YAML: ${firstSentence(error.message)}. Fix the frontmatter syntax.`, position)
   }
   for (const warning of doc.warnings) {
     bag.warning('yaml-warning', `${firstSentence(warning.message)}. Custom YAML tags are not supported; the value is read as plain text.`, at(warning.pos[0]))
@@ -95,13 +105,31 @@ function parseFullYaml(text: string, firstLine: number, bag: DiagnosticBag): Yam
   if (doc.errors.length > 0)
     return { value: undefined, locate }
 
-  const budget = { left: MAX_YAML_VALUES }
+  const budget: Budget = { left: MAX_YAML_VALUES, expanding: new Set() }
   const value = toValue(doc.contents, doc, budget)
+  if (budget.cycle !== undefined) {
+    bag.error('yaml-alias-cycle', `The alias ${budget.cycle.text} refers to a value that contains it, so it never ends. Repeat the value itself instead of the alias.`, at(budget.cycle.offset))
+    return { value: undefined, locate }
+  }
   if (budget.left < 0) {
     bag.error('yaml-too-large', `The frontmatter expands to more than ${MAX_YAML_VALUES} values through aliases. Remove the repeated aliases (*name).`, at(0))
     return { value: undefined, locate }
   }
   return { value, locate }
+}
+
+/** The file position of `offset` in YAML text whose first line is file line `firstLine`. */
+function positionAt(text: string, offset: number, firstLine: number): Position {
+  const before = text.slice(0, offset)
+  const lineStart = before.lastIndexOf('\n') + 1
+  return { line: firstLine + countBreaks(before), column: offset - lineStart + 1 }
+}
+
+function countBreaks(text: string): number {
+  let breaks = 0
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1))
+    breaks++
+  return breaks
 }
 
 function firstSentence(message: string): string {
@@ -123,11 +151,24 @@ function childItem(node: unknown, index: string | number): unknown {
   return isSeq(node) && typeof index === 'number' ? node.items[index] : undefined
 }
 
-function toValue(node: unknown, doc: ReturnType<typeof parseDocument>, budget: { left: number }): YamlValue {
-  if (--budget.left < 0)
+/** What expanding a document may still do: values left, the collections being expanded, and the first alias that refers to one of them. */
+interface Budget {
+  left: number
+  expanding: Set<unknown>
+  cycle?: { text: string, offset: number }
+}
+
+function toValue(node: unknown, doc: ReturnType<typeof parseDocument>, budget: Budget): YamlValue {
+  if (--budget.left < 0 || budget.cycle)
     return null
-  if (isAlias(node))
-    return toValue(node.resolve(doc), doc, budget)
+  if (isAlias(node)) {
+    const target = node.resolve(doc)
+    if (budget.expanding.has(target)) {
+      budget.cycle = { text: `*${node.source}`, offset: node.range?.[0] ?? 0 }
+      return null
+    }
+    return toValue(target, doc, budget)
+  }
   if (isScalar(node)) {
     const v = node.value
     if (v === null || v === undefined)
@@ -138,9 +179,14 @@ function toValue(node: unknown, doc: ReturnType<typeof parseDocument>, budget: {
       return v
     return String(v)
   }
-  if (isSeq(node))
-    return node.items.map(item => toValue(item, doc, budget))
+  if (isSeq(node)) {
+    budget.expanding.add(node)
+    const items = node.items.map(item => toValue(item, doc, budget))
+    budget.expanding.delete(node)
+    return items
+  }
   if (isMap(node)) {
+    budget.expanding.add(node)
     const out: { [key: string]: YamlValue } = {}
     for (const pair of node.items) {
       if (!isPair(pair))
@@ -149,6 +195,7 @@ function toValue(node: unknown, doc: ReturnType<typeof parseDocument>, budget: {
       // defineProperty, not assignment: a `__proto__` key must stay a plain own key.
       Object.defineProperty(out, key, { value: toValue(pair.value, doc, budget), enumerable: true, writable: true, configurable: true })
     }
+    budget.expanding.delete(node)
     return out
   }
   return null

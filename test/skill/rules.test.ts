@@ -37,6 +37,9 @@ const cases: Record<string, Expected[]> = {
   'yaml-duplicate-key': [['error', 'yaml-duplicate-key', 4, 1, 'Key "description" appears twice']],
   'yaml-syntax': [['error', 'yaml-syntax', 3, 23, /^Invalid YAML: .+ Fix the frontmatter syntax\.$/]],
   'yaml-too-large': [['error', 'yaml-too-large', 2, 1, 'more than 10000 values through aliases']],
+  'yaml-too-deep': [['error', 'yaml-too-deep', 4, 67, 'nests more than 64 levels of mappings, lists or brackets. Flatten it']],
+  'yaml-too-deep-block': [['error', 'yaml-too-deep', 68, 65, 'nests more than 64 levels']],
+  'yaml-alias-cycle': [['error', 'yaml-alias-cycle', 4, 11, 'The alias *a refers to a value that contains it']],
   'yaml-warning': [['warning', 'yaml-warning', 3, 14, 'Custom YAML tags are not supported']],
   // Agent Skills specification
   'name-missing': [['error', 'name-missing', 2, 1, 'Add name: name-missing']],
