@@ -39,15 +39,16 @@ export function yamlDepthExceeded(text: string, max = MAX_YAML_DEPTH): number | 
         indents.pop()
       indents.push(indent)
       let depth = indents.length
+      if (depth > max)
+        return i
       // `- - - x` and `? ? x` nest once per indicator on the same line.
       while ((text[i] === '-' || text[i] === '?') && (text[i + 1] === ' ' || i + 1 === lineEnd)) {
-        depth++
+        if (++depth > max)
+          return i
         i += 2
         while (text.charCodeAt(i) === 32)
           i++
       }
-      if (depth > max)
-        return i
     }
     let valueStart = true
     for (; i < lineEnd; i++) {

@@ -1,6 +1,6 @@
 import type { Node, Pair } from 'yaml'
 import type { Position } from './diagnostics'
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from 'yaml'
+import { isAlias, isCollection, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit } from 'yaml'
 import { DiagnosticBag } from './diagnostics'
 import { MAX_YAML_DEPTH, yamlDepthExceeded } from './yaml-depth'
 import { parseSimpleYaml } from './yaml-simple'
@@ -19,7 +19,7 @@ export interface YamlDocument {
   locate: (path: readonly (string | number)[], part?: 'key' | 'value') => Position
 }
 
-/** Aliases may not expand a document to more values than this (alias bombs). */
+/** Aliases may not copy more values than this into a document (alias bombs). */
 export const MAX_YAML_VALUES = 10_000
 
 /** Clearer wording for the YAML errors skill authors hit most; the argument is the source text at the error. */
@@ -66,7 +66,8 @@ export function parseYaml(text: string, firstLine: number, bag: DiagnosticBag): 
 
 function parseFullYaml(text: string, firstLine: number, bag: DiagnosticBag): YamlDocument {
   const lineCounter = new LineCounter()
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true })
+  // Duplicate keys are found below: the parser's own check compares each key with every earlier one.
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false })
   const at = (offset: number): Position => {
     const { line, col } = lineCounter.linePos(offset)
     return { line: line + firstLine - 1, column: col }
@@ -83,8 +84,28 @@ function parseFullYaml(text: string, firstLine: number, bag: DiagnosticBag): Yam
     reported.add(`${code}:${position.line}`)
     bag.error(code, friendly?.message ?? `Invalid YAML: ${firstSentence(error.message)}. Fix the frontmatter syntax.`, position)
   }
+  const duplicates = duplicateKeys(doc)
+  for (const duplicate of duplicates)
+    bag.error('yaml-duplicate-key', FRIENDLY.DUPLICATE_KEY!(duplicate.key).message, at(duplicate.offset))
   for (const warning of doc.warnings) {
     bag.warning('yaml-warning', `${firstSentence(warning.message)}. Custom YAML tags are not supported; the value is read as plain text.`, at(warning.pos[0]))
+  }
+
+  // Pairs by key, per mapping, built on first use: a linear search per lookup is quadratic when every key of a large mapping is located.
+  const pairs = new WeakMap<object, Map<string, Pair>>()
+  const childPair = (node: unknown, key: string | number): Pair | undefined => {
+    if (!isMap(node))
+      return undefined
+    let byKey = pairs.get(node)
+    if (!byKey) {
+      byKey = new Map()
+      for (const pair of node.items) {
+        if (isScalar(pair.key) && !byKey.has(String(pair.key.value)))
+          byKey.set(String(pair.key.value), pair)
+      }
+      pairs.set(node, byKey)
+    }
+    return byKey.get(String(key))
   }
 
   const locate = (path: readonly (string | number)[], part: 'key' | 'value' = 'value'): Position => {
@@ -102,10 +123,10 @@ function parseFullYaml(text: string, firstLine: number, bag: DiagnosticBag): Yam
     return at(found)
   }
 
-  if (doc.errors.length > 0)
+  if (doc.errors.length > 0 || duplicates.length > 0)
     return { value: undefined, locate }
 
-  const budget: Budget = { left: MAX_YAML_VALUES, expanding: new Set() }
+  const budget: Budget = { left: MAX_YAML_VALUES, inAliases: 0, expanding: new Set(), targets: aliasTargets(doc) }
   const value = toValue(doc.contents, doc, budget)
   if (budget.cycle !== undefined) {
     bag.error('yaml-alias-cycle', `The alias ${budget.cycle.text} refers to a value that contains it, so it never ends. Repeat the value itself instead of the alias.`, at(budget.cycle.offset))
@@ -141,33 +162,75 @@ function rangeStart(node: unknown): number | undefined {
   return range ? range[0] : undefined
 }
 
-function childPair(node: unknown, key: string | number): Pair | undefined {
-  if (!isMap(node))
-    return undefined
-  return node.items.find(pair => isScalar(pair.key) && String(pair.key.value) === String(key))
-}
-
 function childItem(node: unknown, index: string | number): unknown {
   return isSeq(node) && typeof index === 'number' ? node.items[index] : undefined
 }
 
-/** What expanding a document may still do: values left, the collections being expanded, and the first alias that refers to one of them. */
+/**
+ * What expanding a document may still do: values left to copy through
+ * aliases (the rest is bounded by the text's size), how deep in alias
+ * expansions it is, the collections being expanded, each alias's target, and
+ * the first alias that refers to a collection containing it.
+ */
 interface Budget {
   left: number
+  inAliases: number
   expanding: Set<unknown>
+  targets: Map<unknown, unknown>
   cycle?: { text: string, offset: number }
 }
 
+/** Keys that a mapping repeats (scalar keys compared as text), with the offset of each repetition, in one pass. */
+function duplicateKeys(doc: ReturnType<typeof parseDocument>): { key: string, offset: number }[] {
+  const duplicates: { key: string, offset: number }[] = []
+  visit(doc, {
+    Map(_key, map) {
+      const seen = new Set<string>()
+      for (const pair of map.items) {
+        if (!isScalar(pair.key))
+          continue
+        const key = String(pair.key.value)
+        if (seen.has(key))
+          duplicates.push({ key, offset: pair.key.range?.[0] ?? 0 })
+        seen.add(key)
+      }
+    },
+  })
+  return duplicates.sort((a, b) => a.offset - b.offset)
+}
+
+/**
+ * What each alias refers to: the last node anchored with its name before it.
+ * One pass over the document; `Alias.resolve` searches the whole document
+ * for each alias, which is quadratic in a document of many aliases.
+ */
+function aliasTargets(doc: ReturnType<typeof parseDocument>): Map<unknown, unknown> {
+  const anchored = new Map<string, unknown>()
+  const targets = new Map<unknown, unknown>()
+  visit(doc, {
+    Node(_key, node) {
+      if (isAlias(node))
+        targets.set(node, anchored.get(node.source))
+      else if ((isScalar(node) || isCollection(node)) && node.anchor)
+        anchored.set(node.anchor, node)
+    },
+  })
+  return targets
+}
+
 function toValue(node: unknown, doc: ReturnType<typeof parseDocument>, budget: Budget): YamlValue {
-  if (--budget.left < 0 || budget.cycle)
+  if ((budget.inAliases > 0 && --budget.left < 0) || budget.cycle)
     return null
   if (isAlias(node)) {
-    const target = node.resolve(doc)
+    const target = budget.targets.get(node)
     if (budget.expanding.has(target)) {
       budget.cycle = { text: `*${node.source}`, offset: node.range?.[0] ?? 0 }
       return null
     }
-    return toValue(target, doc, budget)
+    budget.inAliases++
+    const value = toValue(target, doc, budget)
+    budget.inAliases--
+    return value
   }
   if (isScalar(node)) {
     const v = node.value
