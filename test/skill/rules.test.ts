@@ -109,6 +109,14 @@ const cases: Record<string, Expected[]> = {
     ['error', 'trigger-invalid', 6, 11, '"context_trigger.topics" must be a list of keywords or phrases'],
   ],
   'trigger-empty-string': [['error', 'trigger-invalid', 7, 7, '"context_trigger.topics" item 2 must be a non-empty string']],
+  'trigger-too-many': [['error', 'trigger-too-many', 6, 5, '"context_trigger.topics" lists 101 entries; at most 100 are allowed. Keep the ones that identify the skill best.']],
+  'trigger-bounds': [
+    ['error', 'trigger-invalid', 7, 7, `Topic "${'word '.repeat(12)}…" has 149 characters; topics are keywords or short phrases of at most 100.`],
+    ['error', 'trigger-invalid', 8, 7, 'Topic "++" has no letter or digit, so every message would be searched for it at every character; use a word or phrase, e.g. "c++".'],
+    ['error', 'trigger-invalid', 10, 7, `Project code "${'E'.repeat(60)}…" has 101 characters; at most 100 are allowed.`],
+    ['error', 'trigger-glob-invalid', 13, 7, `Glob "src/${'a'.repeat(56)}…" has 264 characters; at most 256 are allowed.`],
+    ['error', 'trigger-glob-invalid', 14, 7, 'Glob "a*a*a*a*a*a*a*a*a*" has 9 wildcards; at most 8 are allowed, since each one multiplies the work of matching a path.'],
+  ],
   'trigger-glob-invalid': [
     ['error', 'trigger-glob-invalid', 7, 7, 'Glob "#notes" starts with "#", which .gitignore reads as a comment'],
     ['error', 'trigger-glob-invalid', 8, 7, 'Glob "../shared/**" contains ".."'],
