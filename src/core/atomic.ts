@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { chmod, mkdir, mkdtemp, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 
@@ -17,6 +17,41 @@ export function writeFileAtomic(path: string, data: string | Uint8Array): void {
   catch (error) {
     rmSync(temporary, { force: true })
     throw error
+  }
+}
+
+/** The temporary files {@link writeFileAtomic} names: `<file>.<pid>.<time>.tmp`. */
+const TEMPORARY = /\.(\d+)\.[0-9a-z]+\.tmp$/
+
+/** Whether process `pid` is running on this machine. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  }
+  catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * Removes the temporary files of {@link writeFileAtomic} in `dir` whose writer
+ * is no longer running (it was killed between write and rename), so they do
+ * not pile up. A missing folder is fine.
+ */
+export function removeDeadTemporaries(dir: string): void {
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  }
+  catch {
+    return
+  }
+  for (const name of names) {
+    const pid = TEMPORARY.exec(name)?.[1]
+    if (pid !== undefined && Number(pid) !== process.pid && !alive(Number(pid)))
+      rmSync(join(dir, name), { force: true })
   }
 }
 

@@ -1,3 +1,5 @@
+import { trimEndSpaces } from './text'
+
 /** A top-level Markdown heading found by {@link scanHeadings}. */
 export interface Heading {
   /** 1–6. */
@@ -13,7 +15,6 @@ export interface Heading {
 }
 
 const ATX = /^ {0,3}(#{1,6})(?=[ \t]|$)(.*)$/
-const ATX_CLOSING = /(?:^|[ \t]+)#+[ \t]*$/
 const FENCE_OPEN = /^( {0,3})(`{3,}|~{3,})(.*)$/
 const SETEXT_1 = /^ {0,3}=+[ \t]*$/
 const SETEXT_2 = /^ {0,3}-+[ \t]*$/
@@ -131,7 +132,7 @@ export function scanHeadings(lines: readonly string[]): Heading[] {
     }
     const atx = ATX.exec(line)
     if (atx) {
-      const text = atx[2]!.replace(ATX_CLOSING, '').trim()
+      const text = withoutClosingHashes(atx[2]!).trim()
       headings.push({ level: atx[1]!.length, text, startLine: i, textLine: i, endLine: i })
       paragraph = -1
       continue
@@ -176,6 +177,24 @@ export function scanHeadings(lines: readonly string[]): Heading[] {
 }
 
 /** Column where a list item's content starts: marker plus 1–4 spaces. */
+/**
+ * An ATX heading's text without its optional closing sequence (`## Title ##`):
+ * trailing `#`s that stand alone or after a space or tab. By index, since the
+ * equivalent pattern backtracks quadratically on long runs of spaces.
+ */
+function withoutClosingHashes(text: string): string {
+  const trimmed = trimEndSpaces(text)
+  let start = trimmed.length
+  while (start > 0 && trimmed[start - 1] === '#')
+    start--
+  if (start === trimmed.length)
+    return text
+  if (start === 0)
+    return ''
+  const before = trimmed[start - 1]
+  return before === ' ' || before === '\t' ? trimmed.slice(0, start) : text
+}
+
 function listItemIndent(item: RegExpExecArray): number {
   const spaces = item[3]!.length
   return item[1]!.length + item[2]!.length + (spaces >= 1 && spaces <= 4 ? spaces : 1)

@@ -14,3 +14,11 @@ export function slugify(text: string): string {
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '') || 'section'
 }
+
+/** `text` without trailing spaces and tabs, in linear time (`/[ \t]+$/` is quadratic on long runs of spaces followed by text). */
+export function trimEndSpaces(text: string): string {
+  let end = text.length
+  while (end > 0 && (text.charCodeAt(end - 1) === 32 || text.charCodeAt(end - 1) === 9))
+    end--
+  return end === text.length ? text : text.slice(0, end)
+}

@@ -1,7 +1,8 @@
 import type { Node, Pair } from 'yaml'
 import type { Position } from './diagnostics'
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from 'yaml'
+import { isAlias, isCollection, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit } from 'yaml'
 import { DiagnosticBag } from './diagnostics'
+import { MAX_YAML_DEPTH, yamlDepthExceeded } from './yaml-depth'
 import { parseSimpleYaml } from './yaml-simple'
 
 /** A plain JSON-like value read from YAML. */
@@ -18,7 +19,7 @@ export interface YamlDocument {
   locate: (path: readonly (string | number)[], part?: 'key' | 'value') => Position
 }
 
-/** Aliases may not expand a document to more values than this (alias bombs). */
+/** Aliases may not copy more values than this into a document (alias bombs). */
 export const MAX_YAML_VALUES = 10_000
 
 /** Clearer wording for the YAML errors skill authors hit most; the argument is the source text at the error. */
@@ -45,6 +46,12 @@ const FRIENDLY: Record<string, (token: string) => { code: string, message: strin
  * YAML text's first line.
  */
 export function parseYaml(text: string, firstLine: number, bag: DiagnosticBag): YamlDocument {
+  const tooDeep = yamlDepthExceeded(text)
+  if (tooDeep !== undefined) {
+    const at = positionAt(text, tooDeep, firstLine)
+    bag.error('yaml-too-deep', `The frontmatter nests more than ${MAX_YAML_DEPTH} levels of mappings, lists or brackets. Flatten it: fields need a few levels at most.`, at)
+    return { value: undefined, locate: () => at }
+  }
   // Most frontmatter is plain; positions are then only worked out when a diagnostic needs one.
   const simple = parseSimpleYaml(text)
   if (simple !== undefined) {
@@ -59,22 +66,46 @@ export function parseYaml(text: string, firstLine: number, bag: DiagnosticBag): 
 
 function parseFullYaml(text: string, firstLine: number, bag: DiagnosticBag): YamlDocument {
   const lineCounter = new LineCounter()
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true })
+  // Duplicate keys are found below: the parser's own check compares each key with every earlier one.
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false })
   const at = (offset: number): Position => {
     const { line, col } = lineCounter.linePos(offset)
     return { line: line + firstLine - 1, column: col }
   }
 
+  // The parser may report one problem at several places of a line: each line says it once.
+  const reported = new Set<string>()
   for (const error of doc.errors) {
     const friendly = FRIENDLY[error.code]?.(/^[^:\n]*/.exec(text.slice(error.pos[0]))![0].trim())
-    bag.error(
-      friendly?.code ?? 'yaml-syntax',
-      friendly?.message ?? `Invalid YAML: ${firstSentence(error.message)}. Fix the frontmatter syntax.`,
-      at(error.pos[0]),
-    )
+    const code = friendly?.code ?? 'yaml-syntax'
+    const position = at(error.pos[0])
+    if (reported.has(`${code}:${position.line}`))
+      continue
+    reported.add(`${code}:${position.line}`)
+    bag.error(code, friendly?.message ?? `Invalid YAML: ${firstSentence(error.message)}. Fix the frontmatter syntax.`, position)
   }
+  const duplicates = duplicateKeys(doc)
+  for (const duplicate of duplicates)
+    bag.error('yaml-duplicate-key', FRIENDLY.DUPLICATE_KEY!(duplicate.key).message, at(duplicate.offset))
   for (const warning of doc.warnings) {
     bag.warning('yaml-warning', `${firstSentence(warning.message)}. Custom YAML tags are not supported; the value is read as plain text.`, at(warning.pos[0]))
+  }
+
+  // Pairs by key, per mapping, built on first use: a linear search per lookup is quadratic when every key of a large mapping is located.
+  const pairs = new WeakMap<object, Map<string, Pair>>()
+  const childPair = (node: unknown, key: string | number): Pair | undefined => {
+    if (!isMap(node))
+      return undefined
+    let byKey = pairs.get(node)
+    if (!byKey) {
+      byKey = new Map()
+      for (const pair of node.items) {
+        if (isScalar(pair.key) && !byKey.has(String(pair.key.value)))
+          byKey.set(String(pair.key.value), pair)
+      }
+      pairs.set(node, byKey)
+    }
+    return byKey.get(String(key))
   }
 
   const locate = (path: readonly (string | number)[], part: 'key' | 'value' = 'value'): Position => {
@@ -92,16 +123,34 @@ function parseFullYaml(text: string, firstLine: number, bag: DiagnosticBag): Yam
     return at(found)
   }
 
-  if (doc.errors.length > 0)
+  if (doc.errors.length > 0 || duplicates.length > 0)
     return { value: undefined, locate }
 
-  const budget = { left: MAX_YAML_VALUES }
+  const budget: Budget = { left: MAX_YAML_VALUES, inAliases: 0, expanding: new Set(), targets: aliasTargets(doc) }
   const value = toValue(doc.contents, doc, budget)
+  if (budget.cycle !== undefined) {
+    bag.error('yaml-alias-cycle', `The alias ${budget.cycle.text} refers to a value that contains it, so it never ends. Repeat the value itself instead of the alias.`, at(budget.cycle.offset))
+    return { value: undefined, locate }
+  }
   if (budget.left < 0) {
     bag.error('yaml-too-large', `The frontmatter expands to more than ${MAX_YAML_VALUES} values through aliases. Remove the repeated aliases (*name).`, at(0))
     return { value: undefined, locate }
   }
   return { value, locate }
+}
+
+/** The file position of `offset` in YAML text whose first line is file line `firstLine`. */
+function positionAt(text: string, offset: number, firstLine: number): Position {
+  const before = text.slice(0, offset)
+  const lineStart = before.lastIndexOf('\n') + 1
+  return { line: firstLine + countBreaks(before), column: offset - lineStart + 1 }
+}
+
+function countBreaks(text: string): number {
+  let breaks = 0
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1))
+    breaks++
+  return breaks
 }
 
 function firstSentence(message: string): string {
@@ -113,21 +162,76 @@ function rangeStart(node: unknown): number | undefined {
   return range ? range[0] : undefined
 }
 
-function childPair(node: unknown, key: string | number): Pair | undefined {
-  if (!isMap(node))
-    return undefined
-  return node.items.find(pair => isScalar(pair.key) && String(pair.key.value) === String(key))
-}
-
 function childItem(node: unknown, index: string | number): unknown {
   return isSeq(node) && typeof index === 'number' ? node.items[index] : undefined
 }
 
-function toValue(node: unknown, doc: ReturnType<typeof parseDocument>, budget: { left: number }): YamlValue {
-  if (--budget.left < 0)
+/**
+ * What expanding a document may still do: values left to copy through
+ * aliases (the rest is bounded by the text's size), how deep in alias
+ * expansions it is, the collections being expanded, each alias's target, and
+ * the first alias that refers to a collection containing it.
+ */
+interface Budget {
+  left: number
+  inAliases: number
+  expanding: Set<unknown>
+  targets: Map<unknown, unknown>
+  cycle?: { text: string, offset: number }
+}
+
+/** Keys that a mapping repeats (scalar keys compared as text), with the offset of each repetition, in one pass. */
+function duplicateKeys(doc: ReturnType<typeof parseDocument>): { key: string, offset: number }[] {
+  const duplicates: { key: string, offset: number }[] = []
+  visit(doc, {
+    Map(_key, map) {
+      const seen = new Set<string>()
+      for (const pair of map.items) {
+        if (!isScalar(pair.key))
+          continue
+        const key = String(pair.key.value)
+        if (seen.has(key))
+          duplicates.push({ key, offset: pair.key.range?.[0] ?? 0 })
+        seen.add(key)
+      }
+    },
+  })
+  return duplicates.sort((a, b) => a.offset - b.offset)
+}
+
+/**
+ * What each alias refers to: the last node anchored with its name before it.
+ * One pass over the document; `Alias.resolve` searches the whole document
+ * for each alias, which is quadratic in a document of many aliases.
+ */
+function aliasTargets(doc: ReturnType<typeof parseDocument>): Map<unknown, unknown> {
+  const anchored = new Map<string, unknown>()
+  const targets = new Map<unknown, unknown>()
+  visit(doc, {
+    Node(_key, node) {
+      if (isAlias(node))
+        targets.set(node, anchored.get(node.source))
+      else if ((isScalar(node) || isCollection(node)) && node.anchor)
+        anchored.set(node.anchor, node)
+    },
+  })
+  return targets
+}
+
+function toValue(node: unknown, doc: ReturnType<typeof parseDocument>, budget: Budget): YamlValue {
+  if ((budget.inAliases > 0 && --budget.left < 0) || budget.cycle)
     return null
-  if (isAlias(node))
-    return toValue(node.resolve(doc), doc, budget)
+  if (isAlias(node)) {
+    const target = budget.targets.get(node)
+    if (budget.expanding.has(target)) {
+      budget.cycle = { text: `*${node.source}`, offset: node.range?.[0] ?? 0 }
+      return null
+    }
+    budget.inAliases++
+    const value = toValue(target, doc, budget)
+    budget.inAliases--
+    return value
+  }
   if (isScalar(node)) {
     const v = node.value
     if (v === null || v === undefined)
@@ -138,9 +242,14 @@ function toValue(node: unknown, doc: ReturnType<typeof parseDocument>, budget: {
       return v
     return String(v)
   }
-  if (isSeq(node))
-    return node.items.map(item => toValue(item, doc, budget))
+  if (isSeq(node)) {
+    budget.expanding.add(node)
+    const items = node.items.map(item => toValue(item, doc, budget))
+    budget.expanding.delete(node)
+    return items
+  }
   if (isMap(node)) {
+    budget.expanding.add(node)
     const out: { [key: string]: YamlValue } = {}
     for (const pair of node.items) {
       if (!isPair(pair))
@@ -149,6 +258,7 @@ function toValue(node: unknown, doc: ReturnType<typeof parseDocument>, budget: {
       // defineProperty, not assignment: a `__proto__` key must stay a plain own key.
       Object.defineProperty(out, key, { value: toValue(pair.value, doc, budget), enumerable: true, writable: true, configurable: true })
     }
+    budget.expanding.delete(node)
     return out
   }
   return null

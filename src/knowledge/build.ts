@@ -110,6 +110,7 @@ export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOp
     const batch = missing.slice(start, start + BATCH)
     const vectors = await embedder.embedTokens(batch.map(key => inputs.get(key)!), 'document')
     batch.forEach((key, i) => cache.set(key, vectors[i]!))
+    cache.checkpoint()
     options.onProgress?.({ phase: 'embed', done: Math.min(start + BATCH, missing.length), total: missing.length })
   }
   cache.save()

@@ -86,6 +86,9 @@ export const DEFAULT_SEARCH: SearchConfig = { topK: 5, threshold: 0.3 }
 export const DEFAULT_WATCH: WatchConfig = { settleMs: DEFAULT_SETTLE_MS, maxWaitMs: DEFAULT_MAX_WAIT_MS }
 const WATCH_KEYS = ['settleMs', 'maxWaitMs', 'intervalMs']
 const DTYPES = ['q8', 'fp32', 'fp16', 'int8', 'uint8', 'q4', 'bnb4', 'q4f16']
+/** `owner/name` or `name`, as Hugging Face spells model IDs. */
+const MODEL_ID = /^[\w.-]+(?:\/[\w.-]+)?$/
+
 const TOP_KEYS = ['name', 'description', 'knowledge', 'output', 'cache', 'model', 'chunk', 'search', 'watch', 'routing', '$schema']
 
 /** What `skill-kit init` writes: every default, spelled out. */
@@ -182,8 +185,12 @@ export function parseProjectConfig(projectDir: string, source: string, bag: Diag
     const dtype = string(['model', 'dtype'], model.dtype, DEFAULT_MODEL.dtype)
     if (!DTYPES.includes(dtype))
       bag.error('config-invalid', `"model.dtype" must be one of ${DTYPES.join(', ')}.`, at(['model', 'dtype']))
+    const id = string(['model', 'id'], model.id, DEFAULT_MODEL.id)
+    // The ID names a folder under the cache (`<cacheDir>/<id>/`, replaced whole by `skill-kit model`): never a path elsewhere.
+    if (!MODEL_ID.test(id) || id.split('/').some(part => /^\.+$/.test(part)))
+      bag.error('config-invalid', `"model.id" must be a model ID such as "${DEFAULT_MODEL.id}": letters, digits, ".", "_" and "-", with at most one "/".`, at(['model', 'id']))
     return {
-      id: string(['model', 'id'], model.id, DEFAULT_MODEL.id),
+      id,
       revision: string(['model', 'revision'], model.revision, DEFAULT_MODEL.revision),
       dtype,
       cacheDir: resolve(projectDir, string(['model', 'cacheDir'], model.cacheDir, DEFAULT_MODEL.cacheDir)),

@@ -9,8 +9,8 @@ import type { ChunkConfig, KnowledgeConfig, ModelConfig, SearchConfig } from './
 import type { Embedder } from './embedder'
 import type { KnowledgeProgress } from './progress'
 import type { IndexManifest } from './publish'
-import { existsSync, readFileSync, statSync } from 'node:fs'
-import { basename, join, relative, resolve, sep } from 'node:path'
+import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs'
+import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { DiagnosticBag } from '../core/diagnostics'
 import { hash } from '../core/hash'
 import { parseYaml } from '../core/yaml'
@@ -122,7 +122,39 @@ export function openKnowledgeProject(dir: string, options: OpenProjectOptions = 
     bag.error('knowledge-missing', `The knowledge folder ${relative(projectDir, config.knowledge) || '.'} does not exist. Create it and put Markdown documents in it.`, at)
     return { project: undefined, diagnostics: bag.sorted() }
   }
+  // The build writes into output and cache and deletes old files there: through a symlink it would do so elsewhere.
+  const base = root ?? projectDir
+  const linked = (['knowledge', 'output', 'cache'] as const)
+    .map(key => [key, symlinkAlong(base, config[key])] as const)
+    .filter((entry): entry is readonly [typeof entry[0], string] => entry[1] !== undefined)
+  if (linked.length > 0) {
+    const at = hasFile ? (key: string) => parseYaml(written.replace(/^\uFEFF/, ''), 1, new DiagnosticBag(configFile)).locate([key]) : () => ({ line: 1, column: 1 })
+    for (const [key, link] of linked)
+      bag.error('config-path-symlink', `"${key}" goes through the symbolic link ${relative(base, link).split(sep).join('/')}, so the build would read or write where it points. Replace the link with a real folder.`, at(key))
+    return { project: undefined, diagnostics: bag.sorted() }
+  }
   return { project: { dir: projectDir, configFile: hasFile ? configFile : undefined, root, config }, diagnostics: bag.sorted() }
+}
+
+/** The first symbolic link on the way from `base` down to `target` (a folder inside it), among the parts that exist. */
+function symlinkAlong(base: string, target: string): string | undefined {
+  const inside = relative(base, target)
+  if (inside === '' || inside.startsWith('..') || isAbsolute(inside))
+    return undefined
+  let path = base
+  for (const part of inside.split(sep)) {
+    path = join(path, part)
+    let stat
+    try {
+      stat = lstatSync(path)
+    }
+    catch {
+      return undefined
+    }
+    if (stat.isSymbolicLink())
+      return path
+  }
+  return undefined
 }
 
 /** A path as an argument the user can paste into a shell: relative to the working directory, quoted when it needs to be. */

@@ -6,7 +6,7 @@
 import type { KnowledgeIndex } from './build'
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { writeFileAtomic } from '../core/atomic'
+import { removeDeadTemporaries, writeFileAtomic } from '../core/atomic'
 import { hash } from '../core/hash'
 
 export const MANIFEST_FILE = 'manifest.json'
@@ -52,6 +52,7 @@ const GRACE_MS = 60_000
  * following, and any written in the last minute.
  */
 export function publishIndex(output: string, { name, index, settings }: { name: string, index: KnowledgeIndex, settings: string }): { snapshotFile: string, documentsFile: string, manifest: IndexManifest } {
+  removeDeadTemporaries(output)
   const documents: PublishedDocument[] = index.documents.map(d => ({ id: d.id, path: d.path, body: d.body }))
   const documentsText = JSON.stringify({ format: MANIFEST_FORMAT, documents })
   const manifest: IndexManifest = {

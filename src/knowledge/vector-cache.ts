@@ -1,27 +1,50 @@
+import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { writeFileAtomic } from '../core/atomic'
+import { removeDeadTemporaries, writeFileAtomic } from '../core/atomic'
 import { hash } from '../core/hash'
 
 const MAGIC = 0x53_4B_56_43 // "SKVC"
-const VERSION = 1
+/** 2: each record carries a checksum. */
+const VERSION = 2
 const HEADER_BYTES = 16
 /** Keys are stored as their first 16 bytes. */
 const KEY_BYTES = 16
+/** Each record's checksum: the first 4 bytes of the SHA-256 of its key and vector. */
+const CHECK_BYTES = 4
+/** A checkpoint writes the cache once this many vectors (and a quarter of what it holds) are unsaved. */
+const CHECKPOINT_VECTORS = 1024
+
+function checksum(key: Uint8Array, vector: Uint8Array): Uint8Array {
+  return createHash('sha256').update(key).update(vector).digest().subarray(0, CHECK_BYTES)
+}
+
+/** Whether every value is a finite number (a NaN or infinity would poison every score it takes part in). */
+function finite(vector: Float32Array): boolean {
+  for (let i = 0; i < vector.length; i++) {
+    if (!Number.isFinite(vector[i]!))
+      return false
+  }
+  return true
+}
 
 /**
  * Content-addressed embedding vectors of one model fingerprint, persisted in
  * one file under the cache folder. A vector is keyed by what was embedded
- * (see {@link vectorKey}); a damaged or foreign file is ignored, which costs
- * only time. Saved atomically.
+ * (see {@link vectorKey}). What is read is verified: a foreign or truncated
+ * file is ignored, and a record whose checksum or values are wrong is a miss,
+ * which costs only time. Saved atomically; temporary files that killed
+ * writers left are removed when the cache is opened.
  */
 export class VectorCache {
   private readonly vectors = new Map<string, Float32Array>()
-  private dirty = false
+  /** Vectors added since the last save. */
+  private unsaved = 0
   readonly file: string
 
   constructor(folder: string, fingerprint: string, readonly dimensions: number) {
     this.file = join(folder, `vectors-${hash(fingerprint).slice(0, 16)}.bin`)
+    removeDeadTemporaries(folder)
     if (existsSync(this.file))
       this.read(readFileSync(this.file))
   }
@@ -38,14 +61,24 @@ export class VectorCache {
     if (vector.length !== this.dimensions)
       throw new Error(`A ${vector.length}-dimensional vector cannot go into a ${this.dimensions}-dimensional cache.`)
     this.vectors.set(key, vector)
-    this.dirty = true
+    this.unsaved++
+  }
+
+  /**
+   * Saves during a long build, so that a killed build keeps most of its work:
+   * when enough vectors are unsaved, and at least a quarter of what the file
+   * holds (so the writes of a whole build add up to a few times its size).
+   */
+  checkpoint(): void {
+    if (this.unsaved >= CHECKPOINT_VECTORS && this.unsaved * 4 >= this.vectors.size - this.unsaved)
+      this.save()
   }
 
   /** Writes the cache if anything was added. */
   save(): void {
-    if (!this.dirty)
+    if (this.unsaved === 0)
       return
-    const record = KEY_BYTES + this.dimensions * 4
+    const record = KEY_BYTES + CHECK_BYTES + this.dimensions * 4
     const bytes = new Uint8Array(HEADER_BYTES + this.vectors.size * record)
     const view = new DataView(bytes.buffer)
     view.setUint32(0, MAGIC, true)
@@ -54,12 +87,15 @@ export class VectorCache {
     view.setUint32(12, this.vectors.size, true)
     let offset = HEADER_BYTES
     for (const [key, vector] of this.vectors) {
-      bytes.set(Buffer.from(key, 'hex'), offset)
-      bytes.set(new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength), offset + KEY_BYTES)
+      const keyBytes = Buffer.from(key, 'hex')
+      const vectorBytes = new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength)
+      bytes.set(keyBytes, offset)
+      bytes.set(checksum(keyBytes, vectorBytes), offset + KEY_BYTES)
+      bytes.set(vectorBytes, offset + KEY_BYTES + CHECK_BYTES)
       offset += record
     }
     writeFileAtomic(this.file, bytes)
-    this.dirty = false
+    this.unsaved = 0
   }
 
   private read(bytes: Uint8Array): void {
@@ -67,15 +103,19 @@ export class VectorCache {
       return
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
     const count = view.getUint32(12, true)
-    const record = KEY_BYTES + this.dimensions * 4
+    const record = KEY_BYTES + CHECK_BYTES + this.dimensions * 4
     if (view.getUint32(0, true) !== MAGIC || view.getUint32(4, true) !== VERSION || view.getUint32(8, true) !== this.dimensions || bytes.byteLength !== HEADER_BYTES + count * record)
       return
     for (let offset = HEADER_BYTES; offset < bytes.byteLength; offset += record) {
-      const key = Buffer.from(bytes.subarray(offset, offset + KEY_BYTES)).toString('hex')
+      const keyBytes = bytes.subarray(offset, offset + KEY_BYTES)
+      const vectorBytes = bytes.subarray(offset + KEY_BYTES + CHECK_BYTES, offset + record)
+      if (!Buffer.from(checksum(keyBytes, vectorBytes)).equals(bytes.subarray(offset + KEY_BYTES, offset + KEY_BYTES + CHECK_BYTES)))
+        continue
       // Copy: a Buffer from readFileSync may share its memory with others.
       const vector = new Float32Array(this.dimensions)
-      new Uint8Array(vector.buffer).set(bytes.subarray(offset + KEY_BYTES, offset + record))
-      this.vectors.set(key, vector)
+      new Uint8Array(vector.buffer).set(vectorBytes)
+      if (finite(vector))
+        this.vectors.set(Buffer.from(keyBytes).toString('hex'), vector)
     }
   }
 }

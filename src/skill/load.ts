@@ -5,6 +5,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path'
 import { hash } from '../core/hash'
 import { compileSkill } from './compile'
 import { declaredResourcePaths } from './metadata-form'
+import { folderRelative } from './resources'
 
 /** A compiled skill and the files it was made from, for watching. */
 export interface LoadedSkill {
@@ -129,13 +130,22 @@ export class SkillLoader {
   }
 
   private dependencies(file: string, folder: ReturnType<typeof snapshotFolder>, compiled: CompiledSkill): string[] {
+    // Only what lies inside the folder, with no symlink along the way: nothing outside is read, hashed or watched.
     const declared = declaredResourcePaths(compiled.frontmatter)
+      .map(folderRelative)
+      .filter((rel): rel is string => rel !== undefined && rel !== '' && folder.kind(rel) !== 'symlink')
     const listed = [...(folder.files ?? []), ...declared].map(rel => join(folder.root, rel))
     return [file, ...new Set(listed)]
   }
 }
 
+/** Files larger than this are told apart by size and modification time: reading them whole for a hash costs more than it tells. */
+const HASHED_BYTES = 32 * 1024 * 1024
+
 function fingerprint(path: string): string {
   const kind = kindOf(path)
-  return kind === 'file' ? hash(readFileSync(path)) : kind
+  if (kind !== 'file')
+    return kind
+  const { size, mtimeMs } = lstatSync(path)
+  return size > HASHED_BYTES ? `${size}:${mtimeMs}` : hash(readFileSync(path))
 }

@@ -37,6 +37,19 @@ export function resolveResources(declared: YamlValue | undefined, listed: Metada
   return checkEntries(declared, index => doc.locate(['resources', index]), folder, bag)
 }
 
+/**
+ * A declared resource as a `/`-separated path inside the skill folder, or
+ * `undefined` when it points outside it (absolute, a drive, or up with `..`).
+ * Lexical only: symlinks are the folder's `kind` to tell.
+ */
+export function folderRelative(entry: string): string | undefined {
+  const slashed = entry.trim().replace(/\\/g, '/')
+  const normalized = posix.normalize(slashed).replace(/^\.\//, '')
+  if (posix.isAbsolute(slashed) || /^[A-Za-z]:/.test(slashed) || normalized === '..' || normalized.startsWith('../'))
+    return undefined
+  return normalized
+}
+
 /** Checks each declared entry and returns the normalised paths of the good ones. */
 function checkEntries(declared: readonly YamlValue[], locate: (index: number) => Position, folder: SkillFolder, bag: DiagnosticBag): string[] {
   const resources: string[] = []
@@ -46,9 +59,8 @@ function checkEntries(declared: readonly YamlValue[], locate: (index: number) =>
       bag.error('resources-invalid', `"resources" item ${index + 1} must be a non-empty relative file path.`, at())
       return
     }
-    const slashed = entry.trim().replace(/\\/g, '/')
-    const normalized = posix.normalize(slashed).replace(/^\.\//, '')
-    if (posix.isAbsolute(slashed) || /^[A-Za-z]:/.test(slashed) || normalized === '..' || normalized.startsWith('../')) {
+    const normalized = folderRelative(entry)
+    if (normalized === undefined) {
       bag.error('resource-outside', `Resource "${entry}" is outside the skill folder. Copy the file into the folder and list its relative path.`, at())
       return
     }

@@ -2,7 +2,7 @@ import type { DiagnosticBag } from '../core/diagnostics'
 import type { Heading } from '../core/markdown'
 import type { SectionInfo } from '../runtime/skill/types'
 import { scanHeadings } from '../core/markdown'
-import { slugify } from '../core/text'
+import { slugify, trimEndSpaces } from '../core/text'
 
 /** The body of a progressive skill cut into sections. */
 export interface SectionLayout {
@@ -12,16 +12,22 @@ export interface SectionLayout {
   preamble: string
 }
 
-/** A heading's trailing `{#id}`. */
-const ID_SUFFIX = /[ \t]*\{#([^}]*)\}[ \t]*$/
 const VALID_ID = /^[A-Za-z0-9][\w.:-]*$/
 
-/** Splits a heading text into its title and trailing `{#id}`, if any. */
+/**
+ * Splits a heading text into its title and trailing `{#id}`, if any: the
+ * text ends with `}` (spaces and tabs aside), and the ID runs from the first
+ * `{#` after the `}` before it. Index arithmetic, not a pattern: a pattern
+ * with a leading `[ \t]*` or `[^}]*` backtracks quadratically on long lines.
+ */
 export function splitHeadingId(text: string): { title: string, id: string | undefined } {
-  const match = ID_SUFFIX.exec(text)
-  if (!match)
+  const end = trimEndSpaces(text)
+  if (!end.endsWith('}'))
     return { title: text.trim(), id: undefined }
-  return { title: text.slice(0, match.index).trim(), id: match[1]!.trim() }
+  const open = end.indexOf('{#', end.lastIndexOf('}', end.length - 2) + 1)
+  if (open < 0)
+    return { title: text.trim(), id: undefined }
+  return { title: text.slice(0, open).trim(), id: end.slice(open + 2, -1).trim() }
 }
 
 /**

@@ -17,7 +17,7 @@ export interface StrictYamlProblem {
  */
 export function strictYamlProblems(text: string, firstLine: number): StrictYamlProblem[] {
   const lineCounter = new LineCounter()
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false })
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false })
   if (doc.errors.length > 0)
     return []
   const at = (offset: number): Position => {

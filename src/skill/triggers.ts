@@ -4,6 +4,7 @@ import type { SkillTriggers } from '../runtime/skill/types'
 import type { MetadataList } from './metadata-form'
 import { closest } from '../core/text'
 import { isYamlMapping } from '../core/yaml'
+import { globLimitProblem, MAX_TRIGGERS, phraseLengthProblem, topicProblem } from '../runtime/skill/trigger-limits'
 import { metadataList, metadataOf, splitList, TRIGGER_PREFIX, triggerKeys } from './metadata-form'
 
 const TRIGGER_KEYS = ['paths', 'topics', 'projects', 'always_active']
@@ -62,6 +63,10 @@ function stringList(field: ListField, what: string, example: string, bag: Diagno
   }
   if (value.length === 0) {
     bag.error('trigger-invalid', `"${name}" is an empty list. Add ${what}, or remove the key.`, field.at())
+    return undefined
+  }
+  if (value.length > MAX_TRIGGERS) {
+    bag.error('trigger-too-many', `"${name}" lists ${value.length} entries; at most ${MAX_TRIGGERS} are allowed. Keep the ones that identify the skill best.`, field.at())
     return undefined
   }
   const items: string[] = []
@@ -162,25 +167,40 @@ function readTriggerFields(triggers: SkillTriggers, field: (key: string) => List
   if (paths)
     triggers.paths = readGlobs(paths, bag)
   const topics = field('topics')
-  if (topics)
-    triggers.topics = stringList(topics, 'keywords or phrases', 'database, schema migration', bag) ?? []
+  if (topics) {
+    const phrases = stringList(topics, 'keywords or phrases', 'database, schema migration', bag) ?? []
+    triggers.topics = phrases.filter((topic, index) => {
+      const problem = topicProblem(topic)
+      if (problem)
+        bag.error('trigger-invalid', `Topic "${quoted(topic)}" ${problem}.`, topics.at(index))
+      return !problem
+    })
+  }
   const projects = field('projects')
   if (projects) {
     const codes = stringList(projects, 'project codes', '"E##"', bag) ?? []
     codes.forEach((code, index) => {
-      if (PROJECT_CODE.test(code))
+      const tooLong = phraseLengthProblem(code)
+      if (tooLong)
+        bag.error('trigger-invalid', `Project code "${quoted(code)}" ${tooLong}.`, projects.at(index))
+      else if (PROJECT_CODE.test(code))
         triggers.projects.push(code)
       else bag.error('trigger-invalid', `Project code "${code}" may only use letters, digits, "_", "-" and "#" (one digit), e.g. "E##".`, projects.at(index))
     })
   }
 }
 
+/** A trigger as a message quotes it: long ones cut, the length is in the message. */
+function quoted(trigger: string): string {
+  return trigger.length > 60 ? `${trigger.slice(0, 60)}…` : trigger
+}
+
 function readGlobs(field: ListField, bag: DiagnosticBag): string[] {
   const globs = stringList(field, 'globs with .gitignore semantics', '"*.sql", "supabase/**"', bag) ?? []
   return globs.filter((glob, index) => {
-    const problem = globProblem(glob)
+    const problem = globProblem(glob) ?? globLimitProblem(glob)
     if (problem)
-      bag.error('trigger-glob-invalid', `Glob "${glob}" ${problem}.`, field.at(index))
+      bag.error('trigger-glob-invalid', `Glob "${quoted(glob)}" ${problem}.`, field.at(index))
     return !problem
   })
 }

@@ -60,6 +60,17 @@ describe('parseProjectConfig', () => {
     ])
   })
 
+  it('takes a model ID, never a path', () => {
+    for (const id of ['../../../etc', '/etc', 'a/b/c', 'owner/..', 'a b', '']) {
+      const { config, diagnostics } = parse(JSON.stringify({ model: { id } }))
+      expect(config).toBeUndefined()
+      expect(diagnostics).toEqual([id === ''
+        ? ['config-invalid', 1, 16, '"model.id" must be a non-empty string.']
+        : ['config-invalid', 1, 16, '"model.id" must be a model ID such as "Xenova/all-MiniLM-L6-v2": letters, digits, ".", "_" and "-", with at most one "/".']])
+    }
+    expect(parse(JSON.stringify({ model: { id: 'sentence-transformers/all-MiniLM-L6-v2.q8' } })).diagnostics).toEqual([])
+  })
+
   it('reads "model": false as no model, where chunk sizes need not fit a model', () => {
     const { config, diagnostics } = parse('{ "model": false, "chunk": { "maxTokens": 1024, "overlapTokens": 64 } }')
     expect(diagnostics).toEqual([])

@@ -3,7 +3,7 @@
 
 import type { Embedder } from '../../src/knowledge/embedder'
 import type { KnowledgeProject, ProjectBuild } from '../../src/knowledge/project'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { createServer } from 'node:net'
 import { join, relative } from 'node:path'
@@ -76,6 +76,27 @@ describe('openKnowledgeProject', () => {
     expect(at('{ "knowledge": "docs" }')).toEqual([['knowledge-missing', file, 1, 16]])
     expect(at('\uFEFF{\n  "name": "x",\n\n    "knowledge":\n      "docs"\n}\n')).toEqual([['knowledge-missing', file, 5, 7]])
     expect(at('{ "name": "x" }')).toEqual([['knowledge-missing', file, 1, 1]])
+  })
+})
+
+describe('project folders through symbolic links', () => {
+  it('are refused before anything is read or written where they point', () => {
+    const dir = join(work, 'linked')
+    const elsewhere = join(work, 'elsewhere')
+    mkdirSync(join(dir, 'knowledge'), { recursive: true })
+    mkdirSync(join(elsewhere, 'index'), { recursive: true })
+    writeFileSync(join(dir, 'knowledge', 'a.md'), '# A\n\nText.\n')
+    symlinkSync(elsewhere, join(dir, '.skill-kit'))
+    writeFileSync(join(dir, 'skill-kit.json'), '{\n  "name": "linked",\n  "cache": "cache"\n}\n')
+    symlinkSync(elsewhere, join(dir, 'cache'))
+    const file = join(dir, 'skill-kit.json')
+    const opened = openKnowledgeProject(dir)
+    expect(opened.project).toBeUndefined()
+    expect(opened.diagnostics.map(d => [d.code, d.file, d.line, d.column, d.message])).toEqual([
+      ['config-path-symlink', file, 1, 1, '"output" goes through the symbolic link .skill-kit, so the build would read or write where it points. Replace the link with a real folder.'],
+      ['config-path-symlink', file, 3, 12, '"cache" goes through the symbolic link cache, so the build would read or write where it points. Replace the link with a real folder.'],
+    ])
+    expect(readdirSync(join(elsewhere, 'index'))).toEqual([])
   })
 })
 

@@ -37,6 +37,9 @@ const cases: Record<string, Expected[]> = {
   'yaml-duplicate-key': [['error', 'yaml-duplicate-key', 4, 1, 'Key "description" appears twice']],
   'yaml-syntax': [['error', 'yaml-syntax', 3, 23, /^Invalid YAML: .+ Fix the frontmatter syntax\.$/]],
   'yaml-too-large': [['error', 'yaml-too-large', 2, 1, 'more than 10000 values through aliases']],
+  'yaml-too-deep': [['error', 'yaml-too-deep', 4, 67, 'nests more than 64 levels of mappings, lists or brackets. Flatten it']],
+  'yaml-too-deep-block': [['error', 'yaml-too-deep', 68, 65, 'nests more than 64 levels']],
+  'yaml-alias-cycle': [['error', 'yaml-alias-cycle', 4, 11, 'The alias *a refers to a value that contains it']],
   'yaml-warning': [['warning', 'yaml-warning', 3, 14, 'Custom YAML tags are not supported']],
   // Agent Skills specification
   'name-missing': [['error', 'name-missing', 2, 1, 'Add name: name-missing']],
@@ -106,6 +109,14 @@ const cases: Record<string, Expected[]> = {
     ['error', 'trigger-invalid', 6, 11, '"context_trigger.topics" must be a list of keywords or phrases'],
   ],
   'trigger-empty-string': [['error', 'trigger-invalid', 7, 7, '"context_trigger.topics" item 2 must be a non-empty string']],
+  'trigger-too-many': [['error', 'trigger-too-many', 6, 5, '"context_trigger.topics" lists 101 entries; at most 100 are allowed. Keep the ones that identify the skill best.']],
+  'trigger-bounds': [
+    ['error', 'trigger-invalid', 7, 7, `Topic "${'word '.repeat(12)}…" has 149 characters; topics are keywords or short phrases of at most 100.`],
+    ['error', 'trigger-invalid', 8, 7, 'Topic "++" has no letter or digit, so every message would be searched for it at every character; use a word or phrase, e.g. "c++".'],
+    ['error', 'trigger-invalid', 10, 7, `Project code "${'E'.repeat(60)}…" has 101 characters; at most 100 are allowed.`],
+    ['error', 'trigger-glob-invalid', 13, 7, `Glob "src/${'a'.repeat(56)}…" has 264 characters; at most 256 are allowed.`],
+    ['error', 'trigger-glob-invalid', 14, 7, 'Glob "a*a*a*a*a*a*a*a*a*" has 9 wildcards; at most 8 are allowed, since each one multiplies the work of matching a path.'],
+  ],
   'trigger-glob-invalid': [
     ['error', 'trigger-glob-invalid', 7, 7, 'Glob "#notes" starts with "#", which .gitignore reads as a comment'],
     ['error', 'trigger-glob-invalid', 8, 7, 'Glob "../shared/**" contains ".."'],

@@ -42,6 +42,7 @@ import type { PhraseHit } from './match-text'
 import { GlobIndex, parseCwd, relativePath } from './match-paths'
 import { PhraseIndex, PROJECT_OPTIONS, TOPIC_OPTIONS } from './match-text'
 import { registryGeneration } from './registry'
+import { globLimitProblem, phraseLengthProblem, usableTriggers } from './trigger-limits'
 import { estimateTokens, listingLine } from '../tokens'
 
 /** Options of {@link createActivation}. */
@@ -113,9 +114,10 @@ export function createActivation<S extends ActivationSkill>(skills: readonly S[]
         unconditional.push(i)
         return
       }
-      topics.add(i, triggers.topics ?? [])
-      projects.add(i, triggers.projects ?? [])
-      paths.add(i, triggers.paths ?? [])
+      // Compiled skills were checked against the same bounds at build time; triggers built by hand are filtered here.
+      topics.add(i, usableTriggers(triggers.topics, phraseLengthProblem))
+      projects.add(i, usableTriggers(triggers.projects, phraseLengthProblem))
+      paths.add(i, usableTriggers(triggers.paths, globLimitProblem))
     })
     paths.build(count)
     for (const name of wasActivated) {

@@ -230,7 +230,14 @@ export class GlobIndex {
       this.seen[owner] = this.stamp
       const entry = this.globsOf.get(owner)!
       entry.matcher ??= ignore().add(entry.globs)
-      const result = entry.matcher.test(rel)
+      let result: ReturnType<ReturnType<typeof ignore>['test']>
+      try {
+        result = entry.matcher.test(rel)
+      }
+      catch {
+        // A glob `ignore` cannot compile (the bounds in trigger-limits.ts keep them out): this skill matches nothing, the others go on.
+        return
+      }
       if (result.ignored && result.rule)
         onMatch(owner, { value: result.rule.pattern })
     }

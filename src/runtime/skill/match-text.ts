@@ -60,7 +60,18 @@ interface Phrase {
   boundaryBefore: boolean
   /** The phrase ends with a word character: the text must not continue with one. */
   boundaryAfter: boolean
-  regex?: RegExp
+  /** Compiled on first use; `null` when the engine refused it (the phrase is skipped). */
+  regex?: RegExp | null
+}
+
+/** A phrase's regex, or `null` when it cannot be compiled (too large for the engine): one phrase never breaks the scan. */
+function compile(source: string, flags: string): RegExp | null {
+  try {
+    return new RegExp(source, flags)
+  }
+  catch {
+    return null
+  }
 }
 
 interface PhraseOptions {
@@ -221,8 +232,8 @@ export class PhraseIndex {
     }
     const { textKey, flags } = this.options
     for (const phrase of this.wordless) {
-      const regex = phrase.regex ??= new RegExp(phrase.source, flags)
-      const m = regex.exec(text)
+      const regex = phrase.regex === undefined ? (phrase.regex = compile(phrase.source, flags)) : phrase.regex
+      const m = regex?.exec(text)
       if (m)
         better(phrase.owner, { order: phrase.order, value: phrase.value, matched: m[0], start: m.index })
     }
@@ -239,7 +250,9 @@ export class PhraseIndex {
       const next = words.lastIndex
       const at = m.index
       for (const phrase of bucket) {
-        const regex = phrase.regex ??= new RegExp(phrase.source, `y${flags}`)
+        const regex = phrase.regex === undefined ? (phrase.regex = compile(phrase.source, `y${flags}`)) : phrase.regex
+        if (regex === null)
+          continue
         regex.lastIndex = at
         const found = regex.exec(text)
         if (found === null || (phrase.boundaryAfter && wordAt(text, regex.lastIndex)))

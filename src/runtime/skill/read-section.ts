@@ -22,6 +22,10 @@ export class SkillReadError extends Error {
  * because only IDs are stable.
  */
 export function resolveSection(sections: readonly SectionIndexEntry[], ref: string): SectionIndexEntry {
+  if (typeof ref !== 'string') {
+    const ids = sections.map(s => s.id)
+    throw new SkillReadError('unknown-section', `A section is read by its ID or heading, a string; got ${typeof ref}. Known section IDs: ${ids.join(', ') || '(none)'}.`, ids)
+  }
   const byId = sections.find(s => s.id === ref)
   if (byId)
     return byId

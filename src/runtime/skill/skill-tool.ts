@@ -110,9 +110,26 @@ function didYouMean(word: string, candidates: readonly string[]): string {
   return names.length > 0 ? ` Did you mean ${names.map(n => `"${n}"`).join(' or ')}?` : ''
 }
 
-/** A heading as an agent may quote it: `## Core tools {#core-tools}` → `core tools`. */
+/**
+ * A heading as an agent may quote it: `## Core tools {#core-tools}` → `core tools`.
+ * Linear in the text: the `{#id}` suffix is cut at its last `{#`, not by a
+ * backtracking pattern (an agent controls the text).
+ */
 function normalizeHeading(text: string): string {
-  return text.replace(/^\s*#+\s*/, '').replace(/\s*\{#[^}]*\}\s*$/, '').replace(/\s+/g, ' ').trim().toLowerCase()
+  let heading = text.trim().replace(/^#+/, '').trimEnd()
+  const id = heading.lastIndexOf('{#')
+  if (id >= 0 && heading.endsWith('}') && !heading.slice(id + 2, -1).includes('}'))
+    heading = heading.slice(0, id)
+  return heading.split(/\s+/).filter(Boolean).join(' ').toLowerCase()
+}
+
+/** The longest `skill`, `section_id` or `heading` accepted: longer ones match nothing, so they are refused before any comparison. */
+export const MAX_ARGUMENT_LENGTH = 1_000
+
+/** A value an agent sent, as an error message quotes it: JSON, cut to a readable length. */
+function shown(value: unknown): string {
+  const json = JSON.stringify(value) ?? String(value)
+  return json.length > 80 ? `${json.slice(0, 80)}…` : json
 }
 
 const fail = (content: string): SkillToolResult => ({ content, isError: true })
@@ -130,7 +147,9 @@ function optionalString(args: Record<string, unknown>, key: string): string | un
   if (value === undefined || value === null)
     return undefined
   if (typeof value !== 'string')
-    return fail(`"${key}" must be a string, got ${JSON.stringify(value)}.`)
+    return fail(`"${key}" must be a string, got ${shown(value)}.`)
+  if (value.length > MAX_ARGUMENT_LENGTH)
+    return fail(`"${key}" has ${value.length} characters; at most ${MAX_ARGUMENT_LENGTH} are accepted. Pass a section ID or heading from the skill's cover.`)
   return value.trim() === '' ? undefined : value.trim()
 }
 
@@ -141,7 +160,7 @@ function optionalCount(args: Record<string, unknown>, key: 'offset' | 'limit'): 
     return undefined
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
     const meaning = key === 'offset' ? 'the number of lines to skip (default 0)' : 'the most lines to return (omit it for the rest of the section)'
-    return fail(`"${key}" must be a non-negative integer, ${meaning}; got ${typeof value === 'number' ? String(value) : JSON.stringify(value) ?? String(value)}.`)
+    return fail(`"${key}" must be a non-negative integer, ${meaning}; got ${typeof value === 'number' ? String(value) : shown(value)}.`)
   }
   return value
 }
@@ -232,7 +251,8 @@ export function createSkillTool(registry: readonly RegistrySkill[], options: Ski
       if (section)
         return section
       // A heading passed as section_id still finds its section, when it is unique.
-      const titled = sections.filter(s => normalizeHeading(s.title) === normalizeHeading(sectionId))
+      const wanted = normalizeHeading(sectionId)
+      const titled = sections.filter(s => normalizeHeading(s.title) === wanted)
       if (titled.length === 1)
         return titled[0]!
       return fail(`Skill "${entry.name}" has no section with the ID "${sectionId}".${didYouMean(sectionId, ids)} ${known}`)
@@ -303,12 +323,14 @@ export function createSkillTool(registry: readonly RegistrySkill[], options: Ski
     const input = args as unknown as Record<string, unknown>
     const action = input.action
     if (typeof action !== 'string' || !(ACTIONS as readonly string[]).includes(action)) {
-      const got = action === undefined ? 'no action was given' : `got ${JSON.stringify(action)}`
+      const got = action === undefined ? 'no action was given' : `got ${shown(action)}`
       return fail(`"action" must be "load" (the skill's cover) or "read_section" (one section by section_id or heading); ${got}.`)
     }
     const name = input.skill
     if (typeof name !== 'string' || name.trim() === '')
       return fail(`"skill" must be the name of a skill, e.g. ${offered().map(s => `"${s.name}"`).slice(0, 3).join(', ') || '"my-skill"'}.`)
+    if (name.length > MAX_ARGUMENT_LENGTH)
+      return fail(`"skill" has ${name.length} characters; at most ${MAX_ARGUMENT_LENGTH} are accepted. Pass the name of a skill, e.g. ${offered().map(s => `"${s.name}"`).slice(0, 3).join(', ') || '"my-skill"'}.`)
     const entry = find(name.trim())
     if (!entry)
       return unknownSkill(name.trim())

@@ -687,3 +687,25 @@ describe('the topic index key', () => {
     expect(bad).toEqual([])
   })
 })
+
+describe('hostile triggers built by hand', () => {
+  it('skips what is out of bounds, so one skill never breaks or slows the others', () => {
+    const words = Array.from({ length: 2670 }, (_, i) => `w${i}`).join(' ')
+    const hostile = skill('hostile', {
+      topics: [words, 'deploy'],
+      paths: ['a*'.repeat(7663), '*.yml'],
+      projects: [`E${'#'.repeat(200)}`, 'OPS-#'],
+    })
+    const crowded = skill('crowded', { topics: [...Array.from({ length: 100 }, (_, i) => `filler${i}`), 'late-topic'] })
+    const { activation } = session([hostile, skill('db', { topics: ['database'], paths: ['*.sql'] }), crowded])
+    expect(names(activation.observeMessage(`${words} database`))).toEqual(['db'])
+    expect(names(activation.observeMessage('time to deploy late-topic'))).toEqual(['hostile'])
+  })
+
+  it('matches paths and codes of the other skills past a hostile glob or code', () => {
+    const hostile = skill('hostile', { paths: ['a*'.repeat(7663), '*.yml'], projects: [`E${'#'.repeat(200)}`, 'OPS-#'] })
+    const { activation } = session([hostile, skill('db', { paths: ['*.sql'] })])
+    expect(names(activation.observePaths(['/repo/aaaaaaaaaaaaaaaaaaaaaaaaaaaaab/x.sql'], { cwd: '/repo' }))).toEqual(['db'])
+    expect(names(activation.observeContext('ticket OPS-7'))).toEqual(['hostile'])
+  })
+})

@@ -381,6 +381,19 @@ describe('errors the agent can act on', () => {
     expect(await call(tool, { action: 'read_section', skill: 'postgres-migrations', heading: ['Indexes'] })).toEqual({ isError: true, content: '"heading" must be a string, got ["Indexes"].' })
   })
 
+  it('hostile arguments: over-long strings refused before any matching, long values quoted short', async () => {
+    const read = (args: Record<string, unknown>) => call(tool, { action: 'read_section', skill: 'postgres-migrations', ...args })
+    const refused = (key: string, length: number) => ({ isError: true, content: `"${key}" has ${length} characters; at most 1000 are accepted. Pass a section ID or heading from the skill's cover.` })
+    expect(await read({ section_id: `a${' '.repeat(1e5)}b` })).toEqual(refused('section_id', 100_002))
+    expect(await read({ heading: '{#'.repeat(3e4) })).toEqual(refused('heading', 60_000))
+    expect(await read({ section_id: '{#'.repeat(499) })).toMatchObject({ isError: true, content: expect.stringMatching(/^Skill "postgres-migrations" has no section with the ID "\{#\{#/) })
+    expect(await call(tool, { action: 'load', skill: 'x'.repeat(1001) })).toEqual({ isError: true, content: '"skill" has 1001 characters; at most 1000 are accepted. Pass the name of a skill, e.g. "code-review", "postgres-migrations", "release-notes".' })
+    expect(await call(tool, { action: 'y'.repeat(500), skill: 'code-review' })).toEqual({
+      isError: true,
+      content: `"action" must be "load" (the skill's cover) or "read_section" (one section by section_id or heading); got "${'y'.repeat(79)}….`,
+    })
+  })
+
   it('read_section on a regular skill: why, and that load returns the whole body', async () => {
     expect(await call(tool, { action: 'read_section', skill: 'code-review', section_id: 'tests' })).toEqual({
       isError: true,
