@@ -17,6 +17,7 @@ import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mj
 import { planKnowledgeExport } from '../../src/export/export'
 import { writeExportFolder } from '../../src/export/folder'
 import { defaultProjectConfig } from '../../src/knowledge/config'
+import { createTransformersEmbedder } from '../../src/knowledge/embedder'
 import { disposeProjectEmbedders, openKnowledgeProject } from '../../src/knowledge/project'
 import { crawlRoutedSkill } from '../../src/routing/crawl'
 import { DEFAULT_ROUTING } from '../../src/routing/config'
@@ -303,6 +304,13 @@ describe('exports are reproducible and leave nothing behind', () => {
     }
   })
 
+  it('is listed in skill-kit --help', async () => {
+    const help = await skillKit('--help')
+    expect(help.stdout).toContain('\n  export <dest>         Export a project as a skill folder (semantic search or routed pages)\n')
+    const usage = await skillKit('export', '--help')
+    expect(usage.stdout.startsWith('Usage: skill-kit export <dest> [options]\n')).toBe(true)
+  })
+
   it('refuses an existing destination, bad modes and --include-model for routed exports, with the fix', async () => {
     mkdirSync(join(out, 'exists'), { recursive: true })
     const exists = await skillKit('export', 'out/exists', '--project', 'home', '--offline')
@@ -347,6 +355,17 @@ describe('exports are reproducible and leave nothing behind', () => {
     const search = await node(copy, ['search.mjs', 'restore a backup'])
     expect(search.stderr).toBe('')
     expect(JSON.parse(search.stdout)[0].id).toBe('restore-backup')
+  })
+
+  it('refuses --include-model when the model folder lacks the model\'s files', async () => {
+    const empty = join(work, 'empty-models')
+    mkdirSync(empty, { recursive: true })
+    const opened = openKnowledgeProject(home, { overrides: { model: { cacheDir: '../empty-models' } } })
+    // The model itself loads from elsewhere: only the copy for the export is missing.
+    const embedder = await createTransformersEmbedder({ model: TINY_MODEL_ID, cacheDir: models, offline: true })
+    await expect(planKnowledgeExport(opened.project!, { mode: 'semantic', includeModel: true, buildOptions: { embedder } }))
+      .rejects.toThrow(`--include-model copies the embedding model ${TINY_MODEL_ID} into the export, but its model folder lacks config.json, tokenizer.json, tokenizer_config.json, onnx/model_quantized.onnx. Run "skill-kit model --project test/.tmp/export/home" first.`)
+    await embedder.dispose()
   })
 
   it('leaves neither the destination nor a temporary folder when writing fails midway', async () => {
