@@ -55,7 +55,7 @@ export async function planKnowledgeExport(project: KnowledgeProject, options: Ex
   const { config } = project
   if (options.mode === 'routed') {
     if (options.includeModel)
-      throw new ExportError('A routed export has no search, so it takes no model.')
+      throw new ExportError('A routed export has no search script, so it takes no model: export it without includeModel, or as a semantic export.')
     const digest = loadKnowledgeFolder(config.knowledge).digest
     const routes = await routeKnowledgeProject(project, { ...options.routing, offline: options.offline, force: options.force })
     if (!('skill' in routes))

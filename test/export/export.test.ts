@@ -14,6 +14,7 @@ import { join, relative, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 // @ts-expect-error: a plain .mjs script without types
 import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
+import { packageExportAssets } from '../../src/export/assets'
 import { planKnowledgeExport } from '../../src/export/export'
 import { writeExportFolder } from '../../src/export/folder'
 import { defaultProjectConfig } from '../../src/knowledge/config'
@@ -182,6 +183,12 @@ describe('skill-kit export --mode semantic', () => {
     const vector = await node(copy, ['search.mjs', 'restore', '--mode', 'vector'])
     expect(vector.code).toBe(1)
     expect(vector.stderr).toBe(`search.mjs: A vector search of "home" needs its query model, but this skill was exported without its embedding model. Export the skill again with --include-model, or set SKILL_KIT_MODEL_PATH to a folder that holds ${TINY_MODEL_ID}/, or search with mode: 'lexical'.\n`)
+    cpSync(join(copy, 'search.mjs'), join(copy, '..', 'search.mjs'))
+    const away = await node(join(copy, '..'), ['search.mjs', 'restore'])
+    expect(away).toEqual({ code: 1, stdout: '', stderr: `search.mjs: ${join(copy, '..', 'index/settings.json')} is missing: search.mjs runs in the folder of an exported skill, beside its index/. Export the skill again with "skill-kit export".\n` })
+    writeFileSync(join(copy, 'index/snapshot.skillkit'), 'not a snapshot')
+    const corrupt = await node(copy, ['search.mjs', 'restore'])
+    expect(corrupt).toEqual({ code: 1, stdout: '', stderr: 'search.mjs: Not a knowledge snapshot (wrong magic bytes).\n' })
     const usage = await node(copy, ['search.mjs', 'restore', '--mode', 'semantic'])
     expect(usage.code).toBe(2)
     expect(usage.stderr.split('\n')[0]).toBe('search.mjs: --mode must be auto, vector, lexical or hybrid, got "semantic".')
@@ -366,6 +373,12 @@ describe('exports are reproducible and leave nothing behind', () => {
     await expect(planKnowledgeExport(opened.project!, { mode: 'semantic', includeModel: true, buildOptions: { embedder } }))
       .rejects.toThrow(`--include-model copies the embedding model ${TINY_MODEL_ID} into the export, but its model folder lacks config.json, tokenizer.json, tokenizer_config.json, onnx/model_quantized.onnx. Run "skill-kit model --project test/.tmp/export/home" first.`)
     await embedder.dispose()
+  })
+
+  it('says so when this package was not built, or when a routed export is asked for the model', async () => {
+    expect(() => packageExportAssets(tmpdir())).toThrow('unplugin-skill-kit has no dist/export/search.mjs: this copy of the package was not built. Run "npm run build" in it.')
+    await expect(planKnowledgeExport(openKnowledgeProject(home).project!, { mode: 'routed', includeModel: true }))
+      .rejects.toThrow('A routed export has no search script, so it takes no model: export it without includeModel, or as a semantic export.')
   })
 
   it('leaves neither the destination nor a temporary folder when writing fails midway', async () => {

@@ -8,6 +8,7 @@
 // so on stderr. It ranks and retrieves exactly as `skill-kit search` and
 // `skill-kit retrieve` do, through the same runtime, and prints the same JSON.
 
+import type { KnowledgeBase } from '../../runtime/knowledge/knowledge'
 import type { EmbedQuery, QueryModel, TransformersModule } from '../../runtime/knowledge/query-embedder'
 import type { ExportSettings } from '../settings'
 import { existsSync, readFileSync } from 'node:fs'
@@ -17,7 +18,7 @@ import { parseArgs } from 'node:util'
 import { createKnowledgeBase, KnowledgeError, QueryModelUnavailableError } from '../../runtime/knowledge/knowledge'
 import { modelFilesOf } from '../../runtime/knowledge/model-files'
 import { transformersQueryEmbedder } from '../../runtime/knowledge/query-embedder'
-import { decodeSnapshot } from '../../runtime/knowledge/snapshot-reader'
+import { decodeSnapshot, SnapshotError } from '../../runtime/knowledge/snapshot-reader'
 import { SETTINGS_FILE } from '../settings'
 
 /** The environment variable naming a folder that holds `<model id>/`, for an export without its model. */
@@ -96,33 +97,21 @@ function joinNegativeNumbers(argv: readonly string[]): string[] {
   return out
 }
 
-async function main(argv: string[]): Promise<{ out: string, code: number }> {
+/** What the command line asks for, checked before any file is read. */
+type Request = { verb: 'retrieve', id: string } | { verb: 'search', query: string, mode: typeof MODES[number], topK?: number, threshold?: number }
+
+function parseRequest(argv: string[]): Request | undefined {
   const { values, positionals } = parseArgs({
     args: joinNegativeNumbers(argv),
     allowPositionals: true,
     options: { 'mode': { type: 'string' }, 'top-k': { type: 'string' }, 'threshold': { type: 'string' }, 'help': { type: 'boolean', short: 'h' } },
   })
   if (values.help)
-    return { out: USAGE, code: 0 }
-  const settings = readSettings()
-  const snapshot = new Uint8Array(readFileSync(join(folder, settings.snapshot)))
-  const bodies = new Map((JSON.parse(readFileSync(join(folder, settings.documents), 'utf8')) as { documents: { id: string, body: string }[] }).documents.map(d => [d.id, d.body]))
-  const { documents } = decodeSnapshot(snapshot, { verify: false })
-  const base = createKnowledgeBase({
-    name: settings.name,
-    documents,
-    loadSnapshot: async () => snapshot,
-    bodies: documents.map(d => async () => bodies.get(d.id) ?? ''),
-    search: settings.search,
-    embedQuery: settings.model ? exportEmbedder(settings.model, settings.modelFolder) : undefined,
-    vectors: settings.model !== false,
-  })
-
+    return undefined
   if (positionals[0] === 'retrieve') {
     if (positionals.length !== 2 || positionals[1] === '')
       throw new UsageError('retrieve takes one document ID, e.g. node search.mjs retrieve <id from a search>.')
-    const body = await base.retrieve(positionals[1]!)
-    return { out: body.endsWith('\n') ? body : `${body}\n`, code: 0 }
+    return { verb: 'retrieve', id: positionals[1]! }
   }
   // Unquoted words are one query, as a shell user typing `node search.mjs restore a backup` means.
   const query = positionals.join(' ')
@@ -131,20 +120,56 @@ async function main(argv: string[]): Promise<{ out: string, code: number }> {
   const mode = values.mode ?? 'auto'
   if (!(MODES as readonly string[]).includes(mode))
     throw new UsageError(`--mode must be auto, vector, lexical or hybrid, got "${mode}".`)
-  const topK = numberOption(values['top-k'], 'top-k', v => Number.isSafeInteger(v) && v >= 1, 'a positive integer')
-  const threshold = numberOption(values.threshold, 'threshold', v => v >= -1 && v <= 1, 'a number from -1 to 1')
-  const results = await base.search(query, { mode: mode as typeof MODES[number], topK, threshold })
+  return {
+    verb: 'search',
+    query,
+    mode: mode as typeof MODES[number],
+    topK: numberOption(values['top-k'], 'top-k', v => Number.isSafeInteger(v) && v >= 1, 'a positive integer'),
+    threshold: numberOption(values.threshold, 'threshold', v => v >= -1 && v <= 1, 'a number from -1 to 1'),
+  }
+}
+
+/** The exported index as the runtime's knowledge base, exactly as `skill-kit search` and `retrieve` read a published one. */
+function exportedKnowledgeBase(): KnowledgeBase {
+  const settings = readSettings()
+  const snapshot = new Uint8Array(readFileSync(join(folder, settings.snapshot)))
+  const bodies = new Map((JSON.parse(readFileSync(join(folder, settings.documents), 'utf8')) as { documents: { id: string, body: string }[] }).documents.map(d => [d.id, d.body]))
+  const { documents } = decodeSnapshot(snapshot, { verify: false })
+  return createKnowledgeBase({
+    name: settings.name,
+    documents,
+    loadSnapshot: async () => snapshot,
+    bodies: documents.map(d => async () => bodies.get(d.id) ?? ''),
+    search: settings.search,
+    embedQuery: settings.model ? exportEmbedder(settings.model, settings.modelFolder) : undefined,
+    vectors: settings.model !== false,
+  })
+}
+
+async function main(argv: string[]): Promise<{ out: string, code: number }> {
+  const request = parseRequest(argv)
+  if (!request)
+    return { out: USAGE, code: 0 }
+  const base = exportedKnowledgeBase()
+  if (request.verb === 'retrieve') {
+    const body = await base.retrieve(request.id)
+    return { out: body.endsWith('\n') ? body : `${body}\n`, code: 0 }
+  }
+  const results = await base.search(request.query, { mode: request.mode, topK: request.topK, threshold: request.threshold })
   return { out: `${JSON.stringify(results, null, 2)}\n`, code: 0 }
 }
 
 function fail(error: unknown): { out: string, code: number } {
   const verb = process.argv[2] === 'retrieve' ? 'search.mjs retrieve' : 'search.mjs'
-  if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))
+  const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true
+  if (usage)
     process.stderr.write(`${verb}: ${(error as Error).message}\n\n${USAGE}`)
-  else if (error instanceof KnowledgeError)
+  else if (error instanceof KnowledgeError || error instanceof SnapshotError)
     process.stderr.write(`${verb}: ${error.message}\n`)
+  else if ((error as { code?: string }).code === 'ENOENT')
+    process.stderr.write(`${verb}: ${(error as { path?: string }).path} is missing: search.mjs runs in the folder of an exported skill, beside its index/. Export the skill again with "skill-kit export".\n`)
   else throw error
-  return { out: '', code: error instanceof KnowledgeError ? 1 : 2 }
+  return { out: '', code: usage ? 2 : 1 }
 }
 
 const { out, code } = await main(process.argv.slice(2)).catch(fail)
