@@ -1,6 +1,10 @@
+import { copyFileSync, readFileSync } from 'node:fs'
 import { defineBuildConfig } from 'unbuild'
 
-export default defineBuildConfig({
+/** The search runtime of exported skills carries its own licence: it is copied into folders that may have none. */
+const LICENSE_BANNER = `/*!\n * search.mjs: the search command of a skill exported by unplugin-skill-kit.\n *\n${readFileSync('LICENSE', 'utf8').trimEnd().split('\n').map(line => ` *${line ? ` ${line}` : ''}`).join('\n')}\n */`
+
+export default defineBuildConfig([{
   entries: [
     'src/index',
     'src/vite',
@@ -28,4 +32,18 @@ export default defineBuildConfig({
   },
   // Bundler packages are the user's: never inline them.
   externals: ['vite', 'rollup', 'esbuild', 'webpack', '@rspack/core', 'rolldown'],
-})
+}, {
+  // The search command of exported semantic skills (skill-kit export): one self-contained file,
+  // so that an exported folder searches with Node alone. Built alone, so that it shares no chunk.
+  entries: [{ input: 'src/export/script/search', name: 'export/search' }],
+  declaration: false,
+  clean: false,
+  rollup: {
+    emitCJS: false,
+    output: { banner: LICENSE_BANNER },
+  },
+  hooks: {
+    // The lockfile that pins @huggingface/transformers in exported folders (see src/export/assets.ts).
+    'build:done': () => copyFileSync('src/export/runtime-package-lock.json', 'dist/export/package-lock.json'),
+  },
+}])

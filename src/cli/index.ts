@@ -4,6 +4,7 @@ import { disposeProjectEmbedders } from '../knowledge/project'
 import { parseCommandArgs } from './command'
 import { CliError, EXIT_USAGE, processIo, UsageError } from './io'
 import { buildCommand } from './knowledge/build'
+import { exportCommand } from './knowledge/export'
 import { initCommand } from './knowledge/init'
 import { modelCommand } from './knowledge/model'
 import { retrieveCommand } from './knowledge/retrieve'
@@ -12,7 +13,7 @@ import { statusCommand } from './knowledge/status'
 import { watchCommand } from './knowledge/watch'
 import { validateCommand } from './validate-command'
 
-const COMMANDS: readonly Command[] = [validateCommand, initCommand, buildCommand, searchCommand, retrieveCommand, statusCommand, watchCommand, modelCommand]
+const COMMANDS: readonly Command[] = [validateCommand, initCommand, buildCommand, searchCommand, retrieveCommand, statusCommand, watchCommand, modelCommand, exportCommand]
 
 const USAGE = `Usage: skill-kit <command> [options]
 

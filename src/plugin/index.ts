@@ -1,4 +1,4 @@
-import type { UnpluginFactory } from 'unplugin'
+import type { UnpluginBuildContext, UnpluginContext, UnpluginFactory } from 'unplugin'
 import type { DevEnvironment } from 'vite'
 import type { FileUrlRequest } from './chunk-assets'
 import type { LoadModule } from './esbuild-load'
@@ -8,11 +8,13 @@ import { dirname } from 'node:path'
 import { createUnplugin } from 'unplugin'
 import { ChunkRelativeAssets } from './chunk-assets'
 import { loadWithWatchDirs } from './esbuild-load'
+import { emitKnowledgeExports } from './export'
 import { KnowledgeService } from './knowledge'
 import { knowledgeKind, namedKnowledgeId } from './kinds/knowledge'
 import { knowledgeDocumentKind } from './kinds/knowledge-document'
 import { REGISTRY_ID, registryId, registryKind } from './kinds/registry'
 import { namedRoutesId, routesKind } from './kinds/routes'
+import { progressChannel } from './progress'
 import { skillKind } from './kinds/skill'
 import { FAILED_MODULE } from './reports'
 import { RoutesService } from './routes'
@@ -23,7 +25,7 @@ import { configureDevServer } from './vite-server'
 import { hotUpdateSkills, servedModule } from './vite-skills'
 import { watchDependencies } from './watch'
 
-export type { FilterPattern, KnowledgeOptions, Options } from './options'
+export type { FilterPattern, KnowledgeExportOptions, KnowledgeOptions, Options } from './options'
 export type { SkillKitViteApi } from './vite-api'
 export type { KnowledgeRebuildEvent } from './vite-knowledge'
 export type { RoutesRebuildEvent } from './vite-routes'
@@ -60,11 +62,23 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
     name: 'unplugin-skill-kit',
     enforce: 'pre',
 
-    buildStart() {
+    async buildStart() {
       state.reports.clear()
       state.knowledge.reset()
       state.routes.reset()
-      state.chunkAssets.reset((this as { environment?: { name: string } }).environment?.name ?? '')
+      const environment = (this as { environment?: { name: string, config: { consumer?: string } } }).environment
+      state.chunkAssets.reset(environment?.name ?? '')
+      // Exported skills go into builds' output: not the dev server's, nor a Vite server build's (which drops assets).
+      if (state.viteServe || environment?.config.consumer === 'server')
+        return
+      await emitKnowledgeExports(this, {
+        options,
+        framework: state.framework,
+        service: state.knowledge,
+        root: state.root,
+        relativize: state.relativize,
+        progress: progressChannel(this as UnpluginBuildContext & UnpluginContext, state.framework, state.viteLogger),
+      })
     },
 
     watchChange() {

@@ -64,6 +64,21 @@ export interface KnowledgeOptions {
   search?: Partial<SearchConfig>
   /** Overrides the plugin's `includeModel` for this knowledge base (an error with `model: false`; the plugin's own `includeModel` skips such a base). */
   includeModel?: boolean
+  /**
+   * Writes the knowledge base as an exported skill folder (as `skill-kit
+   * export` does) into the output of each build (not the dev server).
+   */
+  export?: KnowledgeExportOptions
+}
+
+/** A knowledge base exported as a skill folder into the build output. */
+export interface KnowledgeExportOptions {
+  /** `'semantic'` (default): SKILL.md, search.mjs, the index and the documents; `'routed'`: SKILL.md, llms.txt, index pages and the documents. */
+  mode?: 'semantic' | 'routed'
+  /** The folder in the build output (default `skills/<skill name>`, the skill name made from the project's `name`). */
+  outDir?: string
+  /** Semantic exports: copy the embedding model too, so the folder's vector search needs no other (default `false`). */
+  includeModel?: boolean
 }
 
 export const DEFAULT_SKILL_DIRS = ['skills', '.agents/skills']

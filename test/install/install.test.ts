@@ -106,6 +106,20 @@ describe('npm install of the packed package', () => {
   })
 })
 
+describe('skill-kit export from the installed package', () => {
+  it('exports a project with "model": false, whose search.mjs runs with Node alone', async () => {
+    expect((await skillKit('init', 'lex')).code).toBe(0)
+    const config = JSON.parse(readFileSync(join(app, 'lex/skill-kit.json'), 'utf8')) as Record<string, unknown>
+    writeFileSync(join(app, 'lex/skill-kit.json'), JSON.stringify({ ...config, model: false }, null, 2))
+    const exported = await skillKit('export', 'exported/lex', '--project', 'lex')
+    expect(exported.stderr).toBe('')
+    expect(JSON.parse(exported.stdout).files).toEqual(['SKILL.md', 'index/documents.json', 'index/settings.json', 'index/snapshot.skillkit', 'references/example.md', 'search.mjs'])
+    const search = await run(process.execPath, ['search.mjs', 'example document'], join(app, 'exported/lex'))
+    expect(search.stderr).toBe('')
+    expect((JSON.parse(search.stdout) as { id: string }[]).map(hit => hit.id)).toEqual(['example'])
+  })
+})
+
 describe('a knowledge build without Transformers.js', () => {
   it('fails at once with the install command: skill-kit build, model and search in vector mode', async () => {
     expect((await skillKit('init', 'kb')).code).toBe(0)

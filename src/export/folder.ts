@@ -1,0 +1,73 @@
+// An exported skill as a list of files, and how it is written: into a
+// temporary folder beside the destination, renamed into place at the end, so
+// that the destination appears complete or not at all.
+
+import { existsSync } from 'node:fs'
+import { chmod, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { basename, dirname, join, resolve } from 'node:path'
+import { ExportError } from './error'
+
+/** One file of an export: its path in the folder (`/`-separated) and how to get its bytes. */
+export interface ExportFile {
+  path: string
+  /** Read when the file is written (documents and model files are copied from disk then). */
+  read: () => Promise<Uint8Array | string>
+}
+
+/** A file whose bytes are known. */
+export function fileOf(path: string, data: Uint8Array | string): ExportFile {
+  return { path, read: async () => data }
+}
+
+/** A file copied from disk when it is written. */
+export function copyOf(path: string, from: string): ExportFile {
+  return { path, read: () => readFile(from) }
+}
+
+const byPath = (a: ExportFile, b: ExportFile) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
+
+/** The files sorted by path; a path given twice or leaving the folder is a bug of the caller. */
+export function sortedFiles(files: readonly ExportFile[]): ExportFile[] {
+  const sorted = [...files].sort(byPath)
+  sorted.forEach((file, i) => {
+    if (file.path === sorted[i - 1]?.path || file.path.startsWith('/') || file.path.split('/').some(part => part === '..' || part === '.' || part === ''))
+      throw new Error(`Invalid export file list: ${file.path}`)
+  })
+  return sorted
+}
+
+/** Refuses a destination that exists: an export never replaces or merges into a folder. */
+export function assertNewDestination(dest: string, shown: string): void {
+  if (existsSync(dest))
+    throw new ExportError(`${shown} already exists. An export never overwrites: choose a new destination, or remove that one first.`)
+}
+
+/**
+ * Writes `files` as the new folder `dest`: into a temporary folder beside it
+ * (same file system, so the final rename is atomic), in path order, then
+ * renamed to `dest`. On any failure the temporary folder is removed and
+ * `dest` does not exist. `dest` must not exist (see {@link assertNewDestination}).
+ */
+export async function writeExportFolder(dest: string, files: readonly ExportFile[], shown = dest): Promise<void> {
+  const target = resolve(dest)
+  assertNewDestination(target, shown)
+  const sorted = sortedFiles(files)
+  await mkdir(dirname(target), { recursive: true })
+  const temporary = await mkdtemp(join(dirname(target), `.${basename(target)}.export-`))
+  try {
+    // mkdtemp makes the folder private; an exported skill is meant to be shared.
+    await chmod(temporary, 0o755)
+    for (const file of sorted) {
+      const to = join(temporary, ...file.path.split('/'))
+      await mkdir(dirname(to), { recursive: true })
+      await writeFile(to, await file.read())
+    }
+    // rename() would replace an empty folder created meanwhile: check once more, as late as possible.
+    assertNewDestination(target, shown)
+    await rename(temporary, target)
+  }
+  catch (error) {
+    await rm(temporary, { recursive: true, force: true })
+    throw error
+  }
+}

@@ -1,0 +1,129 @@
+// The `export` option of a named knowledge base: the exported skill folder (as
+// `skill-kit export` writes it) emitted into the output of each build, file by
+// file under fixed names, so the same inputs give the same output folder in
+// every bundler. The dev server exports nothing.
+
+import type { UnpluginBuildContext } from 'unplugin'
+import type { ExportMode } from '../export/export'
+import type { KnowledgeExportOptions, KnowledgeOptions, Options } from './options'
+import type { ProgressWrite } from './progress'
+import type { KnowledgeService } from './knowledge'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { ExportError } from '../export/error'
+import { EXPORT_MODES, planKnowledgeExport } from '../export/export'
+import { exportSkillName } from '../export/skill-md'
+import { formatDiagnostic } from '../core/diagnostics'
+import { openKnowledgeProject } from '../knowledge/project'
+import { RoutingError } from '../routing/client'
+
+/** Writes one exported file under a fixed name, relative to the build output. */
+type EmitExported = (fileName: string, source: Uint8Array | string) => void
+
+/** The checked `export` option of a knowledge base. */
+interface ExportRequest {
+  name: string
+  entry: KnowledgeOptions
+  mode: ExportMode
+  outDir: string | undefined
+  includeModel: boolean
+}
+
+/** The named knowledge bases to export, with their options checked; a bad option throws, naming it and its fix. */
+function exportRequests(options: Options): ExportRequest[] {
+  const requests: ExportRequest[] = []
+  for (const [name, configured] of Object.entries(options.knowledge ?? {})) {
+    if (typeof configured === 'string' || configured.export === undefined)
+      continue
+    const settings: KnowledgeExportOptions = configured.export
+    const at = `Knowledge base "${name}": export`
+    const mode = settings.mode ?? 'semantic'
+    if (!EXPORT_MODES.includes(mode))
+      throw new Error(`${at}.mode must be "semantic" or "routed", got ${JSON.stringify(mode)}.`)
+    const { outDir } = settings
+    if (outDir !== undefined && (typeof outDir !== 'string' || outDir.trim() === '' || /^(?:[/\\]|[a-z]:)/i.test(outDir) || outDir.split(/[/\\]/).includes('..')))
+      throw new Error(`${at}.outDir must be a folder inside the build output (a relative path without ".."), got ${JSON.stringify(outDir)}.`)
+    if (settings.includeModel && mode === 'routed')
+      throw new Error(`${at}.includeModel is for semantic exports: a routed export has no search script and needs no model. Remove it, or set export.mode to "semantic".`)
+    requests.push({ name, entry: configured, mode, outDir: outDir?.replace(/\\/g, '/').replace(/^\.\/|\/+$/g, ''), includeModel: settings.includeModel ?? false })
+  }
+  return requests
+}
+
+/** How this bundler writes files under fixed names into its output (esbuild: straight into its output folder). */
+function exportEmitter(context: UnpluginBuildContext, framework: string): EmitExported {
+  const native = context.getNativeBuildContext?.()
+  if (framework === 'esbuild' && native?.framework === 'esbuild') {
+    const { outdir, outfile, absWorkingDir } = native.build.initialOptions
+    const folder = outdir ?? (outfile ? dirname(outfile) : undefined)
+    if (!folder)
+      throw new Error('The knowledge export option writes a skill folder into the build output: set outdir (or outfile).')
+    const root = resolve(absWorkingDir ?? process.cwd(), folder)
+    return (fileName, source) => {
+      mkdirSync(dirname(join(root, fileName)), { recursive: true })
+      writeFileSync(join(root, fileName), source)
+    }
+  }
+  if ((framework === 'webpack' || framework === 'rspack') && (native?.framework === 'webpack' || native?.framework === 'rspack') && native.compilation) {
+    // Marked minimized: a production build's minifier would otherwise rewrite search.mjs (and move its licence out).
+    const { compilation } = native
+    const { RawSource } = compilation.compiler.webpack.sources
+    return (fileName, source) => compilation.emitAsset(fileName, new RawSource(typeof source === 'string' ? source : Buffer.from(source)), { minimized: true })
+  }
+  return (fileName, source) => context.emitFile({ type: 'asset', fileName, source })
+}
+
+export interface ExportBuildEnv {
+  options: Options
+  framework: string
+  service: KnowledgeService
+  root: string
+  relativize: (file: string) => string
+  progress: ProgressWrite | undefined
+}
+
+/**
+ * Emits the exported skill folder of every knowledge base whose options ask
+ * for one. A semantic export shares the build of the knowledge base's imports;
+ * a routed one routes the project (the LLM router when a routing model is
+ * configured; `offline` uses cached answers only). Failures throw, with the
+ * knowledge base's name and what fixes it.
+ */
+export async function emitKnowledgeExports(context: UnpluginBuildContext, env: ExportBuildEnv): Promise<void> {
+  const requests = exportRequests(env.options)
+  if (requests.length === 0)
+    return
+  const emit = exportEmitter(context, env.framework)
+  for (const request of requests) {
+    const label = `Knowledge base "${request.name}"`
+    let plan: Awaited<ReturnType<typeof planKnowledgeExport>>
+    let skillName: string
+    try {
+      if (request.mode === 'semantic') {
+        const outcome = await env.service.build({ kind: 'name', name: request.name }, env.progress)
+        if (!outcome.ok)
+          throw new Error(outcome.message)
+        skillName = exportSkillName(outcome.project.config.name)
+        plan = await planKnowledgeExport(outcome.project, { mode: 'semantic', includeModel: request.includeModel, build: outcome.build })
+      }
+      else {
+        const { entry } = request
+        const opened = openKnowledgeProject(resolve(env.root, entry.dir), { root: env.root, overrides: { model: entry.model, chunk: entry.chunk, search: entry.search } })
+        if (!opened.project)
+          throw new Error(`${label} cannot be exported. Fix its settings:\n\n${opened.diagnostics.map(d => formatDiagnostic(d, env.relativize)).join('\n')}`)
+        skillName = exportSkillName(opened.project.config.name)
+        plan = await planKnowledgeExport(opened.project, { mode: 'routed', offline: env.options.offline, routing: { log: env.progress } })
+      }
+    }
+    catch (error) {
+      if (error instanceof ExportError || error instanceof RoutingError)
+        throw new Error(`${label} cannot be exported: ${error.message}`)
+      throw error
+    }
+    if (!('entries' in plan))
+      throw new Error(`${label} cannot be exported. Fix its documents:\n\n${plan.diagnostics.map(d => formatDiagnostic(d, env.relativize)).join('\n')}`)
+    const folder = request.outDir ?? `skills/${skillName}`
+    for (const file of plan.entries)
+      emit(`${folder}/${file.path}`, await file.read())
+  }
+}
