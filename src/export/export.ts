@@ -34,8 +34,8 @@ export interface ExportOptions {
   build?: ProjectBuild
   /** semantic: how the index is built (the embedder, progress). */
   buildOptions?: Pick<ProjectBuildOptions, 'embedder' | 'onProgress'>
-  /** routed: the environment (routing model, API key) and the client's retry lines. */
-  routing?: Pick<RouteProjectOptions, 'env' | 'log' | 'client'>
+  /** routed: the environment (routing model, API key), the client's retry lines, and `cacheOnly` for watch builds (no paid requests on background edits). */
+  routing?: Pick<RouteProjectOptions, 'env' | 'log' | 'client' | 'cacheOnly'>
   /** This package's files that exports copy (default: this package's dist/export/). */
   assets?: ExportAssets
 }

@@ -7,6 +7,7 @@ import type { UnpluginBuildContext } from 'unplugin'
 import type { ExportMode } from '../export/export'
 import type { KnowledgeExportOptions, KnowledgeOptions, Options } from './options'
 import type { ProgressWrite } from './progress'
+import type { HookContext } from './kinds/kind'
 import type { KnowledgeService } from './knowledge'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
@@ -16,6 +17,7 @@ import { exportSkillName } from '../export/skill-md'
 import { formatDiagnostic } from '../core/diagnostics'
 import { openKnowledgeProject } from '../knowledge/project'
 import { RoutingError } from '../routing/client'
+import { watchSession } from './kinds/routes'
 
 /** Writes one exported file under a fixed name, relative to the build output. */
 type EmitExported = (fileName: string, source: Uint8Array | string) => void
@@ -112,7 +114,8 @@ export async function emitKnowledgeExports(context: UnpluginBuildContext, env: E
         if (!opened.project)
           throw new Error(`${label} cannot be exported. Fix its settings:\n\n${opened.diagnostics.map(d => formatDiagnostic(d, env.relativize)).join('\n')}`)
         skillName = exportSkillName(opened.project.config.name)
-        plan = await planKnowledgeExport(opened.project, { mode: 'routed', offline: env.options.offline, routing: { log: env.progress } })
+        // Watch builds rebuild on background edits: answers from the routing cache only, as the routes modules do.
+        plan = await planKnowledgeExport(opened.project, { mode: 'routed', offline: env.options.offline, routing: { log: env.progress, cacheOnly: watchSession(context as unknown as HookContext) } })
       }
     }
     catch (error) {

@@ -3,7 +3,8 @@
  * routed from the routing cache only, in Rollup's, rolldown's, `vite build
  * --watch`'s, webpack's and rspack's watch mode, and an edited document is
  * described by the offline router until a plain build asks the model. A local
- * HTTP server on 127.0.0.1 plays the model and counts requests.
+ * HTTP server on 127.0.0.1 plays the model and counts requests. The same holds
+ * for the routed export that the build writes (the knowledge base's `export`).
  */
 import type { Bundler } from './build'
 import type { WatchSession } from './watch-session'
@@ -47,7 +48,8 @@ describe.each(WATCHERS)('routed pages in %s\'s watch mode', (bundler) => {
 
   it('routes from the cache only, with no request, and describes an edited document offline', async () => {
     calls.length = 0
-    session = await watchBuilds(bundler, join(app, 'main.js'), { root: app }, work)
+    // The routed export of the same knowledge base is made in each build too, from the cache alone.
+    session = await watchBuilds(bundler, join(app, 'main.js'), { root: app, knowledge: { handbook: { dir: 'handbook', export: { mode: 'routed' } } } }, work)
     const first = await session.first
     expect(first.errors).toEqual([])
     expect(first.module!.cards.one.title).toBe('Title of one.md')
