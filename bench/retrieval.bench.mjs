@@ -17,7 +17,8 @@
 //
 // For each set, half and method (vector: searchVectors, int8 snapshot; lexical: searchLexical;
 // hybrid: searchHybrid, reciprocal rank fusion of both top 20; auto: the knowledge base's
-// default ranking, searchAuto; vector, float32: searchVectors on the float32 snapshot), it reports
+// default ranking with a model, searchFused; vector, float32: searchVectors on the float32
+// snapshot), it reports
 //   top-1      share of queries whose first result is relevant
 //   recall@5   share of queries with a relevant guide in the first 5
 //   MRR@5      mean of 1 / rank of the first relevant guide in the first 5 (0 if none)
@@ -157,7 +158,7 @@ export function rankAll(K, snapshots, queries, { vectorThreshold, lexicalThresho
     out.vector.push(ids(vec))
     out.lexical.push(ids(lex))
     out.hybrid.push(ids(K.searchHybrid(vec, lex, { topK: 10 })))
-    out.auto.push(K.searchAuto ? ids(K.searchAuto(snapshots.int8, q.query, q.vector, { topK: 10, threshold: autoThreshold })) : ids(vec))
+    out.auto.push(ids(K.searchFused(snapshots.int8, q.query, q.vector, { topK: 10, threshold: autoThreshold })))
     out['vector, float32'].push(ids(K.searchVectors(snapshots.float32, q.vector, { topK: 10, threshold: vectorThreshold })))
   }
   return out
@@ -166,7 +167,7 @@ export function rankAll(K, snapshots, queries, { vectorThreshold, lexicalThresho
 /** The default thresholds of each method, and none. */
 export function thresholdSettings(K) {
   return {
-    'defaults': { vectorThreshold: K.DEFAULT_SEARCH.threshold, lexicalThreshold: K.LEXICAL_THRESHOLD, autoThreshold: K.AUTO_THRESHOLD ?? K.DEFAULT_SEARCH.threshold },
+    'defaults': { vectorThreshold: K.DEFAULT_SEARCH.threshold, lexicalThreshold: K.LEXICAL_THRESHOLD, autoThreshold: K.DEFAULT_SEARCH.threshold },
     'threshold 0': { vectorThreshold: 0, lexicalThreshold: 0, autoThreshold: 0 },
   }
 }

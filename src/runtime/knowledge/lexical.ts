@@ -26,7 +26,7 @@
 
 import type { Snapshot } from './snapshot-reader'
 import type { SearchHit, SearchResult } from './search-rank'
-import type { VectorPooling } from './search-pool'
+import type { PooledScores, VectorPooling } from './search-pool'
 import { POOLING_TEMPERATURE } from './search-pool'
 import { selectTop, toResult } from './search-rank'
 import { porterStem } from './stemmer'
@@ -276,16 +276,36 @@ export function searchLexical(source: Snapshot, query: string, options?: Lexical
 export function searchLexical(source: LexicalIndex, query: string, options?: LexicalSearchOptions): SearchHit[]
 export function searchLexical(source: Snapshot | LexicalIndex, query: string, { topK = 5, threshold = LEXICAL_THRESHOLD, pooling = 'soft' }: LexicalSearchOptions = {}): SearchHit[] | SearchResult[] {
   validate(topK, threshold)
-  if (pooling !== 'soft' && pooling !== 'max')
-    throw new RangeError(`pooling must be 'soft' or 'max', got ${String(pooling)}.`)
   const snapshot = isSnapshot(source) ? source : undefined
   const index = snapshot ? snapshot.lexical : source as LexicalIndex
   if (!index)
     throw new Error('This snapshot has no lexical index: build it with the lexical option.')
+  const documents = scoreLexical(index, query, pooling)
+  if (!documents)
+    return []
+  const { best, bestChunk, pooled } = documents
+  for (let d = 0; d < best.length; d++) {
+    if (!(best[d]! >= threshold))
+      bestChunk[d] = -1
+  }
+  const hits: SearchHit[] = []
+  for (const d of selectTop(pooled, bestChunk, topK, -Infinity))
+    hits.push({ documentIndex: d, chunk: bestChunk[d]!, score: pooled[d]! })
+  return snapshot ? hits.map(hit => toResult(snapshot, hit)) : hits
+}
+
+/**
+ * Each document's lexical scores for a query (see `searchLexical`): its best
+ * chunk's normalised score, that chunk (−1 when no chunk holds a query term)
+ * and its pooled score; null for a query without terms or an empty index.
+ */
+export function scoreLexical(index: LexicalIndex, query: string, pooling: VectorPooling): PooledScores | null {
+  if (pooling !== 'soft' && pooling !== 'max')
+    throw new RangeError(`pooling must be 'soft' or 'max', got ${String(pooling)}.`)
   const n = index.lengths.length
   const terms = queryTerms(query)
   if (n === 0 || terms.length === 0)
-    return []
+    return null
   const { average, textChunks } = statsOf(index)
   const { offsets, postings, frequencies, lengths, chunkDocuments } = index
   const scores = new Float64Array(n)
@@ -339,14 +359,7 @@ export function searchLexical(source: Snapshot | LexicalIndex, query: string, { 
       pooled[d] = best[d]! + POOLING_TEMPERATURE * Math.log((sums[d]! + others * Math.exp(-best[d]! * inverse)) / Math.max(textChunks[d]!, hits[d]!))
     }
   }
-  for (let d = 0; d < best.length; d++) {
-    if (!(best[d]! >= threshold))
-      bestChunk[d] = -1
-  }
-  const hits: SearchHit[] = []
-  for (const d of selectTop(pooled, bestChunk, topK, -Infinity))
-    hits.push({ documentIndex: d, chunk: bestChunk[d]!, score: pooled[d]! })
-  return snapshot ? hits.map(hit => toResult(snapshot, hit)) : hits
+  return { best, bestChunk, pooled }
 }
 
 export type HybridHit<T extends SearchHit> = T & {

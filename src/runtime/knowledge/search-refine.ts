@@ -97,6 +97,16 @@ function kthHighest(values: Float64Array, keep: (d: number) => boolean, k: numbe
 }
 
 /**
+ * What fusion adds to a document's vector score: `bonus[d]` (exact, so
+ * refinement only has to bound the vector part), and `eligible[d]` = 1 for
+ * documents that compete whatever their vector score.
+ */
+export interface FusionTerms {
+  bonus: Float64Array
+  eligible: Uint8Array
+}
+
+/**
  * Replaces, in place, the int8 scores of the documents that could rank
  * differently with the refined vectors (or cross the threshold) by their
  * refined values: every chunk of such a document is scored again with all its
@@ -104,19 +114,21 @@ function kthHighest(values: Float64Array, keep: (d: number) => boolean, k: numbe
  * int8 score on entry. A pooled score moves no more than its chunks' scores do
  * (the soft maximum is 1-Lipschitz), so the margin of one chunk bounds both.
  */
-export function refinePooled(snapshot: Snapshot, unit: Float64Array, queryScale: number, similarity: Float64Array, documents: PooledScores, pooling: VectorPooling, topK: number, threshold: number): void {
+export function refinePooled(snapshot: Snapshot, unit: Float64Array, queryScale: number, similarity: Float64Array, documents: PooledScores, pooling: VectorPooling, topK: number, threshold: number, fusion?: FusionTerms): void {
   const m = margin(snapshot, unit, queryScale)
   const { best, bestChunk, pooled } = documents
-  // Documents surely above the threshold whatever the refinement: the K-th of
-  // their pooled scores is a floor no document under it minus 2m can beat.
-  const kth = kthHighest(pooled, d => bestChunk[d]! >= 0 && best[d]! >= threshold + 2 * m, topK)
+  const key = fusion ? pooled.map((s, d) => s + fusion.bonus[d]!) : pooled
+  const eligible = (d: number) => fusion !== undefined && fusion.eligible[d] === 1
+  // Documents surely competing whatever the refinement: the K-th of their
+  // scores is a floor no document under it minus 2m can beat.
+  const kth = kthHighest(key, d => bestChunk[d]! >= 0 && (best[d]! >= threshold + 2 * m || eligible(d)), topK)
   const floor = kth - 2 * m
   let unitSum = 0
   for (let i = 0; i < unit.length; i++)
     unitSum += unit[i]!
   const { offsets, chunks } = documentChunks(snapshot)
   for (let d = 0; d < best.length; d++) {
-    if (bestChunk[d]! < 0 || best[d]! < threshold - 2 * m || pooled[d]! < floor)
+    if (bestChunk[d]! < 0 || (best[d]! < threshold - 2 * m && !eligible(d)) || key[d]! < floor)
       continue
     for (let k = offsets[d]!; k < offsets[d + 1]!; k++)
       similarity[chunks[k]!] = refinedScore(snapshot, unit, unitSum, chunks[k]!)

@@ -5,7 +5,8 @@
 
 import type { Snapshot } from './snapshot-reader'
 import type { SearchResult } from './search-rank'
-import type { VectorPooling } from './search-pool'
+import type { PooledScores, VectorPooling } from './search-pool'
+import type { FusionTerms } from './search-refine'
 import { scoreChunks, searchState } from './search-kernels'
 import { poolScores } from './search-pool'
 import { selectTop, toResult } from './search-rank'
@@ -55,6 +56,25 @@ export const DEFAULT_THRESHOLD = 0.3
 export function searchVectors(snapshot: Snapshot, queryVector: ArrayLike<number>, { topK = DEFAULT_TOP_K, threshold = DEFAULT_THRESHOLD, pooling = 'soft', accelerate = true }: VectorSearchOptions = {}): SearchResult[] {
   if (!Number.isSafeInteger(topK) || topK < 1)
     throw new RangeError(`topK must be a positive integer, got ${String(topK)}.`)
+  const documents = scoreDocuments(snapshot, queryVector, { topK, threshold, pooling, accelerate })
+  if (!documents)
+    return []
+  const { best, bestChunk, pooled } = documents
+  // Documents whose best chunk is under the threshold do not compete.
+  for (let d = 0; d < best.length; d++) {
+    if (!(best[d]! >= threshold))
+      bestChunk[d] = -1
+  }
+  return selectTop(pooled, bestChunk, topK, -Infinity).map(d => toResult(snapshot, { documentIndex: d, chunk: bestChunk[d]!, score: pooled[d]! }))
+}
+
+/**
+ * Each document's vector scores for a query (arrays reused by the next search
+ * of the snapshot), or null when the query has no direction or the snapshot no
+ * chunks. With int8 refinement, the documents that could reach the top `topK`
+ * of `pooled + fusion.bonus` (or cross the threshold) are rescored exactly.
+ */
+export function scoreDocuments(snapshot: Snapshot, queryVector: ArrayLike<number>, { topK, threshold, pooling, accelerate, fusion }: { topK: number, threshold: number, pooling: VectorPooling, accelerate: boolean, fusion?: FusionTerms }): PooledScores | null {
   if (!Number.isFinite(threshold) || threshold < -1 || threshold > 1)
     throw new RangeError(`threshold must be a number from -1 to 1, got ${String(threshold)}.`)
   if (pooling !== 'soft' && pooling !== 'max')
@@ -65,7 +85,7 @@ export function searchVectors(snapshot: Snapshot, queryVector: ArrayLike<number>
   if (queryVector.length !== dims && snapshot.chunkCount > 0)
     throw new RangeError(`The query vector has ${queryVector.length} dimensions, the snapshot ${dims} (model ${snapshot.model}): embed the query with the snapshot's model.`)
   if (snapshot.chunkCount === 0)
-    return []
+    return null
 
   const state = searchState(snapshot)
   const unit = new Float64Array(dims)
@@ -78,7 +98,7 @@ export function searchVectors(snapshot: Snapshot, queryVector: ArrayLike<number>
     norm += x * x
   }
   if (norm === 0)
-    return [] // no direction: similar to nothing (the seed scored such vectors −∞)
+    return null // no direction: similar to nothing (the seed scored such vectors −∞)
   const inverse = 1 / Math.sqrt(norm)
   for (let i = 0; i < dims; i++)
     unit[i]! *= inverse
@@ -99,12 +119,6 @@ export function searchVectors(snapshot: Snapshot, queryVector: ArrayLike<number>
   const documents = state.pooled
   poolScores(similarity, snapshot.chunkDocuments, counts, pooling, documents)
   if (scores.encoding === 'int8' && snapshot.refinement)
-    refinePooled(snapshot, unit, scores.queryScale, similarity, documents, pooling, topK, threshold)
-  const { best, bestChunk, pooled } = documents
-  // Documents whose best chunk is under the threshold do not compete.
-  for (let d = 0; d < best.length; d++) {
-    if (!(best[d]! >= threshold))
-      bestChunk[d] = -1
-  }
-  return selectTop(pooled, bestChunk, topK, -Infinity).map(d => toResult(snapshot, { documentIndex: d, chunk: bestChunk[d]!, score: pooled[d]! }))
+    refinePooled(snapshot, unit, scores.queryScale, similarity, documents, pooling, topK, threshold, fusion)
+  return documents
 }

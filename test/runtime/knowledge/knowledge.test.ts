@@ -52,6 +52,18 @@ describe('createKnowledgeBase', () => {
     expect(loadSnapshot).toHaveBeenCalledTimes(1)
   })
 
+  it('ranks an auto search with an embedder by vector + 0.5 · lexical score (short queries)', async () => {
+    const { kb } = knowledgeBase({ embedQuery: async () => along(0) })
+    const vector = new Map((await kb.search('printer jam', { mode: 'vector' })).map(h => [h.id, h.score]))
+    const lexical = new Map((await kb.search('printer jam', { mode: 'lexical', threshold: 0 })).map(h => [h.id, h.score]))
+    expect([...vector.keys()]).toEqual(['backup', 'printer'])
+    const auto = await kb.search('printer jam')
+    expect(auto.map(h => h.id)).toEqual(['printer', 'backup'])
+    expect(auto[0]!.score).toBeCloseTo(vector.get('printer')! + 0.5 * lexical.get('printer')!, 12)
+    expect(auto[1]!.score).toBeCloseTo(vector.get('backup')!, 12)
+    expect(auto[0]!.heading).toEqual(['Printer', 'Scanning']) // its best chunk by vector
+  })
+
   it('searches lexically without an embedder, and refuses vector search', async () => {
     const { kb } = knowledgeBase()
     expect((await kb.search('printer jam'))[0]!.id).toBe('printer')
