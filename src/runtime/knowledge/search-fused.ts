@@ -20,7 +20,8 @@
 import type { Snapshot } from './snapshot-reader'
 import type { SearchResult } from './search-rank'
 import type { VectorPooling } from './search-pool'
-import { LEXICAL_THRESHOLD, queryTerms, scoreLexical } from './lexical'
+import { LEXICAL_THRESHOLD, lexicalEvidence, lexicalPooled, queryTerms } from './lexical'
+import { POOLING_TEMPERATURE } from './search-pool'
 import { DEFAULT_THRESHOLD, DEFAULT_TOP_K, scoreDocuments } from './search'
 import { selectTop, toResult } from './search-rank'
 
@@ -68,27 +69,43 @@ export function searchFused(snapshot: Snapshot, query: string, queryVector: Arra
     throw new RangeError(`lexicalThreshold must be a number from 0 to 1, got ${String(lexicalThreshold)}.`)
   if (!snapshot.lexical)
     throw new Error('This snapshot has no lexical index: search it with searchVectors.')
+  const index = snapshot.lexical
   const documentCount = snapshot.documents.length
-  const bonus = new Float64Array(documentCount)
+  const lower = new Float64Array(documentCount)
+  const upper = new Float64Array(documentCount)
   const eligible = new Uint8Array(documentCount)
-  const lexical = scoreLexical(snapshot.lexical, query, pooling)
-  if (lexical) {
-    const weight = lexicalWeight(query)
+  const evidence = lexicalEvidence(index, query)
+  const weight = lexicalWeight(query)
+  if (evidence) {
+    // A document's lexical score lies between its best chunk's and that minus T · ln(its chunks).
+    const chunks = new Uint32Array(documentCount)
+    for (let c = 0; c < index.lengths.length; c++) {
+      if (index.lengths[c]! > 0)
+        chunks[index.chunkDocuments[c]!]!++
+    }
     for (let d = 0; d < documentCount; d++) {
-      if (lexical.bestChunk[d]! >= 0) {
-        bonus[d] = weight * lexical.pooled[d]!
-        eligible[d] = lexical.best[d]! >= lexicalThreshold ? 1 : 0
+      if (evidence.bestChunk[d]! >= 0) {
+        const best = evidence.best[d]!
+        upper[d] = weight * best
+        lower[d] = weight * (pooling === 'max' ? best : best - POOLING_TEMPERATURE * Math.log(chunks[d]!))
+        eligible[d] = best >= lexicalThreshold ? 1 : 0
       }
     }
   }
-  const vector = scoreDocuments(snapshot, queryVector, { topK, threshold, pooling, accelerate, fusion: { bonus, eligible } })
+  const exact = (d: number) => {
+    if (!evidence || evidence.bestChunk[d]! < 0)
+      return 0
+    return weight * (pooling === 'max' ? evidence.best[d]! : lexicalPooled(index, evidence, d))
+  }
+  const fusion = { lower, upper, exact, bonus: new Float64Array(documentCount), eligible }
+  const vector = scoreDocuments(snapshot, queryVector, { topK, threshold, pooling, accelerate, fusion })
   if (!vector)
     return []
   const { best, bestChunk, pooled } = vector
   const fused = new Float64Array(documentCount)
   const chunk = new Int32Array(documentCount)
   for (let d = 0; d < documentCount; d++) {
-    fused[d] = pooled[d]! + bonus[d]!
+    fused[d] = pooled[d]! + fusion.bonus[d]!
     chunk[d] = bestChunk[d]! >= 0 && (best[d]! >= threshold || eligible[d] === 1) ? bestChunk[d]! : -1
   }
   return selectTop(fused, chunk, topK, -Infinity).map(d => toResult(snapshot, { documentIndex: d, chunk: chunk[d]!, score: fused[d]! }))

@@ -11,6 +11,8 @@
 // about as well, a penalty of b · ln(n) on the best score or an expected-maximum
 // correction did not help.
 
+import type { FusionTerms } from './search-refine'
+
 /** `soft`: log-mean-exp of the chunk scores (the default); `max`: the best chunk's score (the seed's rule). */
 export type VectorPooling = 'soft' | 'max'
 
@@ -28,10 +30,49 @@ export interface PooledScores {
 }
 
 /**
- * Pools `scores` (one per chunk, chunk `c` in document `documents[c]`) into
- * `out`; `counts[d]` is document `d`'s number of chunks.
+ * Which documents a search can return, so that only those need their soft
+ * maximum: the top `topK` by pooled score (+ what `fusion` adds) among the
+ * documents whose best chunk reaches `threshold` (or that fusion makes
+ * eligible). `slack` widens the cut by how far the scores may still move (refinement).
  */
-export function poolScores(scores: Float64Array, documents: ArrayLike<number>, counts: Uint32Array, pooling: VectorPooling, out: PooledScores): void {
+export interface PoolingCut {
+  topK: number
+  threshold: number
+  slack: number
+  fusion?: FusionTerms
+  /** Each document's chunks (CSR, ascending). */
+  offsets: Uint32Array
+  chunks: Uint32Array
+}
+
+/** The K-th highest of `values[d]` over the documents `d` that `keep` accepts (−∞ with fewer). */
+export function kthHighest(values: Float64Array, keep: (d: number) => boolean, k: number): number {
+  const top: number[] = []
+  for (let d = 0; d < values.length; d++) {
+    if (!keep(d))
+      continue
+    const s = values[d]!
+    if (top.length < k || s > top[top.length - 1]!) {
+      let at = top.length < k ? top.length : k - 1
+      while (at > 0 && top[at - 1]! < s) {
+        top[at] = top[at - 1]!
+        at--
+      }
+      top[at] = s
+    }
+  }
+  return top.length === k ? top[k - 1]! : -Infinity
+}
+
+/**
+ * Pools `scores` (one per chunk, chunk `c` in document `documents[c]`) into
+ * `out`; `counts[d]` is document `d`'s number of chunks. Soft pooling skips
+ * the documents that cannot make the `cut` (a soft maximum lies between
+ * best − T · ln(n) and best): their `pooled` is −∞ and their `bestChunk` −1.
+ * The e^x of every chunk is most of the cost of pooling; this keeps it to the
+ * few documents near the top.
+ */
+export function poolScores(scores: Float64Array, documents: ArrayLike<number>, counts: Uint32Array, pooling: VectorPooling, out: PooledScores, cut: PoolingCut): void {
   const { best, bestChunk, pooled } = out
   best.fill(-Infinity)
   bestChunk.fill(-1)
@@ -44,18 +85,33 @@ export function poolScores(scores: Float64Array, documents: ArrayLike<number>, c
       bestChunk[d] = c
     }
   }
+  const { topK, threshold, slack, fusion, offsets, chunks } = cut
   if (pooling === 'max') {
     pooled.set(best)
+    if (fusion) {
+      for (let d = 0; d < pooled.length; d++)
+        fusion.bonus[d] = bestChunk[d]! >= 0 ? fusion.exact(d) : 0
+    }
     return
   }
-  pooled.fill(0)
-  const inverse = 1 / POOLING_TEMPERATURE
-  for (let c = 0; c < n; c++) {
-    const d = documents[c]!
-    pooled[d]! += Math.exp((scores[c]! - best[d]!) * inverse)
-  }
+  const eligible = fusion?.eligible
+  const surely = (d: number) => bestChunk[d]! >= 0 && (best[d]! >= threshold + slack || eligible?.[d] === 1)
+  // A lower bound of each document's score; the K-th of them bounds the K-th score from below.
   for (let d = 0; d < pooled.length; d++)
-    pooled[d] = bestChunk[d]! < 0 ? -Infinity : best[d]! + POOLING_TEMPERATURE * Math.log(pooled[d]! / counts[d]!)
+    pooled[d] = best[d]! - POOLING_TEMPERATURE * Math.log(counts[d]! || 1) + (fusion?.lower[d] ?? 0)
+  const floor = kthHighest(pooled, surely, topK) - slack
+  for (let d = 0; d < pooled.length; d++) {
+    const reachable = bestChunk[d]! >= 0 && (best[d]! >= threshold - slack || eligible?.[d] === 1) && best[d]! + (fusion?.upper[d] ?? 0) >= floor
+    if (reachable) {
+      poolDocument(scores, chunks, offsets[d]!, offsets[d + 1]!, d, pooling, out)
+      if (fusion)
+        fusion.bonus[d] = fusion.exact(d)
+    }
+    else {
+      pooled[d] = -Infinity
+      bestChunk[d] = -1
+    }
+  }
 }
 
 /**

@@ -9,7 +9,7 @@
 
 import type { Snapshot } from './snapshot-reader'
 import type { PooledScores, VectorPooling } from './search-pool'
-import { poolDocument } from './search-pool'
+import { kthHighest, poolDocument } from './search-pool'
 import { refineRowBytes } from './snapshot-reader'
 
 const maxScales = new WeakMap<Snapshot, number>()
@@ -23,7 +23,7 @@ const maxScales = new WeakMap<Snapshot, number>()
  * query to 16 bits. A rigorous bound (half a scale per component) would be five
  * times wider, and rescore that many more chunks.
  */
-function margin(snapshot: Snapshot, unit: Float64Array, queryScale: number): number {
+export function margin(snapshot: Snapshot, unit: Float64Array, queryScale: number): number {
   let maxScale = maxScales.get(snapshot)
   if (maxScale === undefined) {
     maxScale = 0
@@ -77,31 +77,17 @@ export function documentChunks(snapshot: Snapshot): { offsets: Uint32Array, chun
   return index
 }
 
-/** The K-th highest of `values[d]` over the documents `d` that `keep` accepts (−∞ with fewer). */
-function kthHighest(values: Float64Array, keep: (d: number) => boolean, k: number): number {
-  const top: number[] = []
-  for (let d = 0; d < values.length; d++) {
-    if (!keep(d))
-      continue
-    const s = values[d]!
-    if (top.length < k || s > top[top.length - 1]!) {
-      let at = top.length < k ? top.length : k - 1
-      while (at > 0 && top[at - 1]! < s) {
-        top[at] = top[at - 1]!
-        at--
-      }
-      top[at] = s
-    }
-  }
-  return top.length === k ? top[k - 1]! : -Infinity
-}
-
 /**
- * What fusion adds to a document's vector score: `bonus[d]` (exact, so
- * refinement only has to bound the vector part), and `eligible[d]` = 1 for
- * documents that compete whatever their vector score.
+ * What fusion adds to a document's vector score: it lies between `lower[d]`
+ * and `upper[d]`, and is `exact(d)`, which pooling calls for the documents
+ * that can make the cut only and keeps in `bonus[d]` (exact, so refinement has
+ * to bound the vector part only). `eligible[d]` = 1 for documents that compete
+ * whatever their vector score.
  */
 export interface FusionTerms {
+  lower: Float64Array
+  upper: Float64Array
+  exact: (d: number) => number
   bonus: Float64Array
   eligible: Uint8Array
 }

@@ -10,7 +10,7 @@ import type { FusionTerms } from './search-refine'
 import { scoreChunks, searchState } from './search-kernels'
 import { poolScores } from './search-pool'
 import { selectTop, toResult } from './search-rank'
-import { documentChunks, refinePooled } from './search-refine'
+import { documentChunks, margin, refinePooled } from './search-refine'
 
 export interface VectorSearchOptions {
   /** Documents to return (default 5). */
@@ -71,8 +71,9 @@ export function searchVectors(snapshot: Snapshot, queryVector: ArrayLike<number>
 /**
  * Each document's vector scores for a query (arrays reused by the next search
  * of the snapshot), or null when the query has no direction or the snapshot no
- * chunks. With int8 refinement, the documents that could reach the top `topK`
- * of `pooled + fusion.bonus` (or cross the threshold) are rescored exactly.
+ * chunks. Only the documents that can make the top `topK` (of `pooled`, plus
+ * what `fusion` adds) are pooled; the others get −∞ and no best chunk. With
+ * int8 refinement, those near the cut (or the threshold) are rescored exactly.
  */
 export function scoreDocuments(snapshot: Snapshot, queryVector: ArrayLike<number>, { topK, threshold, pooling, accelerate, fusion }: { topK: number, threshold: number, pooling: VectorPooling, accelerate: boolean, fusion?: FusionTerms }): PooledScores | null {
   if (!Number.isFinite(threshold) || threshold < -1 || threshold > 1)
@@ -115,9 +116,11 @@ export function scoreDocuments(snapshot: Snapshot, queryVector: ArrayLike<number
   else {
     similarity.set(scores.values)
   }
-  const { counts } = documentChunks(snapshot)
+  const { counts, offsets, chunks } = documentChunks(snapshot)
   const documents = state.pooled
-  poolScores(similarity, snapshot.chunkDocuments, counts, pooling, documents)
+  const refine = scores.encoding === 'int8' && snapshot.refinement !== null
+  const slack = refine ? 2 * margin(snapshot, unit, (scores as { queryScale: number }).queryScale) : 0
+  poolScores(similarity, snapshot.chunkDocuments, counts, pooling, documents, { topK, threshold, slack, fusion, offsets, chunks })
   if (scores.encoding === 'int8' && snapshot.refinement)
     refinePooled(snapshot, unit, scores.queryScale, similarity, documents, pooling, topK, threshold, fusion)
   return documents
