@@ -66,13 +66,13 @@ export function kthHighest(values: Float64Array, keep: (d: number) => boolean, k
 
 /**
  * Pools `scores` (one per chunk, chunk `c` in document `documents[c]`) into
- * `out`; `counts[d]` is document `d`'s number of chunks. Soft pooling skips
+ * `out`; `logCounts[d]` is the log of document `d`'s number of chunks. Soft pooling skips
  * the documents that cannot make the `cut` (a soft maximum lies between
  * best − T · ln(n) and best): their `pooled` is −∞ and their `bestChunk` −1.
  * The e^x of every chunk is most of the cost of pooling; this keeps it to the
  * few documents near the top.
  */
-export function poolScores(scores: Float64Array, documents: ArrayLike<number>, counts: Uint32Array, pooling: VectorPooling, out: PooledScores, cut: PoolingCut): void {
+export function poolScores(scores: Float64Array, documents: ArrayLike<number>, logCounts: Float64Array, pooling: VectorPooling, out: PooledScores, cut: PoolingCut): void {
   const { best, bestChunk, pooled } = out
   best.fill(-Infinity)
   bestChunk.fill(-1)
@@ -98,7 +98,7 @@ export function poolScores(scores: Float64Array, documents: ArrayLike<number>, c
   const surely = (d: number) => bestChunk[d]! >= 0 && (best[d]! >= threshold + slack || eligible?.[d] === 1)
   // A lower bound of each document's score; the K-th of them bounds the K-th score from below.
   for (let d = 0; d < pooled.length; d++)
-    pooled[d] = best[d]! - POOLING_TEMPERATURE * Math.log(counts[d]! || 1) + (fusion?.lower[d] ?? 0)
+    pooled[d] = best[d]! - POOLING_TEMPERATURE * logCounts[d]! + (fusion?.lower[d] ?? 0)
   const floor = kthHighest(pooled, surely, topK) - slack
   for (let d = 0; d < pooled.length; d++) {
     const reachable = bestChunk[d]! >= 0 && (best[d]! >= threshold - slack || eligible?.[d] === 1) && best[d]! + (fusion?.upper[d] ?? 0) >= floor

@@ -54,10 +54,10 @@ function refinedScore(snapshot: Snapshot, unit: Float64Array, unitSum: number, c
   return (sum - levels / 2 * unitSum) * snapshot.scales![c]! / levels
 }
 
-/** Each document's chunks (CSR: `chunks[offsets[d]…offsets[d + 1]]`, ascending) and their number, built on first need. */
-const chunksByDocument = new WeakMap<Snapshot, { offsets: Uint32Array, chunks: Uint32Array, counts: Uint32Array }>()
+/** Each document's chunks (CSR: `chunks[offsets[d]…offsets[d + 1]]`, ascending) and the log of their number, built on first need. */
+const chunksByDocument = new WeakMap<Snapshot, { offsets: Uint32Array, chunks: Uint32Array, logCounts: Float64Array }>()
 
-export function documentChunks(snapshot: Snapshot): { offsets: Uint32Array, chunks: Uint32Array, counts: Uint32Array } {
+export function documentChunks(snapshot: Snapshot): { offsets: Uint32Array, chunks: Uint32Array, logCounts: Float64Array } {
   let index = chunksByDocument.get(snapshot)
   if (!index) {
     const docs = snapshot.chunkDocuments
@@ -72,7 +72,7 @@ export function documentChunks(snapshot: Snapshot): { offsets: Uint32Array, chun
     const next = offsets.slice(0, -1)
     for (let c = 0; c < snapshot.chunkCount; c++)
       chunks[next[docs[c]!]!++] = c
-    chunksByDocument.set(snapshot, index = { offsets, chunks, counts })
+    chunksByDocument.set(snapshot, index = { offsets, chunks, logCounts: Float64Array.from(counts, k => Math.log(k || 1)) })
   }
   return index
 }

@@ -106,21 +106,19 @@ export function scoreDocuments(snapshot: Snapshot, queryVector: ArrayLike<number
 
   const scores = scoreChunks(snapshot, unit, accelerate)
   const n = snapshot.chunkCount
-  const similarity = state.similarity ??= new Float64Array(n)
+  let similarity = scores.values as Float64Array
   if (scores.encoding === 'int8') {
     const { values, queryScale } = scores
     const scales = snapshot.scales!
+    similarity = state.similarity ??= new Float64Array(n)
     for (let c = 0; c < n; c++)
       similarity[c] = values[c]! * scales[c]! * queryScale
   }
-  else {
-    similarity.set(scores.values)
-  }
-  const { counts, offsets, chunks } = documentChunks(snapshot)
+  const { logCounts, offsets, chunks } = documentChunks(snapshot)
   const documents = state.pooled
   const refine = scores.encoding === 'int8' && snapshot.refinement !== null
   const slack = refine ? 2 * margin(snapshot, unit, (scores as { queryScale: number }).queryScale) : 0
-  poolScores(similarity, snapshot.chunkDocuments, counts, pooling, documents, { topK, threshold, slack, fusion, offsets, chunks })
+  poolScores(similarity, snapshot.chunkDocuments, logCounts, pooling, documents, { topK, threshold, slack, fusion, offsets, chunks })
   if (scores.encoding === 'int8' && snapshot.refinement)
     refinePooled(snapshot, unit, scores.queryScale, similarity, documents, pooling, topK, threshold, fusion)
   return documents

@@ -1,7 +1,8 @@
 import type { SearchHit } from '../../../src/runtime/knowledge/search-rank'
 import { describe, expect, it } from 'vitest'
 import { encodeSnapshot } from '../../../src/knowledge/snapshot'
-import { buildLexicalIndex, FIELD_WEIGHT, queryTerms, searchHybrid, searchLexical, tokenize } from '../../../src/runtime/knowledge/lexical'
+import { buildLexicalIndex, FIELD_WEIGHT, LARGE_INDEX_CHUNKS, queryTerms, searchHybrid, searchLexical, tokenize } from '../../../src/runtime/knowledge/lexical'
+import { rng } from '../../random'
 import { searchVectors } from '../../../src/runtime/knowledge/search'
 import { decodeSnapshot } from '../../../src/runtime/knowledge/snapshot-reader'
 import { porterStem as stem } from '../../../src/runtime/knowledge/stemmer'
@@ -159,6 +160,25 @@ describe('searchLexical', () => {
     const best0 = searchLexical(broad, 'zeta', { threshold: 0, pooling: 'max' }).find(h => h.documentIndex === 0)!.score
     expect(hits[1]!.score).toBeCloseTo(logMeanExp([best0, 0, 0]), 12)
     expect(() => searchLexical(broad, 'zeta', { pooling: 'sum' as 'max' })).toThrow('pooling must be \'soft\' or \'max\', got sum.')
+  })
+
+  it('returns the same top K as a search of every document: only the documents that can make it are pooled', () => {
+    const random = rng(3)
+    const words = ['alpha', 'beta', 'gamma', 'delta', 'omega', 'sigma', 'kappa', 'theta', 'lambda', 'zeta']
+    const chunks = Array.from({ length: 600 }, (_, c) => ({ text: Array.from({ length: 8 }, () => words[Math.floor(random() * random() * words.length)]).join(' '), documentIndex: Math.floor(c / 6) }))
+    const many = buildLexicalIndex(chunks)
+    for (const query of ['alpha', 'theta lambda', 'zeta kappa sigma', 'beta gamma delta omega'])
+      expect(searchLexical(many, query, { topK: 3, threshold: 0 })).toEqual(searchLexical(many, query, { topK: 1000, threshold: 0 }).slice(0, 3))
+  })
+
+  it(`does not score words in more than half the chunks of an index of ${LARGE_INDEX_CHUNKS} or more, unless the query has nothing else`, () => {
+    const texts = (n: number) => Array.from({ length: n }, (_, c) => ({ text: c === 0 ? 'rare word' : c % 3 ? 'common word' : 'filler text', documentIndex: c }))
+    const small = buildLexicalIndex(texts(LARGE_INDEX_CHUNKS - 1))
+    const large = buildLexicalIndex(texts(LARGE_INDEX_CHUNKS))
+    // "word" is in two thirds of the chunks: the small index still scores it, the large one not.
+    expect(searchLexical(small, 'rare word', { threshold: 0, topK: 3 }).map(h => h.documentIndex)).toEqual([0, 1, 2])
+    expect(searchLexical(large, 'rare word', { threshold: 0, topK: 3 }).map(h => h.documentIndex)).toEqual([0])
+    expect(searchLexical(large, 'word', { threshold: 0, topK: 3 }).map(h => h.documentIndex)).toEqual([0, 1, 2])
   })
 
   it('ranks a chunk whose heading or document ID names the query above one that mentions it in passing', () => {

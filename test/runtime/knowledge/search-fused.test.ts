@@ -88,6 +88,8 @@ describe('searchFused', () => {
       const found = searchFused(i8, query, vector, { threshold: -1 })
       expect(found.map(r => r.documentIndex)).toEqual(expected.map(([d]) => d))
       found.forEach((r, i) => expect(r.score).toBeCloseTo(expected[i]![1], 12))
+      // Only documents that can make the top 5 are pooled: the same five as when all are.
+      expect(searchFused(i8, query, vector, { threshold: -1, topK: 1000 }).slice(0, 5)).toEqual(found)
     }
   })
 })
