@@ -49,7 +49,8 @@ export function loadKnowledgeModules(name) {
     `export { DEFAULT_CHUNK, DEFAULT_MODEL, DEFAULT_SEARCH } from './src/knowledge/config'`,
     `export { decodeSnapshot } from './src/runtime/knowledge/snapshot-reader'`,
     `export { searchVectors } from './src/runtime/knowledge/search'`,
-    `export { LEXICAL_THRESHOLD, searchLexical, searchHybrid } from './src/runtime/knowledge/lexical'`,
+    `export { searchFused } from './src/runtime/knowledge/search-fused'`,
+    `export { LEXICAL_THRESHOLD, queryTerms, searchLexical, searchHybrid } from './src/runtime/knowledge/lexical'`,
     '',
   ].join('\n'))
 }

@@ -63,7 +63,11 @@ console.log('\n== hmr-knowledge.bench.mjs --rounds 5 ==')
 const hmrKnowledge = await runChild('./hmr-knowledge.bench.mjs', ['--rounds', '5'])
 const at100k = search.latencyMs.at(-1)
 const pct = x => `${(x * 100).toFixed(1)} %`
-const dev = retrieval.quality.dev['threshold 0']
+const retrievalRows = ['short', 'prompts'].map((name) => {
+  const q = retrieval.quality[name].report.defaults
+  const m = x => `${pct(x.top1)} / ${pct(x.recall5)} / ${x.mrr5.toFixed(3)}`
+  return [`retrieval, ${name} (report half, ${retrieval.quality[name].sizes.report}): top-1 / recall@5 / MRR@5`, `auto ${m(q.auto)}`, `vector ${m(q.vector)}`, '', '', 'info']
+})
 const agree = retrieval.agreement['threshold 0.3']
 
 const rows = [
@@ -79,7 +83,7 @@ const rows = [
   [`  ours / one text per call`, '', `${embed.medianMs.perCall.toFixed(0)} ms`, embed.ratio.perCall.toFixed(2), `≤ ${embed.goal.perCall}`, embed.ratio.perCall <= embed.goal.perCall ? 'ok' : 'MISSED'],
   [`knowledge build, ${kb.windows} windows, vs seed`, `${(kb.medianMs.ours / 1000).toFixed(1)} s`, `${(kb.medianMs.seed / 1000).toFixed(1)} s`, kb.ratio.toFixed(2), `≤ ${kb.goal.full}`, kb.ratio <= kb.goal.full ? 'ok' : 'MISSED'],
   [`  incremental (one paragraph) / full`, `${(kb.medianMs.incremental / 1000).toFixed(2)} s`, `${(kb.medianMs.ours / 1000).toFixed(1)} s`, kb.incremental.share.toFixed(3), `≤ ${kb.goal.incremental}`, kb.incremental.share <= kb.goal.incremental ? 'ok' : 'MISSED'],
-  [`retrieval, ${retrieval.quality.dev.queries} dev queries, threshold 0: top-1 / recall@5 / MRR@10`, `vector ${pct(dev.vector.top1)} / ${pct(dev.vector.recall5)} / ${dev.vector.mrr10.toFixed(3)}`, `hybrid ${pct(dev.hybrid.top1)} / ${pct(dev.hybrid.recall5)} / ${dev.hybrid.mrr10.toFixed(3)}`, '', '', 'info'],
+  ...retrievalRows,
   [`lexical, ${lexical.quality['questions: short'].default.queries} needs, recall@5 at threshold ${lexical.threshold}: keywords / question / prompt`, lexicalRecall.map(r => `${(r * 100).toFixed(0)} %`).join(' / '), '', '', '', 'info'],
   [`Vite dev server: 60 documents at once, builds / update sent`, `${hmrKnowledge.burstBuilds} / ${hmrKnowledge.burstMs.toFixed(0)} ms`, '', '', '1 build', hmrKnowledge.burstBuilds === 1 ? 'ok' : 'MISSED'],
   [`  one-guide edit, update sent / its windows embedded alone`, `${hmrKnowledge.editMs.toFixed(0)} ms`, `${hmrKnowledge.embedMs.toFixed(0)} ms`, hmrKnowledge.ratio.toFixed(2), `≤ ${hmrKnowledge.goal}`, hmrKnowledge.ratio <= hmrKnowledge.goal ? 'ok' : 'MISSED'],
@@ -92,4 +96,4 @@ for (const [i, row] of rows.entries()) {
   if (i === 0)
     console.log(widths.map(w => '-'.repeat(w)).join('  '))
 }
-console.log(`\nbaselines: gray-matter + marked.lexer on the same sources (loader row: plus readFileSync); vite ?raw with the plugin installed; vite dev: Vite's HMR of a plain self-accepting JS module in the same page (the seed's polling watcher needs ≥ 800 ms); activation: a per-skill loop (a regex per topic, an ignore() per skill); search: the seed's ranking in plain JavaScript; embed: a bare onnxruntime-node session and the per-call feature-extraction pipeline; build: the seed's per-call pipeline on the same windows; retrieval: no baseline (the cells are vector and hybrid search)`)
+console.log(`\nbaselines: gray-matter + marked.lexer on the same sources (loader row: plus readFileSync); vite ?raw with the plugin installed; vite dev: Vite's HMR of a plain self-accepting JS module in the same page (the seed's polling watcher needs ≥ 800 ms); activation: a per-skill loop (a regex per topic, an ignore() per skill); search: the seed's ranking in plain JavaScript; embed: a bare onnxruntime-node session and the per-call feature-extraction pipeline; build: the seed's per-call pipeline on the same windows; retrieval: vector search (the seed's ranking)`)

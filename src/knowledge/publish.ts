@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs
 import { join } from 'node:path'
 import { removeDeadTemporaries, writeFileAtomic } from '../core/atomic'
 import { hash } from '../core/hash'
+import { SNAPSHOT_VERSION } from '../runtime/knowledge/snapshot-reader'
 
 export const MANIFEST_FILE = 'manifest.json'
 export const MANIFEST_FORMAT = 1
@@ -18,6 +19,8 @@ export interface IndexManifest {
   name: string
   /** File name of the snapshot, beside the manifest. */
   snapshot: string
+  /** The snapshot's format version (absent before version 2). */
+  snapshotFormat?: number
   /** File name of the document bodies (JSON), beside the manifest. */
   documents: string
   /** Digest of the knowledge folder the index was built from. */
@@ -59,6 +62,7 @@ export function publishIndex(output: string, { name, index, settings }: { name: 
     format: MANIFEST_FORMAT,
     name,
     snapshot: `snapshot-${hash(index.snapshot).slice(0, 16)}.skillkit`,
+    snapshotFormat: SNAPSHOT_VERSION,
     documents: `documents-${hash(documentsText).slice(0, 16)}.json`,
     digest: index.digest,
     settings,

@@ -257,7 +257,10 @@ export function encodeSnapshot(input: SnapshotInput): Uint8Array {
       if (typeof chunk.text !== 'string')
         fail(`chunk ${c} has no text for the lexical index.`)
     }
-    lexical = buildLexicalIndex(chunks.map(chunk => ({ text: chunk.text!, documentIndex: chunk.documentIndex })))
+    // A chunk's fields count with its text: once, in the first window of a chunk cut into several (the others have no text).
+    lexical = buildLexicalIndex(chunks.map(chunk => chunk.text
+      ? { text: chunk.text, documentIndex: chunk.documentIndex, heading: chunk.heading ?? [], documentId: given[chunk.documentIndex]!.id }
+      : { text: '', documentIndex: chunk.documentIndex }))
   }
   else if (input.lexical) {
     lexical = input.lexical

@@ -18,7 +18,7 @@ import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mj
 import { createTransformersEmbedder } from '../../src/knowledge/embedder'
 import { openKnowledgeProject } from '../../src/knowledge/project'
 import { readPublishedIndex } from '../../src/knowledge/publish'
-import { decodeSnapshot, searchVectors } from '../../src/runtime'
+import { decodeSnapshot, searchFused, searchLexical, searchVectors } from '../../src/runtime'
 
 export { TINY_MODEL_ID }
 
@@ -47,6 +47,12 @@ window.skillKit = {
     const out = []
     for (const query of queries)
       out.push(pick(await search(query, { ...options, mode: 'vector' })))
+    return out
+  }),
+  auto: (queries, options) => report(async () => {
+    const out = []
+    for (const query of queries)
+      out.push(pick(await search(query, options)))
     return out
   }),
 }
@@ -157,7 +163,7 @@ export function transformersChunks(dir: string): string[] {
 
 interface Hit { id: string, score: number, heading: string[] }
 type Report<T> = { ok: true, value: T } | { ok: false, error: string }
-declare const window: { skillKit: { name: string, documents: string[], lexical: (q: string) => Promise<Report<Hit[]>>, vector: (q: string[], o: object) => Promise<Report<Hit[][]>> } }
+declare const window: { skillKit: { name: string, documents: string[], lexical: (q: string) => Promise<Report<Hit[]>>, vector: (q: string[], o: object) => Promise<Report<Hit[][]>>, auto: (q: string[], o: object) => Promise<Report<Hit[][]>> } }
 
 function value<T>(report: Report<T>): T {
   if (!report.ok)
@@ -220,6 +226,40 @@ export function documentIds(app: AppPage): Promise<string[]> {
 /** What the page's lexical search found for `query`. */
 export async function lexicalSearch(app: AppPage, query: string): Promise<Hit[]> {
   return value(await app.page.evaluate(q => window.skillKit.lexical(q), query))
+}
+
+/**
+ * Node's default (fused) and lexical rankings of each of VECTOR_QUERIES over the
+ * snapshot a build of `prepareApp(work)` published: what a page's `auto` and
+ * `lexical` searches must return.
+ */
+export async function nodeDefaultRankings(work: string): Promise<{ auto: Ranked[][], lexical: Ranked[][] }> {
+  const published = readPublishedIndex(openKnowledgeProject(join(work, 'guides'), { root: work }).project!.config.output)!
+  const snapshot = decodeSnapshot(published.snapshot)
+  const embedder = await createTransformersEmbedder({ model: TINY_MODEL_ID, cacheDir: join(work, 'models'), offline: true })
+  try {
+    const vectors = await embedder.embed(VECTOR_QUERIES, 'query')
+    return {
+      auto: vectors.map((vector, q) => searchFused(snapshot, VECTOR_QUERIES[q]!, vector, VECTOR_OPTIONS).map(({ id, score }) => ({ id, score }))),
+      lexical: VECTOR_QUERIES.map(query => searchLexical(snapshot, query).map(({ id, score }) => ({ id, score }))),
+    }
+  }
+  finally {
+    await embedder.dispose()
+  }
+}
+
+/** What the page's default (`auto`) search found for VECTOR_QUERIES. */
+export async function autoSearch(app: AppPage): Promise<Hit[][]> {
+  return value(await app.page.evaluate(([q, o]) => window.skillKit.auto(q, o), [VECTOR_QUERIES, VECTOR_OPTIONS] as const))
+}
+
+/** The same IDs in the same order as Node's, and the same scores (the same code on the same numbers). */
+export function expectSameRanking(found: Hit[][], expected: Ranked[][]): void {
+  VECTOR_QUERIES.forEach((query, q) => {
+    expect(found[q]!.map(r => r.id), query).toEqual(expected[q]!.map(r => r.id))
+    found[q]!.forEach((r, i) => expect(Math.abs(r.score - expected[q]![i]!.score), `${query}: ${r.id}`).toBeLessThan(1e-4))
+  })
 }
 
 /** What the page's search found for VECTOR_QUERIES. */

@@ -13,7 +13,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cachedUrls, dist, expectLexicalWithoutModel, expectLocalAndQuiet, expectNodeRanking, filesOf, indexHtml, launchChromium, nodeRanking, openApp, prepareApp, repo, TINY_MODEL_ID, TRANSFORMERS_MARKERS, transformersChunks, vectorSearch } from './knowledge-app'
+import { autoSearch, cachedUrls, dist, expectLexicalWithoutModel, expectLocalAndQuiet, expectNodeRanking, expectSameRanking, filesOf, indexHtml, launchChromium, lexicalSearch, nodeDefaultRankings, nodeRanking, openApp, prepareApp, repo, TINY_MODEL_ID, TRANSFORMERS_MARKERS, transformersChunks, VECTOR_QUERIES, vectorSearch } from './knowledge-app'
 
 const work = join(repo, 'test/.tmp/browser-knowledge')
 const outDir = join(work, 'dist')
@@ -92,6 +92,16 @@ describe('a Vite app with includeModel, in headless Chromium', () => {
     expect(requests.some(u => /\/assets\/ort-wasm-simd-threaded\.asyncify-[^/]*\.wasm$/.test(u))).toBe(true)
     // Transformers.js keeps the model in the Cache API under its versioned URL, so a rebuild with other weights gets other URLs.
     expect((await cachedUrls(app!)).filter(u => u.includes('/skill-kit/models/'))).toContain(modelFiles[0])
+  })
+
+  it('ranks by default (vector and lexical fused) and lexically exactly as Node does', async () => {
+    const node = await nodeDefaultRankings(work)
+    expectSameRanking(await autoSearch(app!), node.auto)
+    const lexical = []
+    for (const query of VECTOR_QUERIES)
+      lexical.push(await lexicalSearch(app!, query))
+    expectSameRanking(lexical, node.lexical)
+    expect(node.lexical.flat().length).toBeGreaterThan(0)
   })
 
   it('ranks the same in a cross-origin isolated page (SharedArrayBuffer available)', async () => {

@@ -152,7 +152,7 @@ describe('buildKnowledgeProject and the published index', () => {
     expect(indexState(kp)).toEqual({ state: 'missing' })
     const built = await build()
     const manifest = readManifest(kp.config.output)!
-    expect(manifest).toMatchObject({ format: 1, name: 'published', documentCount: 3, chunkCount: built.stats.windows, model: embedder.fingerprint })
+    expect(manifest).toMatchObject({ format: 1, name: 'published', snapshotFormat: 2, documentCount: 3, chunkCount: built.stats.windows, model: embedder.fingerprint })
     expect(manifest.snapshot).toMatch(/^snapshot-[\w-]{16}\.skillkit$/)
     expect(join(kp.config.output, manifest.snapshot)).toBe(built.snapshotFile)
     const published = readPublishedIndex(kp.config.output)!
@@ -168,6 +168,13 @@ describe('buildKnowledgeProject and the published index', () => {
     rmSync(join(dir, 'knowledge/new.md'))
     expect(indexState(kp).state).toBe('fresh')
     expect(indexState({ ...kp, config: { ...kp.config, chunk: { maxTokens: 64, overlapTokens: 8 } } })).toMatchObject({ state: 'stale', reason: 'the model or chunk settings changed' })
+    // An index of snapshot format 1 (its manifest has no snapshotFormat) is rebuilt, not read.
+    const manifestFile = join(kp.config.output, 'manifest.json')
+    const { snapshotFormat: _, ...older } = JSON.parse(readFileSync(manifestFile, 'utf8'))
+    writeFileSync(manifestFile, JSON.stringify(older))
+    expect(indexState(kp)).toMatchObject({ state: 'stale', reason: 'it was built by another version of unplugin-skill-kit' })
+    await build()
+    expect(indexState(kp).state).toBe('fresh')
   })
 
   it('keeps the previous version for readers and recent files for other builds, and removes the rest', async () => {

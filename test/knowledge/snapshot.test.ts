@@ -60,7 +60,7 @@ describe('snapshot format', () => {
     const source = input({ encoding: 'float32' })
     const bytes = encodeSnapshot(source)
     const snap = decodeSnapshot(bytes)
-    expect(snap.version).toBe(1)
+    expect(snap.version).toBe(2)
     expect(snap.model).toBe(source.model)
     expect(snap.encoding).toBe('float32')
     expect(snap.dimensions).toBe(32)
@@ -161,7 +161,7 @@ describe('snapshot format', () => {
     const bytes = encodeSnapshot(input({ lexical: true }))
     const dv = new DataView(bytes.buffer, bytes.byteOffset)
     expect([...bytes.subarray(0, 8)]).toEqual([0x89, 0x53, 0x4B, 0x56, 0x0D, 0x0A, 0x1A, 0x0A])
-    expect(dv.getUint16(8, true)).toBe(1)
+    expect(dv.getUint16(8, true)).toBe(2)
     expect(dv.getUint32(16, true)).toBe(bytes.length)
     expect(dv.getUint32(12, true)).toBe(zlibCrc32(bytes.subarray(16)))
     expect(crc32(bytes, 16)).toBe(zlibCrc32(bytes.subarray(16)))
@@ -196,7 +196,8 @@ describe('snapshot format', () => {
   it('stores the lexical index of the chunks, sharing the chunk → document map', () => {
     const source = input({ lexical: true })
     const snap = decodeSnapshot(encodeSnapshot(source))
-    const built = buildLexicalIndex(source.chunks.map(c => ({ text: c.text!, documentIndex: c.documentIndex })))
+    // Each chunk's heading path and document ID are indexed with its text (fields).
+    const built = buildLexicalIndex(source.chunks.map(c => ({ text: c.text!, documentIndex: c.documentIndex, heading: c.heading ?? [], documentId: source.documents[c.documentIndex]!.id })))
     expect(snap.lexical!.terms).toEqual(built.terms)
     expect([...snap.lexical!.offsets]).toEqual([...built.offsets])
     expect([...snap.lexical!.postings]).toEqual([...built.postings])
@@ -242,7 +243,7 @@ describe('snapshot without vectors (built with no model)', () => {
 
   it('is flagged in the header, has no vector sections, and keeps documents, headings and the lexical index', () => {
     const dv = new DataView(bytes.buffer, bytes.byteOffset)
-    expect(dv.getUint16(8, true)).toBe(1) // the same format version: old readers reject the flag
+    expect(dv.getUint16(8, true)).toBe(2) // the same format version: old readers reject the flag
     expect(dv.getUint16(10, true)).toBe(1)
     expect([...directory(bytes).keys()]).toEqual(['META', 'CDOC', 'HEAD', 'LTRM', 'LOFF', 'LPST', 'LFRQ', 'LLEN'])
     const snap = decodeSnapshot(bytes)
@@ -306,8 +307,11 @@ describe('snapshot errors', () => {
   it('names what is wrong: magic, version, trailing bytes', () => {
     expectSnapshotError(() => decodeSnapshot(new TextEncoder().encode('{"schema":1,"documents":[]}')), 'not-a-snapshot')
     const future = bytes.slice()
-    future[8] = 2
-    expect(expectSnapshotError(() => decodeSnapshot(future), 'unsupported-version').message).toMatch(/version 2/)
+    future[8] = 3
+    expect(expectSnapshotError(() => decodeSnapshot(future), 'unsupported-version').message).toBe('Unsupported knowledge snapshot format version 3; this reader reads version 2. Rebuild the snapshot with the same version of unplugin-skill-kit.')
+    const old = bytes.slice()
+    old[8] = 1
+    expect(expectSnapshotError(() => decodeSnapshot(old), 'unsupported-version').message).toBe('Unsupported knowledge snapshot format version 1; this reader reads version 2. Rebuild the snapshot with the same version of unplugin-skill-kit.')
     const longer = new Uint8Array(bytes.length + 1)
     longer.set(bytes)
     expect(expectSnapshotError(() => decodeSnapshot(longer), 'corrupt').message).toMatch(/1 unexpected bytes/)

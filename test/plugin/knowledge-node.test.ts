@@ -24,7 +24,7 @@ import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mj
 import { createTransformersEmbedder } from '../../src/knowledge/embedder'
 import { openKnowledgeProject } from '../../src/knowledge/project'
 import { readPublishedIndex } from '../../src/knowledge/publish'
-import { decodeSnapshot, searchVectors } from '../../src/runtime'
+import { decodeSnapshot, searchFused, searchVectors } from '../../src/runtime'
 
 const repo = resolve(import.meta.dirname, '../..')
 const work = join(repo, 'test/.tmp/knowledge-node')
@@ -227,14 +227,17 @@ async function buildAndMove(target: Target, format: Format, includeModel: boolea
   return { file: join(dir, file), dir, leaks }
 }
 
-/** The ranking of the build-time embedder, over the published snapshot. */
-async function buildTimeRanking(): Promise<{ id: string, score: number }[][]> {
+/** The rankings of the build-time embedder, over the published snapshot. */
+async function buildTimeRanking(): Promise<typeof expected> {
   const published = readPublishedIndex(openKnowledgeProject(join(work, 'guides'), { root: work }).project!.config.output)!
   const snapshot = decodeSnapshot(published.snapshot)
   const embedder = await createTransformersEmbedder({ model: TINY_MODEL_ID, cacheDir: models, offline: true })
   try {
     const vectors = await embedder.embed(VECTOR_QUERIES, 'query')
-    return vectors.map(vector => searchVectors(snapshot, vector, VECTOR_OPTIONS).map(({ id, score }) => ({ id, score })))
+    return {
+      vector: vectors.map(vector => searchVectors(snapshot, vector, VECTOR_OPTIONS).map(({ id, score }) => ({ id, score }))),
+      auto: vectors.map((vector, q) => searchFused(snapshot, VECTOR_QUERIES[q]!, vector, VECTOR_OPTIONS).map(({ id, score }) => ({ id, score }))),
+    }
   }
   finally {
     await embedder.dispose()
@@ -246,7 +249,8 @@ const MODEL_FIX = `build with includeModel and deploy the whole output folder, o
 const NO_MODEL_WARNING = `[skill-kit] Knowledge base "guides" searches lexically: ${NO_MODEL_REASON}. For vector search, ${MODEL_FIX}.`
 const NO_MODEL_ERROR = `A vector search of "guides" needs its query model, but ${NO_MODEL_REASON}. B${MODEL_FIX.slice(1)}, or search with mode: 'lexical'.`
 
-let expected: { id: string, score: number }[][]
+/** The build-time rankings of VECTOR_QUERIES: by mode `vector`, and by `auto` (fused). */
+let expected: { vector: { id: string, score: number }[][], auto: { id: string, score: number }[][] }
 let lexicalRanking: { id: string, score: number }[][]
 
 beforeAll(async () => {
@@ -297,12 +301,8 @@ describe.each(TARGETS)('a Node bundle of %s, moved', (target) => {
   it('with includeModel, embeds queries with the bundled model and ranks as the build does', () => {
     expect(modelRun.warnings).toEqual([])
     expect(modelRun.vector.ok).toBe(true)
-    for (const ranking of [modelRun.auto, modelRun.vector.ok ? modelRun.vector.value : []]) {
-      VECTOR_QUERIES.forEach((query, q) => {
-        expect(ranking[q]!.map(r => r.id), query).toEqual(expected[q]!.map(r => r.id))
-        ranking[q]!.forEach((r, i) => expect(Math.abs(r.score - expected[q]![i]!.score), `${query}: ${r.id}`).toBeLessThan(1e-5))
-      })
-    }
+    expectBuildRanking(modelRun.auto)
+    expectBuildRanking(modelRun.vector.ok ? modelRun.vector.value : [], 'vector')
     // The model's files came with the bundle, under their layout; for Node only, without ONNX Runtime Web.
     const files = filesOf(model.dir)
     expect(files.some(f => f.endsWith(join(TINY_MODEL_ID, 'onnx/model_quantized.onnx')))).toBe(true)
@@ -335,11 +335,11 @@ describe.each(CJS_TARGETS)('a CommonJS Node bundle of %s, moved', (target) => {
   })
 })
 
-/** The same ranking as the build's, scores within 1e-5. */
-function expectBuildRanking(ranking: { id: string, score: number }[][]): void {
+/** The same ranking as the build's in that mode, scores within 1e-5. */
+function expectBuildRanking(ranking: { id: string, score: number }[][], mode: 'auto' | 'vector' = 'auto'): void {
   VECTOR_QUERIES.forEach((query, q) => {
-    expect(ranking[q]!.map(r => r.id), query).toEqual(expected[q]!.map(r => r.id))
-    ranking[q]!.forEach((r, i) => expect(Math.abs(r.score - expected[q]![i]!.score), `${query}: ${r.id}`).toBeLessThan(1e-5))
+    expect(ranking[q]!.map(r => r.id), query).toEqual(expected[mode][q]!.map(r => r.id))
+    ranking[q]!.forEach((r, i) => expect(Math.abs(r.score - expected[mode][q]![i]!.score), `${query}: ${r.id}`).toBeLessThan(1e-5))
   })
 }
 

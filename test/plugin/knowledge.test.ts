@@ -8,7 +8,7 @@ import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mj
 import { createTransformersEmbedder } from '../../src/knowledge/embedder'
 import { openKnowledgeProject } from '../../src/knowledge/project'
 import { readPublishedIndex } from '../../src/knowledge/publish'
-import { decodeSnapshot, KnowledgeError, searchVectors } from '../../src/runtime'
+import { decodeSnapshot, KnowledgeError, searchFused, searchVectors } from '../../src/runtime'
 import { build, BUNDLERS, settle, unwrap } from './build'
 
 const repo = resolve(import.meta.dirname, '../..')
@@ -77,17 +77,21 @@ describe.each(BUNDLERS)('knowledge imports with %s', (bundler: Bundler) => {
     expect((error as Error).message).toBe('"instal" is not a document of "docs". Did you mean "install"?')
   })
 
-  it('searches by vector in Node with the model useModel names, exactly as the snapshot ranks', async () => {
+  it('searches by vector and by default (fused) in Node with the model useModel names, exactly as the snapshot ranks', async () => {
     const { module } = unwrap(result)
     const published = readPublishedIndex(join(work, 'docs/.skill-kit/index'))!
     const snapshot = decodeSnapshot(published.snapshot)
     const embedder = await createTransformersEmbedder({ model: TINY_MODEL_ID, cacheDir: models, offline: true })
     try {
       for (const query of ['proxy certificates', 'permission denied with sudo', 'upgrade to the latest version']) {
-        const expected = searchVectors(snapshot, (await embedder.embed([query], 'query'))[0]!, { topK: 3, threshold: -1 })
-        const found = await module.search(query)
-        expect(found.map((r: { id: string }) => r.id)).toEqual(expected.map(r => r.id))
-        found.forEach((r: { score: number }, i: number) => expect(r.score).toBeCloseTo(expected[i]!.score, 5))
+        const vector = (await embedder.embed([query], 'query'))[0]!
+        for (const [found, expected] of [
+          [await module.search(query), searchFused(snapshot, query, vector, { topK: 3, threshold: -1 })],
+          [await module.search(query, { mode: 'vector' }), searchVectors(snapshot, vector, { topK: 3, threshold: -1 })],
+        ] as const) {
+          expect(found.map((r: { id: string }) => r.id)).toEqual(expected.map(r => r.id))
+          found.forEach((r: { score: number }, i: number) => expect(r.score).toBeCloseTo(expected[i]!.score, 5))
+        }
       }
     }
     finally {

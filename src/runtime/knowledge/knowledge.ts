@@ -9,6 +9,7 @@ import type { Snapshot, SnapshotDocument } from './snapshot-reader'
 import { closestMatches } from '../closest'
 import { LEXICAL_THRESHOLD, searchHybrid, searchLexical } from './lexical'
 import { DEFAULT_THRESHOLD, DEFAULT_TOP_K, searchVectors } from './search'
+import { searchFused } from './search-fused'
 import { decodeSnapshot } from './snapshot-reader'
 
 /** A document's metadata (its body comes from `retrieve`). */
@@ -16,9 +17,11 @@ export type KnowledgeDocumentInfo = SnapshotDocument
 
 /**
  * How a search ranks: `vector` (cosine similarity of the query's embedding,
- * best chunk per document), `lexical` (BM25 over the same chunks, no model),
- * `hybrid` (both, fused by reciprocal rank), or `auto` (the default: `vector`
- * when a query embedder is available, else `lexical`).
+ * a soft maximum of each document's chunks), `lexical` (BM25 over the same
+ * chunks, no model), `hybrid` (both, fused by reciprocal rank), or `auto` (the
+ * default: with a query embedder, both fused by score, vector + 0.5 · lexical
+ * for queries of up to five informative words, + 0.4 · lexical for longer
+ * ones, see `searchFused`; without one, `lexical`).
  */
 export type KnowledgeSearchMode = 'auto' | 'vector' | 'lexical' | 'hybrid'
 
@@ -26,10 +29,14 @@ export interface KnowledgeSearchOptions {
   /** Documents to return (default: the build's `search.topK`, 5). */
   topK?: number
   /**
-   * Lowest score returned, on the scale of the ranking used: cosine similarity
-   * for `vector` (default: the build's `search.threshold`, 0.3), normalised BM25
-   * for `lexical` (default 0.25, see `searchLexical`). `hybrid` applies it to the vector list. An
-   * `auto` search that falls back to lexical uses lexical's default.
+   * Which documents compete, by the score of their best chunk: its cosine
+   * similarity for `vector`, `hybrid` and `auto` (default: the build's
+   * `search.threshold`, 0.3), its normalised BM25 for `lexical` (default 0.25,
+   * see `searchLexical`). `hybrid` and `auto` also keep the documents whose best
+   * chunk reaches lexical's default. An `auto` search that falls back to lexical
+   * uses lexical's default. Results are ranked (and scored) by each mode's
+   * document score, which for a document of several chunks can be below its
+   * best chunk's.
    */
   threshold?: number
   mode?: KnowledgeSearchMode
@@ -39,7 +46,11 @@ export interface KnowledgeSearchOptions {
 
 /** A found document: metadata, score and the heading path of its best chunk. */
 export interface KnowledgeSearchResult extends KnowledgeDocumentInfo {
-  /** Similarity (vector), normalised BM25 (lexical) or fused reciprocal rank (hybrid). */
+  /**
+   * The document's score in the mode used: soft maximum of its chunks' cosine
+   * similarities (vector), of their normalised BM25 (lexical), vector + weight ·
+   * lexical (auto with a model, from −1 to 1.5) or fused reciprocal rank (hybrid).
+   */
   score: number
   /** Heading path of the document's best chunk (empty for its metadata). */
   heading: string[]
@@ -140,9 +151,9 @@ export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
       const embedQuery = options.embedQuery ?? init.embedQuery
       const vectors = init.vectors !== false
       const requested = options.mode ?? 'auto'
-      const mode = requested === 'auto' ? (vectors && embedQuery ? 'vector' : 'lexical') : requested
+      const mode = requested === 'auto' ? (vectors && embedQuery ? 'fused' : 'lexical') : requested
       const topK = options.topK ?? topKDefault
-      if (mode !== 'lexical' && !vectors)
+      if ((mode === 'vector' || mode === 'hybrid') && !vectors)
         throw new KnowledgeError('no-vectors', `"${init.name}" was built without a model ("model": false), so it has no vectors for a ${mode} search: search with mode 'lexical' or 'auto', or replace "model": false with the model's settings and build again.`)
       if (mode !== 'lexical' && !embedQuery)
         throw new KnowledgeError('no-embedder', `A ${mode} search of "${init.name}" needs a query embedder: pass embedQuery, build with includeModel for browsers, or search with mode: 'lexical'.`)
@@ -170,6 +181,8 @@ export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
       if (mode === 'lexical')
         return searchLexical(data, query, { topK, threshold: options.threshold ?? LEXICAL_THRESHOLD }).map(result)
       const threshold = options.threshold ?? thresholdDefault
+      if (mode === 'fused')
+        return (data.lexical ? searchFused(data, query, vector!, { topK, threshold }) : searchVectors(data, vector!, { topK, threshold })).map(result)
       if (mode === 'vector')
         return searchVectors(data, vector!, { topK, threshold }).map(result)
       const depth = Math.max(topK, HYBRID_DEPTH)

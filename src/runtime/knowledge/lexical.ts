@@ -4,25 +4,32 @@
 // Tokenisation: NFKC, lowercase, then runs of letters, marks and digits in any
 // script; each Han, Hiragana or Katakana character is a token of its own (those
 // scripts do not separate words with spaces). Everything else separates tokens,
-// so `content-visibility` gives `content` and `visibility`.
+// so `content-visibility` gives `content` and `visibility`. English words (a–z
+// only) are reduced by the Porter stemmer (stemmer.ts), so that `animating`,
+// `animated` and `animations` meet; identifiers with digits and other scripts
+// are kept as written.
 //
-// Stemming: plural folding only (see `stem`), for lowercase ASCII words of four
-// letters or more. The lexical index is there for what embeddings blur: exact
-// identifiers, API and property names, error messages, rare terms. A full
-// Porter stemmer would conflate those (`universal`/`universe`, `general`/
-// `generate`) and mangle non-English words, while the embedding side already
-// matches inflections and synonyms. Plural folding fixes the commonest miss
-// (`images` vs `image`) at little risk.
+// Fields: a chunk's heading path and its document's ID are strong evidence of
+// what it is about, so their words count {@link FIELD_WEIGHT} times each in
+// the chunk (a simplified BM25F: weighted term frequencies and lengths).
 //
 // Queries: questions and task prompts wrap a few informative words in function
-// words ("How can I …?"). Those are dropped from a query that has other terms
-// (see `queryTerms`), and scores are normalised against the query's few most
-// informative terms, not all of them (see `searchLexical`), so that a long
-// prompt does not sink the documents its short form finds.
+// words ("How can I …?", "I want to use …"). Those are dropped from a query that
+// has other terms (see `queryTerms`), and scores are normalised against the
+// query's few most informative terms, not all of them (see `searchLexical`), so
+// that a long prompt does not sink the documents its short form finds.
+//
+// Measured on bench/retrieval.bench.mjs (tune halves, lexical top-1, short
+// queries / task prompts / dev / descriptions): plural folding, no fields, best
+// chunk 53.0 / 77.8 / 67.5 / 87.5 %; with the Porter stemmer, fields, task
+// words as stopwords and soft pooling 67.7 / 79.0 / 72.7 / 94.4 %.
 
 import type { Snapshot } from './snapshot-reader'
 import type { SearchHit, SearchResult } from './search-rank'
+import type { VectorPooling } from './search-pool'
+import { kthHighest, POOLING_TEMPERATURE } from './search-pool'
 import { selectTop, toResult } from './search-rank'
+import { porterStem } from './stemmer'
 
 /** A BM25 index of chunks: a serialisable set of typed arrays (see the LT… sections of the snapshot). */
 export interface LexicalIndex {
@@ -44,13 +51,23 @@ export interface LexicalIndex {
 export interface LexicalChunk {
   text: string
   documentIndex: number
+  /** The chunk's heading path (its own heading last); its words count {@link FIELD_WEIGHT} times. */
+  heading?: readonly string[]
+  /** The chunk's document ID; its words count {@link FIELD_WEIGHT} times. */
+  documentId?: string
 }
 
 export interface LexicalSearchOptions {
   /** Documents to return (default 5). */
   topK?: number
-  /** Minimum normalised score (default 0.25; see `searchLexical`). */
+  /** Minimum normalised score of a document's best chunk (default 0.25; see `searchLexical`). */
   threshold?: number
+  /**
+   * How a document's chunk scores make its score (default `soft`: the
+   * log-mean-exp of its chunks' normalised scores at temperature 0.05, as
+   * vector search does; `max`: its best chunk's).
+   */
+  pooling?: VectorPooling
 }
 
 export interface HybridOptions {
@@ -66,13 +83,18 @@ export const BM25_B = 0.75
 export const LEXICAL_THRESHOLD = 0.25
 /** Query terms whose ceiling is a score's reference (see `searchLexical`). */
 export const REFERENCE_TERMS = 4
+/** From this many chunks on, query terms in more than half of them are not scored (see `searchLexical`). */
+export const LARGE_INDEX_CHUNKS = 10_000
+/** How many times a word of a chunk's heading path or document ID counts. */
+export const FIELD_WEIGHT = 2
 
 /**
  * English function words that carry no topic: question words, auxiliaries,
- * pronouns, articles, common prepositions and conjunctions, and the pieces
- * the tokenizer leaves of contractions (`don't` → `don`, `t`). Only queries
- * lose them; the index keeps every word, so a query of nothing else still
- * finds them.
+ * pronouns, articles, common prepositions and conjunctions, the pieces the
+ * tokenizer leaves of contractions (`don't` → `don`, `t`), and the words of
+ * asking for something (`want`, `need`, `use`, `make`, `way`, `instead`…). Only
+ * queries lose them; the index keeps every word, so a query of nothing else
+ * still finds them.
  */
 const STOPWORDS = /* @__PURE__ */ new Set([
   'what', 'which', 'who', 'whom', 'whose', 'when', 'where', 'why', 'how',
@@ -85,35 +107,19 @@ const STOPWORDS = /* @__PURE__ */ new Set([
   'of', 'in', 'on', 'at', 'by', 'for', 'with', 'about', 'from', 'to', 'into', 'onto',
   'and', 'or', 'but', 'if', 'so', 'than', 'then', 'as',
   's', 't', 'm', 're', 've', 'll', 'd',
+  'want', 'need', 'like', 'use', 'using', 'used', 'make', 'makes', 'making', 'get', 'gets', 'way', 'ways',
+  'also', 'just', 'some', 'any', 'all', 'each', 'every', 'other', 'more', 'most', 'very', 'really', 'currently',
+  'instead', 'without', 'only', 'even', 'still', 'much', 'many', 'well', 'try', 'trying', 'tried', 'something',
+  'thing', 'things', 'whether', 'there', 'here', 'not', 'no', 'yes', 'out', 'up', 'down', 'over', 'after',
+  'before', 'while', 'during', 'since', 'until', 'both', 'either', 'same', 'such', 'own', 'too', 'again',
+  'further', 'once', 'let', 'lets', 'able', 'via', 'per', 'etc', 'one', 'two',
 ])
 
 const CJK = '\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}'
 const TOKEN = /* @__PURE__ */ new RegExp(`[${CJK}]|(?:(?![${CJK}])[\\p{L}\\p{M}\\p{N}])+`, 'gu')
-const ASCII_WORD = /^[a-z]+$/
 
-/**
- * Folds English plurals, so that singular and plural meet on one key:
- * `queries`/`query` → `queri`, `cookies`/`cookie` → `cooki`, `caches`/`cache` → `cach`,
- * `boxes`/`box` → `box`, `classes`/`class` → `class`, `images`/`image` → `imag`.
- * Words under four letters, and words with other characters than a–z, are left alone.
- */
-export function stem(word: string): string {
-  if (word.length < 4 || !ASCII_WORD.test(word))
-    return word
-  let w = word
-  if (w.endsWith('ies'))
-    w = `${w.slice(0, -3)}i`
-  else if (/(?:ss|sh|ch|x|z)es$/.test(w))
-    w = w.slice(0, -2)
-  else if (w.endsWith('s') && !/(?:ss|us|is)$/.test(w))
-    w = w.slice(0, -1)
-  if (w.length > 3 && w.endsWith('e'))
-    w = w.slice(0, -1)
-  else if (w.length > 3 && /[^aeiou]y$/.test(w))
-    w = `${w.slice(0, -1)}i`
-  return w
-}
-
+/** The index term of a word. */
+const stem = (word: string) => porterStem(word)
 /** The words of a text, normalised and lowercased, before stemming. */
 function words(text: string): string[] {
   const out: string[] = []
@@ -149,11 +155,18 @@ export function buildLexicalIndex(chunks: readonly LexicalChunk[]): LexicalIndex
     if (!Number.isSafeInteger(chunk.documentIndex) || chunk.documentIndex < 0)
       throw new TypeError(`Chunk ${c} has an invalid documentIndex: ${String(chunk.documentIndex)}.`)
     documentCount = Math.max(documentCount, chunk.documentIndex + 1)
-    const tokens = tokenize(chunk.text)
-    lengths.push(tokens.length)
     const counts = new Map<string, number>()
-    for (const token of tokens)
-      counts.set(token, (counts.get(token) ?? 0) + 1)
+    let length = 0
+    const count = (text: string, weight: number) => {
+      for (const token of tokenize(text)) {
+        counts.set(token, (counts.get(token) ?? 0) + weight)
+        length += weight
+      }
+    }
+    count(chunk.text, 1)
+    count((chunk.heading ?? []).join('\n'), FIELD_WEIGHT)
+    count(chunk.documentId ?? '', FIELD_WEIGHT)
+    lengths.push(length)
     for (const [term, tf] of counts) {
       let list = byTerm.get(term)
       if (!list)
@@ -206,7 +219,45 @@ function findTerm(terms: readonly string[], term: string): number {
   return -1
 }
 
-const averageLengths = new WeakMap<LexicalIndex, number>()
+/** Per index: each chunk's BM25 length term, and each document's chunks with text (CSR, ascending). */
+interface IndexStats {
+  /** k1 · (1 − b + b · length / average length), per chunk. */
+  lengthTerms: Float64Array
+  /** Document `d`'s text chunks are `textChunks[textOffsets[d]…textOffsets[d + 1]]`. */
+  textOffsets: Uint32Array
+  textChunks: Uint32Array
+}
+
+const indexStats = new WeakMap<LexicalIndex, IndexStats>()
+
+function statsOf(index: LexicalIndex): IndexStats {
+  let stats = indexStats.get(index)
+  if (!stats) {
+    const { lengths, chunkDocuments, documentCount } = index
+    const n = lengths.length
+    let sum = 0
+    const textOffsets = new Uint32Array(documentCount + 1)
+    for (let c = 0; c < n; c++) {
+      sum += lengths[c]!
+      if (lengths[c]! > 0)
+        textOffsets[chunkDocuments[c]! + 1]!++
+    }
+    for (let d = 0; d < documentCount; d++)
+      textOffsets[d + 1]! += textOffsets[d]!
+    const textChunks = new Uint32Array(textOffsets[documentCount]!)
+    const next = textOffsets.slice(0, -1)
+    for (let c = 0; c < n; c++) {
+      if (lengths[c]! > 0)
+        textChunks[next[chunkDocuments[c]!]!++] = c
+    }
+    const average = sum / n || 1
+    const lengthTerms = new Float64Array(n)
+    for (let c = 0; c < n; c++)
+      lengthTerms[c] = BM25_K1 * (1 - BM25_B + BM25_B * lengths[c]! / average)
+    indexStats.set(index, stats = { lengthTerms, textOffsets, textChunks })
+  }
+  return stats
+}
 
 function validate(topK: number, threshold: number): void {
   if (!Number.isSafeInteger(topK) || topK < 1)
@@ -221,52 +272,90 @@ function isSnapshot(source: Snapshot | LexicalIndex): source is Snapshot {
 
 /**
  * BM25 search (k1 = 1.2, b = 0.75, idf = ln(1 + (N − df + 0.5) / (df + 0.5)))
- * over chunks, for the query's terms (see `queryTerms`: stopwords dropped); a
- * document scores its best chunk.
+ * over chunks, for the query's terms (see `queryTerms`: stopwords dropped).
  *
- * Scores are normalised to 0–1 as S / (S + R): S the chunk's BM25 score, R
+ * A chunk's score is normalised to 0–1 as S / (S + R): S its BM25 score, R
  * the query's reference, the BM25 score an average-length chunk gets for
  * holding each of the query's {@link REFERENCE_TERMS} most informative terms
  * once: Σ max(idf(t), ln 2) over the terms of highest idf (terms absent from
- * the vocabulary included, with df = 0). So a score of 0.5 means "as much
- * evidence as each informative query term once", and the default threshold
- * of 0.25 asks for a third of that (one of three equally rare terms, or a
- * rarer one of four), not the 0.3 of cosine similarity, whose scale differs.
- * The ln 2 floor (the idf of a term in half the chunks) keeps a query of
- * only very common words from scoring high.
+ * the vocabulary included, with df = 0). So 0.5 means "as much evidence as
+ * each informative query term once", and the default threshold of 0.25 asks
+ * for a third of that (one of three equally rare terms, or a rarer one of
+ * four), not the 0.3 of cosine similarity, whose scale differs. The ln 2 floor
+ * (the idf of a term in half the chunks) keeps a query of only very common
+ * words from scoring high. R counts at most four terms, and BM25 adds up only
+ * the terms a chunk holds, so a document scores about the same for a
+ * three-word query as for a long prompt around those words: the threshold
+ * means the same for both.
  *
- * R depends on the query alone, and S / (S + R) rises with S, so the order is
- * pure BM25. BM25 adds up only the terms a chunk holds, and R counts at most
- * four terms, so a document scores about the same for a three-word query as
- * for a long prompt around those words (on bench/retrieval/questions.json,
- * within 0.85 in the median): the threshold means the same for both. A
- * normaliser summed over every query term (as before) sank long prompts
- * below any threshold.
+ * In an index of {@link LARGE_INDEX_CHUNKS} chunks or more, terms in more
+ * than half of them are left out of S when the query has others (they still
+ * count in R if they are among its rarest).
  *
- * Ties go to the lower document index, which in a snapshot is the lower ID.
- * Given a Snapshot, results carry the document metadata like `searchVectors`;
- * given a bare index, `{ documentIndex, chunk, score }`.
+ * A document competes when its best chunk reaches the threshold; its score is
+ * the soft maximum of its chunks' normalised scores (chunks with text only;
+ * see search-pool.ts), or with `pooling: 'max'` its best chunk's. Ties go to
+ * the lower document index, which in a snapshot is the lower ID. Given a
+ * Snapshot, results carry the document metadata like `searchVectors`; given a
+ * bare index, `{ documentIndex, chunk, score }`.
  */
 export function searchLexical(source: Snapshot, query: string, options?: LexicalSearchOptions): SearchResult[]
 export function searchLexical(source: LexicalIndex, query: string, options?: LexicalSearchOptions): SearchHit[]
-export function searchLexical(source: Snapshot | LexicalIndex, query: string, { topK = 5, threshold = LEXICAL_THRESHOLD }: LexicalSearchOptions = {}): SearchHit[] | SearchResult[] {
+export function searchLexical(source: Snapshot | LexicalIndex, query: string, { topK = 5, threshold = LEXICAL_THRESHOLD, pooling = 'soft' }: LexicalSearchOptions = {}): SearchHit[] | SearchResult[] {
   validate(topK, threshold)
   const snapshot = isSnapshot(source) ? source : undefined
   const index = snapshot ? snapshot.lexical : source as LexicalIndex
   if (!index)
     throw new Error('This snapshot has no lexical index: build it with the lexical option.')
+  if (pooling !== 'soft' && pooling !== 'max')
+    throw new RangeError(`pooling must be 'soft' or 'max', got ${String(pooling)}.`)
+  const evidence = lexicalEvidence(index, query)
+  if (!evidence)
+    return []
+  const { best, bestChunk } = evidence
+  const pooled = new Float64Array(best.length).fill(-Infinity)
+  if (pooling === 'max') {
+    for (let d = 0; d < best.length; d++)
+      pooled[d] = best[d]!
+  }
+  else {
+    // Only documents whose best could still make the top K need their soft maximum, which lies
+    // between best − T · ln(text chunks) and best.
+    const { textOffsets } = statsOf(index)
+    const lower = best.map((b, d) => b - POOLING_TEMPERATURE * Math.log(textOffsets[d + 1]! - textOffsets[d]! || 1))
+    const floor = kthHighest(lower, d => bestChunk[d]! >= 0 && best[d]! >= threshold, topK)
+    for (let d = 0; d < best.length; d++) {
+      if (bestChunk[d]! >= 0 && best[d]! >= threshold && best[d]! >= floor)
+        pooled[d] = lexicalPooled(index, evidence, d)
+    }
+  }
+  for (let d = 0; d < best.length; d++) {
+    if (!(best[d]! >= threshold) || pooled[d] === -Infinity)
+      bestChunk[d] = -1
+  }
+  const hits: SearchHit[] = []
+  for (const d of selectTop(pooled, bestChunk, topK, -Infinity))
+    hits.push({ documentIndex: d, chunk: bestChunk[d]!, score: pooled[d]! })
+  return snapshot ? hits.map(hit => toResult(snapshot, hit)) : hits
+}
+
+/** A query's lexical evidence: each chunk's normalised score (0 without a query term), each document's best chunk and its score. */
+export interface LexicalEvidence {
+  chunkScores: Float64Array
+  /** The best chunk's normalised score (0 when no chunk holds a query term). */
+  best: Float64Array
+  /** The best chunk, −1 when no chunk holds a query term. */
+  bestChunk: Int32Array
+}
+
+/** The normalised BM25 score of every chunk for a query (see `searchLexical`); null for a query without terms or an empty index. */
+export function lexicalEvidence(index: LexicalIndex, query: string): LexicalEvidence | null {
   const n = index.lengths.length
   const terms = queryTerms(query)
   if (n === 0 || terms.length === 0)
-    return []
-  let average = averageLengths.get(index)
-  if (average === undefined) {
-    let sum = 0
-    for (let c = 0; c < n; c++)
-      sum += index.lengths[c]!
-    averageLengths.set(index, average = sum / n || 1)
-  }
-  const { offsets, postings, frequencies, lengths, chunkDocuments } = index
+    return null
+  const { lengthTerms } = statsOf(index)
+  const { offsets, postings, frequencies, chunkDocuments } = index
   const scores = new Float64Array(n)
   const weights: number[] = []
   for (const term of terms) {
@@ -274,19 +363,26 @@ export function searchLexical(source: Snapshot | LexicalIndex, query: string, { 
     const df = t < 0 ? 0 : offsets[t + 1]! - offsets[t]!
     const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5))
     weights.push(Math.max(idf, Math.LN2))
-    if (t < 0)
+    // In a large index, a term in more than half the chunks (idf under ln 2) hardly moves the
+    // ranking, and its postings are most of a long prompt's cost: skipped. (On the benchmark's
+    // guides, 1,382 chunks, skipping them changed no ranking; in a small index they still count.)
+    if (t < 0 || (df > n / 2 && n >= LARGE_INDEX_CHUNKS && terms.length > 1))
       continue
+    const gain = idf * (BM25_K1 + 1)
     for (let p = offsets[t]!, end = offsets[t + 1]!; p < end; p++) {
       const c = postings[p]!
       const tf = frequencies[p]!
-      scores[c]! += idf * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * lengths[c]! / average))
+      scores[c]! += gain * tf / (tf + lengthTerms[c]!)
     }
   }
+  const reference = weights.sort((a, b) => b - a).slice(0, REFERENCE_TERMS).reduce((sum, w) => sum + w, 0)
   const best = new Float64Array(index.documentCount)
   const bestChunk = new Int32Array(index.documentCount).fill(-1)
   for (let c = 0; c < n; c++) {
-    const s = scores[c]!
-    if (s > 0) {
+    const raw = scores[c]!
+    if (raw > 0) {
+      const s = raw / (raw + reference)
+      scores[c] = s
       const d = chunkDocuments[c]!
       if (s > best[d]!) {
         best[d] = s
@@ -294,13 +390,19 @@ export function searchLexical(source: Snapshot | LexicalIndex, query: string, { 
       }
     }
   }
-  const reference = weights.sort((a, b) => b - a).slice(0, REFERENCE_TERMS).reduce((sum, w) => sum + w, 0)
-  for (let d = 0; d < best.length; d++)
-    best[d] = best[d]! / (best[d]! + reference)
-  const hits: SearchHit[] = []
-  for (const d of selectTop(best, bestChunk, topK, threshold))
-    hits.push({ documentIndex: d, chunk: bestChunk[d]!, score: best[d]! })
-  return snapshot ? hits.map(hit => toResult(snapshot, hit)) : hits
+  return { chunkScores: scores, best, bestChunk }
+}
+
+/** Document `d`'s soft maximum of its text chunks' normalised scores (−∞ when none holds a query term). */
+export function lexicalPooled(index: LexicalIndex, { chunkScores, best, bestChunk }: LexicalEvidence, d: number): number {
+  if (bestChunk[d]! < 0)
+    return -Infinity
+  const { textOffsets, textChunks } = statsOf(index)
+  const inverse = 1 / POOLING_TEMPERATURE
+  let sum = 0
+  for (let k = textOffsets[d]!; k < textOffsets[d + 1]!; k++)
+    sum += Math.exp((chunkScores[textChunks[k]!]! - best[d]!) * inverse)
+  return best[d]! + POOLING_TEMPERATURE * Math.log(sum / (textOffsets[d + 1]! - textOffsets[d]!))
 }
 
 export type HybridHit<T extends SearchHit> = T & {

@@ -3,6 +3,7 @@
 // same arithmetic (bit-identical results; see search-wasm.ts).
 
 import type { Snapshot } from './snapshot-reader'
+import type { PooledScores } from './search-pool'
 import type { SearchWasmExports } from './search-wasm'
 import { searchWasmModule } from './search-wasm'
 
@@ -111,8 +112,10 @@ interface State {
   /** Scratch of the JavaScript path, reused across queries. */
   query: Float64Array
   out?: Float64Array | Int32Array
-  best: Float64Array
-  bestChunk: Int32Array
+  /** Each chunk's similarity to the current query, in float64. */
+  similarity?: Float64Array
+  /** Each document's scores for the current query. */
+  pooled: PooledScores
 }
 
 const states = new WeakMap<Snapshot, State>()
@@ -156,7 +159,7 @@ export function searchState(snapshot: Snapshot): State {
   let state = states.get(snapshot)
   if (!state) {
     const docs = snapshot.documents.length
-    state = { query: new Float64Array(snapshot.dimensions), best: new Float64Array(docs), bestChunk: new Int32Array(docs) }
+    state = { query: new Float64Array(snapshot.dimensions), pooled: { best: new Float64Array(docs), bestChunk: new Int32Array(docs), pooled: new Float64Array(docs) } }
     states.set(snapshot, state)
   }
   return state

@@ -2,12 +2,14 @@
 //
 // The kernels score every chunk from its int8 bytes. That score differs from
 // the refined one by less than a margin computed below, so only documents whose
-// int8 best lies within two margins of the K-th best (or of the threshold) can
-// be ranked differently by the refined vectors; their close chunks are scored
-// again with every bit. The result is the ranking of the refined vectors, at
-// the cost of a few chunks' dot products.
+// int8 score lies within two margins of the K-th best (or whose best chunk lies
+// that near the threshold) can be ranked differently by the refined vectors;
+// their chunks are scored again with every bit, and pooled again. The result is the ranking of the
+// refined vectors, at the cost of a few documents' dot products.
 
 import type { Snapshot } from './snapshot-reader'
+import type { PooledScores, VectorPooling } from './search-pool'
+import { kthHighest, poolDocument } from './search-pool'
 import { refineRowBytes } from './snapshot-reader'
 
 const maxScales = new WeakMap<Snapshot, number>()
@@ -21,7 +23,7 @@ const maxScales = new WeakMap<Snapshot, number>()
  * query to 16 bits. A rigorous bound (half a scale per component) would be five
  * times wider, and rescore that many more chunks.
  */
-function margin(snapshot: Snapshot, unit: Float64Array, queryScale: number): number {
+export function margin(snapshot: Snapshot, unit: Float64Array, queryScale: number): number {
   let maxScale = maxScales.get(snapshot)
   if (maxScale === undefined) {
     maxScale = 0
@@ -52,72 +54,70 @@ function refinedScore(snapshot: Snapshot, unit: Float64Array, unitSum: number, c
   return (sum - levels / 2 * unitSum) * snapshot.scales![c]! / levels
 }
 
-/** Each document's chunks (CSR: `chunks[offsets[d]…offsets[d + 1]]`), built on first need. */
-const chunksByDocument = new WeakMap<Snapshot, { offsets: Uint32Array, chunks: Uint32Array }>()
+/** Each document's chunks (CSR: `chunks[offsets[d]…offsets[d + 1]]`, ascending) and the log of their number, built on first need. */
+const chunksByDocument = new WeakMap<Snapshot, { offsets: Uint32Array, chunks: Uint32Array, logCounts: Float64Array }>()
 
-function documentChunks(snapshot: Snapshot): { offsets: Uint32Array, chunks: Uint32Array } {
+export function documentChunks(snapshot: Snapshot): { offsets: Uint32Array, chunks: Uint32Array, logCounts: Float64Array } {
   let index = chunksByDocument.get(snapshot)
   if (!index) {
     const docs = snapshot.chunkDocuments
-    const offsets = new Uint32Array(snapshot.documents.length + 1)
+    const documentCount = snapshot.documents.length
+    const counts = new Uint32Array(documentCount)
     for (let c = 0; c < snapshot.chunkCount; c++)
-      offsets[docs[c]! + 1]!++
-    for (let d = 0; d < snapshot.documents.length; d++)
-      offsets[d + 1]! += offsets[d]!
+      counts[docs[c]!]!++
+    const offsets = new Uint32Array(documentCount + 1)
+    for (let d = 0; d < documentCount; d++)
+      offsets[d + 1] = offsets[d]! + counts[d]!
     const chunks = new Uint32Array(snapshot.chunkCount)
     const next = offsets.slice(0, -1)
     for (let c = 0; c < snapshot.chunkCount; c++)
       chunks[next[docs[c]!]!++] = c
-    chunksByDocument.set(snapshot, index = { offsets, chunks })
+    chunksByDocument.set(snapshot, index = { offsets, chunks, logCounts: Float64Array.from(counts, k => Math.log(k || 1)) })
   }
   return index
 }
 
 /**
- * Replaces, in place, the int8 best scores (and best chunks) of the documents
- * that could rank differently with the refined vectors by their refined values.
- * Chunk `c`'s int8 score is `values[c] · scales[c] · queryScale`.
+ * What fusion adds to a document's vector score: it lies between `lower[d]`
+ * and `upper[d]`, and is `exact(d)`, which pooling calls for the documents
+ * that can make the cut only and keeps in `bonus[d]` (exact, so refinement has
+ * to bound the vector part only). `eligible[d]` = 1 for documents that compete
+ * whatever their vector score.
  */
-export function refineBest(snapshot: Snapshot, unit: Float64Array, values: Int32Array, queryScale: number, best: Float64Array, bestChunk: Int32Array, topK: number, threshold: number): void {
+export interface FusionTerms {
+  lower: Float64Array
+  upper: Float64Array
+  exact: (d: number) => number
+  bonus: Float64Array
+  eligible: Uint8Array
+}
+
+/**
+ * Replaces, in place, the int8 scores of the documents that could rank
+ * differently with the refined vectors (or cross the threshold) by their
+ * refined values: every chunk of such a document is scored again with all its
+ * bits, then the document is pooled again. `similarity[c]` holds chunk `c`'s
+ * int8 score on entry. A pooled score moves no more than its chunks' scores do
+ * (the soft maximum is 1-Lipschitz), so the margin of one chunk bounds both.
+ */
+export function refinePooled(snapshot: Snapshot, unit: Float64Array, queryScale: number, similarity: Float64Array, documents: PooledScores, pooling: VectorPooling, topK: number, threshold: number, fusion?: FusionTerms): void {
   const m = margin(snapshot, unit, queryScale)
-  // The K-th best int8 document score (−∞ with fewer documents).
-  const top: number[] = []
-  for (let d = 0; d < best.length; d++) {
-    if (bestChunk[d]! < 0)
-      continue
-    const s = best[d]!
-    if (top.length < topK || s > top[top.length - 1]!) {
-      let at = top.length < topK ? top.length : topK - 1
-      while (at > 0 && top[at - 1]! < s) {
-        top[at] = top[at - 1]!
-        at--
-      }
-      top[at] = s
-    }
-  }
-  const kth = top.length === topK ? top[topK - 1]! : -Infinity
-  const floor = Math.max(kth, threshold) - 2 * m
+  const { best, bestChunk, pooled } = documents
+  const key = fusion ? pooled.map((s, d) => s + fusion.bonus[d]!) : pooled
+  const eligible = (d: number) => fusion !== undefined && fusion.eligible[d] === 1
+  // Documents surely competing whatever the refinement: the K-th of their
+  // scores is a floor no document under it minus 2m can beat.
+  const kth = kthHighest(key, d => bestChunk[d]! >= 0 && (best[d]! >= threshold + 2 * m || eligible(d)), topK)
+  const floor = kth - 2 * m
   let unitSum = 0
   for (let i = 0; i < unit.length; i++)
     unitSum += unit[i]!
-  const scales = snapshot.scales!
   const { offsets, chunks } = documentChunks(snapshot)
   for (let d = 0; d < best.length; d++) {
-    if (bestChunk[d]! < 0 || best[d]! < floor)
+    if (bestChunk[d]! < 0 || (best[d]! < threshold - 2 * m && !eligible(d)) || key[d]! < floor)
       continue
-    // Only a chunk within two margins of its document's int8 best can be its refined best.
-    const lowest = best[d]! - 2 * m
-    best[d] = -Infinity
-    bestChunk[d] = -1
-    for (let k = offsets[d]!; k < offsets[d + 1]!; k++) {
-      const c = chunks[k]!
-      if (values[c]! * scales[c]! * queryScale < lowest)
-        continue
-      const s = refinedScore(snapshot, unit, unitSum, c)
-      if (s > best[d]!) {
-        best[d] = s
-        bestChunk[d] = c
-      }
-    }
+    for (let k = offsets[d]!; k < offsets[d + 1]!; k++)
+      similarity[chunks[k]!] = refinedScore(snapshot, unit, unitSum, chunks[k]!)
+    poolDocument(similarity, chunks, offsets[d]!, offsets[d + 1]!, d, pooling, documents)
   }
 }

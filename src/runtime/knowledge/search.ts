@@ -1,19 +1,32 @@
-// Vector search over a decoded snapshot, with the ranking rules of the
-// Semantic Skill Kit (after Google's Modern Web Guidance): cosine similarity,
-// each document scored by its best chunk, documents below the threshold
-// dropped, the rest best first, ties by ID, the first topK.
+// Vector search over a decoded snapshot: cosine similarity per chunk, each
+// document scored by a soft maximum of its chunks (see search-pool.ts; `max`
+// keeps the seed's best-chunk rule), documents whose best chunk is below the
+// threshold dropped, the rest best first, ties by ID, the first topK.
 
 import type { Snapshot } from './snapshot-reader'
 import type { SearchResult } from './search-rank'
+import type { PooledScores, VectorPooling } from './search-pool'
+import type { FusionTerms } from './search-refine'
 import { scoreChunks, searchState } from './search-kernels'
+import { poolScores } from './search-pool'
 import { selectTop, toResult } from './search-rank'
-import { refineBest } from './search-refine'
+import { documentChunks, margin, refinePooled } from './search-refine'
 
 export interface VectorSearchOptions {
   /** Documents to return (default 5). */
   topK?: number
-  /** Minimum cosine similarity of a document's best chunk, from −1 to 1 (default 0.3). */
+  /**
+   * Minimum cosine similarity, from −1 to 1, of a document's best chunk (default
+   * 0.3): a document is returned only if one of its chunks is at least this
+   * similar to the query, whatever its pooled score.
+   */
   threshold?: number
+  /**
+   * How a document's chunk similarities make its score (default `soft`, a
+   * log-mean-exp at temperature 0.05, which does not favour documents for
+   * having many chunks; `max`: the best chunk's similarity, the seed's rule).
+   */
+  pooling?: VectorPooling
   /**
    * Use the WebAssembly SIMD kernels where available (default true): 4× to 15×
    * faster, at the cost of one copy of the vectors into WebAssembly memory on
@@ -26,29 +39,54 @@ export const DEFAULT_TOP_K = 5
 export const DEFAULT_THRESHOLD = 0.3
 
 /**
- * Ranks the snapshot's documents by cosine similarity with `queryVector` (any
- * length; it is normalised here), which must come from the model the snapshot
- * was built with (`snapshot.model`) and have `snapshot.dimensions` components.
+ * Ranks the snapshot's documents by similarity with `queryVector` (any length;
+ * it is normalised here), which must come from the model the snapshot was built
+ * with (`snapshot.model`) and have `snapshot.dimensions` components.
  *
  * Chunk vectors are unit-length, so similarity is a dot product; with int8
  * vectors it is `dot(q, v_int8) · scale`, within about ±0.001 of the float32
  * value, and with refinement bits the documents near the cut are scored again
- * with ten bits per component (within about ±0.0003). Scores are not rounded. Ties go to the lower document ID, compared by
- * UTF-16 code units (the Semantic Skill Kit used `localeCompare`, which depends
- * on the locale). Returns metadata only, never document bodies.
+ * with ten bits per component (within about ±0.0003). A result's `score` is its
+ * pooled score (with `max`, its best chunk's similarity), `chunk` and `heading`
+ * are its best chunk's. Scores are not rounded. Ties go to the lower document
+ * ID, compared by UTF-16 code units (the Semantic Skill Kit used
+ * `localeCompare`, which depends on the locale). Returns metadata only, never
+ * document bodies.
  */
-export function searchVectors(snapshot: Snapshot, queryVector: ArrayLike<number>, { topK = DEFAULT_TOP_K, threshold = DEFAULT_THRESHOLD, accelerate = true }: VectorSearchOptions = {}): SearchResult[] {
+export function searchVectors(snapshot: Snapshot, queryVector: ArrayLike<number>, { topK = DEFAULT_TOP_K, threshold = DEFAULT_THRESHOLD, pooling = 'soft', accelerate = true }: VectorSearchOptions = {}): SearchResult[] {
   if (!Number.isSafeInteger(topK) || topK < 1)
     throw new RangeError(`topK must be a positive integer, got ${String(topK)}.`)
+  const documents = scoreDocuments(snapshot, queryVector, { topK, threshold, pooling, accelerate })
+  if (!documents)
+    return []
+  const { best, bestChunk, pooled } = documents
+  // Documents whose best chunk is under the threshold do not compete.
+  for (let d = 0; d < best.length; d++) {
+    if (!(best[d]! >= threshold))
+      bestChunk[d] = -1
+  }
+  return selectTop(pooled, bestChunk, topK, -Infinity).map(d => toResult(snapshot, { documentIndex: d, chunk: bestChunk[d]!, score: pooled[d]! }))
+}
+
+/**
+ * Each document's vector scores for a query (arrays reused by the next search
+ * of the snapshot), or null when the query has no direction or the snapshot no
+ * chunks. Only the documents that can make the top `topK` (of `pooled`, plus
+ * what `fusion` adds) are pooled; the others get −∞ and no best chunk. With
+ * int8 refinement, those near the cut (or the threshold) are rescored exactly.
+ */
+export function scoreDocuments(snapshot: Snapshot, queryVector: ArrayLike<number>, { topK, threshold, pooling, accelerate, fusion }: { topK: number, threshold: number, pooling: VectorPooling, accelerate: boolean, fusion?: FusionTerms }): PooledScores | null {
   if (!Number.isFinite(threshold) || threshold < -1 || threshold > 1)
     throw new RangeError(`threshold must be a number from -1 to 1, got ${String(threshold)}.`)
+  if (pooling !== 'soft' && pooling !== 'max')
+    throw new RangeError(`pooling must be 'soft' or 'max', got ${String(pooling)}.`)
   if (snapshot.encoding === 'none')
     throw new TypeError('This snapshot has no vectors (it was built with no model): search it with searchLexical.')
   const dims = snapshot.dimensions
   if (queryVector.length !== dims && snapshot.chunkCount > 0)
     throw new RangeError(`The query vector has ${queryVector.length} dimensions, the snapshot ${dims} (model ${snapshot.model}): embed the query with the snapshot's model.`)
   if (snapshot.chunkCount === 0)
-    return []
+    return null
 
   const state = searchState(snapshot)
   const unit = new Float64Array(dims)
@@ -61,41 +99,27 @@ export function searchVectors(snapshot: Snapshot, queryVector: ArrayLike<number>
     norm += x * x
   }
   if (norm === 0)
-    return [] // no direction: similar to nothing (the seed scored such vectors −∞)
+    return null // no direction: similar to nothing (the seed scored such vectors −∞)
   const inverse = 1 / Math.sqrt(norm)
   for (let i = 0; i < dims; i++)
     unit[i]! *= inverse
 
   const scores = scoreChunks(snapshot, unit, accelerate)
-  const { best, bestChunk } = state
-  best.fill(-Infinity)
-  bestChunk.fill(-1)
-  const docs = snapshot.chunkDocuments
   const n = snapshot.chunkCount
+  let similarity = scores.values as Float64Array
   if (scores.encoding === 'int8') {
     const { values, queryScale } = scores
     const scales = snapshot.scales!
-    for (let c = 0; c < n; c++) {
-      const s = values[c]! * scales[c]! * queryScale
-      const d = docs[c]!
-      if (s > best[d]!) {
-        best[d] = s
-        bestChunk[d] = c
-      }
-    }
-    if (snapshot.refinement)
-      refineBest(snapshot, unit, values, queryScale, best, bestChunk, topK, threshold)
+    similarity = state.similarity ??= new Float64Array(n)
+    for (let c = 0; c < n; c++)
+      similarity[c] = values[c]! * scales[c]! * queryScale
   }
-  else {
-    const values = scores.values
-    for (let c = 0; c < n; c++) {
-      const s = values[c]!
-      const d = docs[c]!
-      if (s > best[d]!) {
-        best[d] = s
-        bestChunk[d] = c
-      }
-    }
-  }
-  return selectTop(best, bestChunk, topK, threshold).map(d => toResult(snapshot, { documentIndex: d, chunk: bestChunk[d]!, score: best[d]! }))
+  const { logCounts, offsets, chunks } = documentChunks(snapshot)
+  const documents = state.pooled
+  const refine = scores.encoding === 'int8' && snapshot.refinement !== null
+  const slack = refine ? 2 * margin(snapshot, unit, (scores as { queryScale: number }).queryScale) : 0
+  poolScores(similarity, snapshot.chunkDocuments, logCounts, pooling, documents, { topK, threshold, slack, fusion, offsets, chunks })
+  if (scores.encoding === 'int8' && snapshot.refinement)
+    refinePooled(snapshot, unit, scores.queryScale, similarity, documents, pooling, topK, threshold, fusion)
+  return documents
 }

@@ -2,11 +2,12 @@
 // `src/knowledge/snapshot.ts`. Zero-dependency and browser-safe: it needs only
 // typed arrays, DataView and TextDecoder.
 //
-// Byte layout (format version 1). All integers little-endian.
+// Byte layout (format version 2). All integers little-endian.
 //
 //   offset  size  field
 //   0       8     magic 89 53 4B 56 0D 0A 1A 0A ("\x89SKV\r\n\x1a\n", PNG-style: catches text-mode mangling)
-//   8       2     u16 format version (1)
+//   8       2     u16 format version (2; version 1 had the same layout, but its lexical terms were
+//                 plural-folded words with no fields: its queries would no longer meet its terms)
 //   10      2     u16 flags: bit 0 NO_VECTORS (a lexical-only snapshot, built with no model:
 //                 dimensions 0, no SCAL, VECT or VREF, and the lexical index required);
 //                 readers reject other bits
@@ -43,7 +44,7 @@
 import type { LexicalIndex } from './lexical'
 
 export const SNAPSHOT_MAGIC = /* @__PURE__ */ Uint8Array.of(0x89, 0x53, 0x4B, 0x56, 0x0D, 0x0A, 0x1A, 0x0A)
-export const SNAPSHOT_VERSION = 1
+export const SNAPSHOT_VERSION = 2
 export const HEADER_BYTES = 40
 export const DIRECTORY_ENTRY_BYTES = 16
 export const SECTION_ALIGN = 16

@@ -39,16 +39,29 @@ function knowledgeBase(overrides: Partial<KnowledgeBaseInit> = {}) {
 }
 
 describe('createKnowledgeBase', () => {
-  it('searches by vector with an embedder: best chunk per document, defaults from the build', async () => {
+  it('searches by vector with an embedder: soft maximum of the chunks per document, defaults from the build', async () => {
     const { kb, loadSnapshot } = knowledgeBase({ embedQuery: async () => along(0), search: { topK: 2, threshold: 0.5 } })
     expect(loadSnapshot).not.toHaveBeenCalled()
-    const hits = await kb.search('anything')
+    const hits = await kb.search('anything', { mode: 'vector' })
     expect(hits.map(h => [h.id, h.heading])).toEqual([['backup', ['Backups']], ['printer', ['Printer', 'Scanning']]])
     expect(hits[0]!.score).toBeCloseTo(1, 6)
-    expect(hits[1]!.score).toBeCloseTo(Math.cos(0.5), 6)
+    // printer: its scanning chunk at cos 0.5 rad, its printer chunk at 0 (log-mean-exp, T 0.05).
+    expect(hits[1]!.score).toBeCloseTo(0.05 * Math.log((Math.exp(Math.cos(0.5) / 0.05) + 1) / 2), 6)
     expect(hits[0]).not.toHaveProperty('documentIndex')
-    expect((await kb.search('anything', { threshold: 0.9 })).map(h => h.id)).toEqual(['backup'])
+    expect((await kb.search('anything', { mode: 'vector', threshold: 0.9 })).map(h => h.id)).toEqual(['backup'])
     expect(loadSnapshot).toHaveBeenCalledTimes(1)
+  })
+
+  it('ranks an auto search with an embedder by vector + 0.5 · lexical score (short queries)', async () => {
+    const { kb } = knowledgeBase({ embedQuery: async () => along(0) })
+    const vector = new Map((await kb.search('printer jam', { mode: 'vector' })).map(h => [h.id, h.score]))
+    const lexical = new Map((await kb.search('printer jam', { mode: 'lexical', threshold: 0 })).map(h => [h.id, h.score]))
+    expect([...vector.keys()]).toEqual(['backup', 'printer'])
+    const auto = await kb.search('printer jam')
+    expect(auto.map(h => h.id)).toEqual(['printer', 'backup'])
+    expect(auto[0]!.score).toBeCloseTo(vector.get('printer')! + 0.5 * lexical.get('printer')!, 12)
+    expect(auto[1]!.score).toBeCloseTo(vector.get('backup')!, 12)
+    expect(auto[0]!.heading).toEqual(['Printer', 'Scanning']) // its best chunk by vector
   })
 
   it('searches lexically without an embedder, and refuses vector search', async () => {
@@ -115,11 +128,11 @@ describe('createKnowledgeBase', () => {
   it('fuses both rankings in hybrid mode, and takes a per-search embedder', async () => {
     const { kb } = knowledgeBase()
     const hits = await kb.search('backup folder', { mode: 'hybrid', embedQuery: async () => along(1), threshold: 0 })
-    // Vector: network, printer (its scanning chunk), backup (at 0). Lexical: printer's short
-    // chunk, then backup; network has neither word. Fused by 1 / (60 + rank).
-    expect(hits.map(h => h.id)).toEqual(['printer', 'backup', 'network'])
-    expect(hits[0]!.score).toBeCloseTo(1 / 62 + 1 / 61, 9)
-    expect(hits[1]!.score).toBeCloseTo(1 / 63 + 1 / 62, 9)
+    // Vector: network, printer (its scanning chunk), backup (at 0). Lexical: backup (its heading
+    // and ID say "backup"), then printer; network has neither word. Fused by 1 / (60 + rank).
+    expect(hits.map(h => h.id)).toEqual(['backup', 'printer', 'network'])
+    expect(hits[0]!.score).toBeCloseTo(1 / 63 + 1 / 61, 9)
+    expect(hits[1]!.score).toBeCloseTo(1 / 62 + 1 / 62, 9)
     expect(hits[2]!.score).toBeCloseTo(1 / 61, 9)
   })
 

@@ -1,13 +1,15 @@
 import type { SearchHit } from '../../../src/runtime/knowledge/search-rank'
 import { describe, expect, it } from 'vitest'
 import { encodeSnapshot } from '../../../src/knowledge/snapshot'
-import { buildLexicalIndex, queryTerms, searchHybrid, searchLexical, stem, tokenize } from '../../../src/runtime/knowledge/lexical'
+import { buildLexicalIndex, FIELD_WEIGHT, LARGE_INDEX_CHUNKS, queryTerms, searchHybrid, searchLexical, tokenize } from '../../../src/runtime/knowledge/lexical'
+import { rng } from '../../random'
 import { searchVectors } from '../../../src/runtime/knowledge/search'
 import { decodeSnapshot } from '../../../src/runtime/knowledge/snapshot-reader'
+import { porterStem as stem } from '../../../src/runtime/knowledge/stemmer'
 
 describe('tokenize', () => {
   it('lowercases runs of letters and digits in any script; everything else separates', () => {
-    expect(tokenize('Use content-visibility: auto; (CSS) v2.0')).toEqual(['use', 'content', stem('visibility'), 'auto', 'css', 'v2', '0'])
+    expect(tokenize('Use content-visibility: auto; (CSS) v2.0')).toEqual([stem('use'), 'content', stem('visibility'), 'auto', 'css', 'v2', '0'])
     expect(tokenize('Größe ändern — ÉCOLE naïve')).toEqual(['größe', 'ändern', 'école', 'naïve'])
     expect(tokenize('Привет мир')).toEqual(['привет', 'мир'])
     expect(tokenize('don\'t')).toEqual(['don', 't'])
@@ -23,7 +25,7 @@ describe('tokenize', () => {
   })
 })
 
-describe('stem (plural folding)', () => {
+describe('index terms (Porter stems)', () => {
   it.each([
     ['images', 'image', 'imag'],
     ['caches', 'cache', 'cach'],
@@ -34,17 +36,17 @@ describe('stem (plural folding)', () => {
     ['classes', 'class', 'class'],
     ['matches', 'match', 'match'],
     ['processes', 'process', 'process'],
-    ['keys', 'key', 'key'],
-    ['uses', 'use', 'use'],
-    ['styles', 'style', 'styl'],
-  ])('%s and %s → %s', (plural, singular, key) => {
-    expect(stem(plural)).toBe(key)
-    expect(stem(singular)).toBe(key)
+    ['keys', 'key', 'kei'],
+    ['animations', 'animating', 'anim'],
+    ['scrolled', 'scrolling', 'scroll'],
+  ])('%s and %s → %s', (a, b, key) => {
+    expect(tokenize(a)).toEqual([key])
+    expect(tokenize(b)).toEqual([key])
   })
 
-  it('leaves short, non-plural and non-ASCII words alone', () => {
-    for (const word of ['css', 'status', 'focus', 'analysis', 'access', 'loading', 'größe', 'v2', 'is'])
-      expect(stem(word)).toBe(word)
+  it('leaves short and non-ASCII words, and words with digits, alone', () => {
+    for (const word of ['css', 'größe', 'v2', 'is', 'h264'])
+      expect(tokenize(word)).toEqual([word])
   })
 })
 
@@ -61,6 +63,17 @@ describe('buildLexicalIndex', () => {
     expect([...index.lengths]).toEqual([3, 2])
     expect([...index.chunkDocuments]).toEqual([0, 1])
     expect(index.documentCount).toBe(2)
+  })
+
+  it('counts the words of a chunk\'s heading path and document ID FIELD_WEIGHT times, in frequencies and lengths', () => {
+    expect(FIELD_WEIGHT).toBe(2)
+    const index = buildLexicalIndex([
+      { text: 'b a', documentIndex: 0, heading: ['A', 'c'], documentId: 'guides/b-a' },
+      { text: '', documentIndex: 0 },
+    ])
+    expect(index.terms).toEqual(['a', 'b', 'c', 'guid'])
+    expect([...index.frequencies]).toEqual([1 + 2 + 2, 1 + 2, 2, 2])
+    expect([...index.lengths]).toEqual([2 + 2 * 2 + 2 * 3, 0])
   })
 
   it('is deterministic', () => {
@@ -114,16 +127,67 @@ describe('searchLexical', () => {
 
     for (const query of ['lazy loading images', 'cookie storage', 'restore backup of images', 'what are the formats of images, cookies, storage, backups and archives?']) {
       const expected = referenceScores(query)
-      for (const hit of searchLexical(index, query, { topK: 10, threshold: 0 }))
+      for (const hit of searchLexical(index, query, { topK: 10, threshold: 0, pooling: 'max' }))
         expect(hit.score).toBeCloseTo(expected[hit.chunk]!, 12)
     }
   })
 
-  it('scores a document by its best chunk, best first, and folds plurals', () => {
-    const hits = searchLexical(index, 'image', { threshold: 0 })
+  it('with pooling \'max\', scores a document by its best chunk, best first, and folds plurals', () => {
+    const hits = searchLexical(index, 'image', { threshold: 0, pooling: 'max' })
     expect(hits.map(h => h.documentIndex)).toEqual([0])
     expect(hits[0]!.chunk).toBe(0) // two occurrences of "images" beat one of "Image"
-    expect(searchLexical(index, 'cookie storage partitioning', { threshold: 0 }).map(h => [h.documentIndex, h.chunk])).toEqual([[2, 4]])
+    expect(searchLexical(index, 'cookie storage partitioning', { threshold: 0, pooling: 'max' }).map(h => [h.documentIndex, h.chunk])).toEqual([[2, 4]])
+  })
+
+  it('by default, scores a document by the log-mean-exp (T 0.05) of its text chunks\' normalised scores', () => {
+    const logMeanExp = (scores: number[]) => 0.05 * Math.log(scores.reduce((sum, s) => sum + Math.exp(s / 0.05), 0) / scores.length)
+    const expected = referenceScores('cookie storage')
+    const [hit] = searchLexical(index, 'cookie storage', { threshold: 0 })
+    expect(hit!.documentIndex).toBe(2)
+    expect(hit!.chunk).toBe(expected[3]! > expected[4]! ? 3 : 4)
+    expect(hit!.score).toBeCloseTo(logMeanExp([expected[3]!, expected[4]!]), 12)
+    // A document of one matching chunk among three with text, and one of a single chunk: the focused one wins.
+    const broad = buildLexicalIndex([
+      { text: 'zeta alpha', documentIndex: 0 },
+      { text: 'other words here', documentIndex: 0 },
+      { text: 'more other words', documentIndex: 0 },
+      { text: '', documentIndex: 0 }, // a second window: no text, not counted
+      { text: 'zeta beta', documentIndex: 1 },
+    ])
+    const hits = searchLexical(broad, 'zeta', { threshold: 0 })
+    expect(hits.map(h => h.documentIndex)).toEqual([1, 0])
+    expect(hits[0]!.score).toBeCloseTo(searchLexical(broad, 'zeta', { threshold: 0, pooling: 'max' }).find(h => h.documentIndex === 1)!.score, 12)
+    const best0 = searchLexical(broad, 'zeta', { threshold: 0, pooling: 'max' }).find(h => h.documentIndex === 0)!.score
+    expect(hits[1]!.score).toBeCloseTo(logMeanExp([best0, 0, 0]), 12)
+    expect(() => searchLexical(broad, 'zeta', { pooling: 'sum' as 'max' })).toThrow('pooling must be \'soft\' or \'max\', got sum.')
+  })
+
+  it('returns the same top K as a search of every document: only the documents that can make it are pooled', () => {
+    const random = rng(3)
+    const words = ['alpha', 'beta', 'gamma', 'delta', 'omega', 'sigma', 'kappa', 'theta', 'lambda', 'zeta']
+    const chunks = Array.from({ length: 600 }, (_, c) => ({ text: Array.from({ length: 8 }, () => words[Math.floor(random() * random() * words.length)]).join(' '), documentIndex: Math.floor(c / 6) }))
+    const many = buildLexicalIndex(chunks)
+    for (const query of ['alpha', 'theta lambda', 'zeta kappa sigma', 'beta gamma delta omega'])
+      expect(searchLexical(many, query, { topK: 3, threshold: 0 })).toEqual(searchLexical(many, query, { topK: 1000, threshold: 0 }).slice(0, 3))
+  })
+
+  it(`does not score words in more than half the chunks of an index of ${LARGE_INDEX_CHUNKS} or more, unless the query has nothing else`, () => {
+    const texts = (n: number) => Array.from({ length: n }, (_, c) => ({ text: c === 0 ? 'rare word' : c % 3 ? 'common word' : 'filler text', documentIndex: c }))
+    const small = buildLexicalIndex(texts(LARGE_INDEX_CHUNKS - 1))
+    const large = buildLexicalIndex(texts(LARGE_INDEX_CHUNKS))
+    // "word" is in two thirds of the chunks: the small index still scores it, the large one not.
+    expect(searchLexical(small, 'rare word', { threshold: 0, topK: 3 }).map(h => h.documentIndex)).toEqual([0, 1, 2])
+    expect(searchLexical(large, 'rare word', { threshold: 0, topK: 3 }).map(h => h.documentIndex)).toEqual([0])
+    expect(searchLexical(large, 'word', { threshold: 0, topK: 3 }).map(h => h.documentIndex)).toEqual([0, 1, 2])
+  })
+
+  it('ranks a chunk whose heading or document ID names the query above one that mentions it in passing', () => {
+    const fielded = buildLexicalIndex([
+      { text: 'Dialogs can be closed with a button, and a popover closes on a click outside.', documentIndex: 0, heading: ['Dialogs'], documentId: 'ui/dialogs' },
+      { text: 'Close on a click outside the box.', documentIndex: 1, heading: ['Light dismiss'], documentId: 'ui/light-dismiss' },
+    ])
+    expect(searchLexical(fielded, 'light dismiss', { threshold: 0 }).map(h => h.documentIndex)).toEqual([1])
+    expect(searchLexical(fielded, 'click outside dismiss', { threshold: 0 }).map(h => h.documentIndex)).toEqual([1, 0])
   })
 
   it('keeps scores between 0 and 1; unknown query terms lower them', () => {
@@ -140,19 +204,23 @@ describe('searchLexical', () => {
     const tie = buildLexicalIndex([{ text: 'same words', documentIndex: 1 }, { text: 'same words', documentIndex: 0 }, { text: 'other', documentIndex: 2 }])
     expect(searchLexical(tie, 'same').map(h => h.documentIndex)).toEqual([0, 1])
     expect(searchLexical(tie, 'same', { topK: 1 }).map(h => h.documentIndex)).toEqual([0])
-    const all = searchLexical(index, 'restore images cookie storage webp', { threshold: 0, topK: 10 })
+    const all = searchLexical(index, 'restore images cookie storage webp', { threshold: 0, topK: 10, pooling: 'max' })
     expect(all.map(h => h.documentIndex).sort()).toEqual([0, 1, 2])
     expect(all[0]!.score > all[1]!.score && all[1]!.score > all[2]!.score).toBe(true)
     const middle = all[1]!.score
-    expect(searchLexical(index, 'restore images cookie storage webp', { threshold: middle, topK: 10 })).toEqual(all.slice(0, 2))
-    expect(searchLexical(index, 'restore images cookie storage webp', { threshold: middle + 1e-9, topK: 10 })).toEqual(all.slice(0, 1))
-    expect(searchLexical(index, 'restore images cookie storage webp', { topK: 10 }).every(h => h.score >= 0.25)).toBe(true)
+    expect(searchLexical(index, 'restore images cookie storage webp', { threshold: middle, topK: 10, pooling: 'max' })).toEqual(all.slice(0, 2))
+    expect(searchLexical(index, 'restore images cookie storage webp', { threshold: middle + 1e-9, topK: 10, pooling: 'max' })).toEqual(all.slice(0, 1))
+    // The threshold applies to a document's best chunk, whatever its pooled score.
+    const soft = searchLexical(index, 'restore images cookie storage webp', { threshold: middle, topK: 10 })
+    expect(soft.map(h => h.documentIndex).sort()).toEqual(all.slice(0, 2).map(h => h.documentIndex).sort())
+    expect(searchLexical(index, 'restore images cookie storage webp', { topK: 10, pooling: 'max' }).every(h => h.score >= 0.25)).toBe(true)
     expect(() => searchLexical(index, 'x', { threshold: 2 })).toThrow(/threshold/)
     expect(() => searchLexical(index, 'x', { topK: 0 })).toThrow(/topK/)
   })
 
   it('drops question words and other stopwords from a query with other terms, and searches a query of nothing else', () => {
-    expect(queryTerms('How can I recover the deleted files?')).toEqual(['recover', 'deleted', stem('files')])
+    expect(queryTerms('How can I recover the deleted files?')).toEqual(['recov', 'delet', 'file'])
+    expect(queryTerms('I want to use a dialog instead, without any JavaScript')).toEqual(['dialog', 'javascript'])
     expect(queryTerms('What\'s in it for me?')).toEqual(['what', 's', 'in', 'it', 'for', 'me'])
     expect(queryTerms('Wie kann ich gelöschte Dateien wiederherstellen?')).toEqual(['wie', 'kann', 'ich', 'gelöschte', 'dateien', 'wiederherstellen'])
     const words = buildLexicalIndex([{ text: 'Where it is: the how and the why.', documentIndex: 0 }, { text: 'Restore deleted files.', documentIndex: 1 }])

@@ -17,9 +17,16 @@ function at(cos: number, dims = 16, axis = 1): number[] {
 }
 const QUERY = at(1)
 
-/** The Semantic Skill Kit's ranking, written plainly: full cosine per chunk, a map of bests, a sort of all. */
-function naiveRank(documents: { id: string }[], chunks: { id: string, vector: number[] }[], query: number[], topK = 5, threshold = 0.3) {
-  const best = new Map<string, number>()
+/** T · ln(mean of e^(s / T)), written plainly. */
+const logMeanExp = (scores: number[]) => 0.05 * Math.log(scores.reduce((sum, s) => sum + Math.exp(s / 0.05), 0) / scores.length)
+
+/**
+ * The Semantic Skill Kit's ranking, written plainly: full cosine per chunk, each document's
+ * scores, a sort of all; a document scores its best chunk (`max`) or the log-mean-exp of
+ * its chunks (`soft`), and competes when its best chunk reaches the threshold.
+ */
+function naiveRank(documents: { id: string }[], chunks: { id: string, vector: number[] }[], query: number[], topK = 5, threshold = 0.3, pooling: 'max' | 'soft' = 'max') {
+  const all = new Map<string, number[]>()
   for (const chunk of chunks) {
     let dot = 0
     let qq = 0
@@ -29,12 +36,10 @@ function naiveRank(documents: { id: string }[], chunks: { id: string, vector: nu
       qq += query[i]! * query[i]!
       vv += chunk.vector[i]! * chunk.vector[i]!
     }
-    const score = dot / Math.sqrt(qq * vv)
-    if (score >= threshold && (!best.has(chunk.id) || score > best.get(chunk.id)!))
-      best.set(chunk.id, score)
+    all.set(chunk.id, [...all.get(chunk.id) ?? [], dot / Math.sqrt(qq * vv)])
   }
-  return documents.filter(d => best.has(d.id))
-    .map(d => ({ id: d.id, score: best.get(d.id)! }))
+  return documents.filter(d => all.has(d.id) && Math.max(...all.get(d.id)!) >= threshold)
+    .map(d => ({ id: d.id, score: pooling === 'max' ? Math.max(...all.get(d.id)!) : logMeanExp(all.get(d.id)!) }))
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     .slice(0, topK)
 }
@@ -75,17 +80,53 @@ describe('searchVectors: the seed\'s ranking rules', () => {
     { id: 'h' },
   ]
 
-  it('scores a document by its best chunk', () => {
+  it('scores a document by its best chunk with pooling \'max\'', () => {
     const snap = snapshotOf(docs.slice(0, 2), [
       { documentIndex: 0, vector: at(0.5), heading: ['Low'] },
       { documentIndex: 0, vector: at(0.875), heading: ['High'] },
       { documentIndex: 0, vector: at(0.625) },
       { documentIndex: 1, vector: at(0.75) },
     ])
-    const results = searchVectors(snap, QUERY)
+    const results = searchVectors(snap, QUERY, { pooling: 'max' })
     expect(results.map(r => [r.id, r.score])).toEqual([['c', 0.875], ['a', 0.75]])
     expect(results[0]!.heading).toEqual(['High'])
     expect(results[0]!.chunk).toBe(1)
+  })
+
+  it('scores a document by the log-mean-exp of its chunks by default, so that many weak chunks do not help', () => {
+    const snap = snapshotOf(docs.slice(0, 3), [
+      { documentIndex: 0, vector: at(0.5), heading: ['Low'] },
+      { documentIndex: 0, vector: at(0.875), heading: ['High'] },
+      { documentIndex: 0, vector: at(0.625) },
+      { documentIndex: 1, vector: at(0.75) },
+      // b: a broad document whose best chunk is the best of all, among 19 weak ones.
+      { documentIndex: 2, vector: at(0.89, 16, 2) },
+      ...Array.from({ length: 19 }, () => ({ documentIndex: 2, vector: at(0.2, 16, 2) })),
+    ])
+    const results = searchVectors(snap, QUERY)
+    expect(results.map(r => r.id)).toEqual(['c', 'a', 'b'])
+    // Float32 vectors: similarities within 1e-7 of the cosines above.
+    expect(results[0]!.score).toBeCloseTo(logMeanExp([0.5, 0.875, 0.625]), 6)
+    expect(results[0]!.score).toBeCloseTo(0.8204, 4)
+    expect(results[1]!.score).toBeCloseTo(0.75, 6) // one chunk: its similarity
+    expect(results[2]!.score).toBeCloseTo(logMeanExp([0.89, ...new Array(19).fill(0.2)]), 6)
+    expect(results[2]!.score).toBeCloseTo(0.7402, 4)
+    expect(results[0]!.heading).toEqual(['High'])
+    expect(searchVectors(snap, QUERY, { pooling: 'max' }).map(r => r.id)).toEqual(['b', 'c', 'a'])
+  })
+
+  it('applies the threshold to a document\'s best chunk, not to its pooled score', () => {
+    const snap = snapshotOf(docs.slice(0, 2), [
+      { documentIndex: 0, vector: at(0.35) },
+      { documentIndex: 0, vector: at(0) },
+      { documentIndex: 0, vector: at(0) },
+      { documentIndex: 1, vector: at(0.29) },
+    ])
+    const results = searchVectors(snap, QUERY)
+    expect(results.map(r => r.id)).toEqual(['c'])
+    expect(results[0]!.score).toBeCloseTo(logMeanExp([0.35, 0, 0]), 6)
+    expect(results[0]!.score).toBeLessThan(0.3)
+    expect(() => searchVectors(snap, QUERY, { pooling: 'mean' as 'max' })).toThrow('pooling must be \'soft\' or \'max\', got mean.')
   })
 
   it('keeps scores ≥ threshold (inclusive) and drops the rest', () => {
@@ -142,17 +183,19 @@ describe('searchVectors: the seed\'s ranking rules', () => {
 
 describe('searchVectors agrees with the naive ranking', () => {
   it.each([
-    ['float32, 384 dims (WebAssembly)', 384, true],
-    ['float32, 384 dims (JavaScript)', 384, false],
-    ['float32, 20 dims (JavaScript tail loop)', 20, true],
-  ] as const)('%s', (_, dims, accelerate) => {
+    ['float32, 384 dims (WebAssembly)', 384, true, 'max'],
+    ['float32, 384 dims (JavaScript)', 384, false, 'max'],
+    ['float32, 20 dims (JavaScript tail loop)', 20, true, 'max'],
+    ['float32, 384 dims, soft pooling', 384, true, 'soft'],
+    ['float32, 20 dims, soft pooling (JavaScript)', 20, false, 'soft'],
+  ] as const)('%s', (_, dims, accelerate, pooling) => {
     const { documents, chunks, random } = corpus(120, 6, dims, dims)
     const snap = snapshotOf(documents, chunks)
     for (let q = 0; q < 60; q++) {
       const query = q % 2 ? plantedQuery(chunks, dims, random) : unitVector(dims, random)
       const threshold = q % 3 === 0 ? -1 : 0.3
-      const expected = naiveRank(documents, chunks.map(c => ({ id: documents[c.documentIndex]!.id, vector: c.vector })), query, 5, threshold)
-      const actual = searchVectors(snap, query, { threshold, accelerate })
+      const expected = naiveRank(documents, chunks.map(c => ({ id: documents[c.documentIndex]!.id, vector: c.vector })), query, 5, threshold, pooling)
+      const actual = searchVectors(snap, query, { threshold, accelerate, pooling })
       expect(actual.map(r => r.id)).toEqual(expected.map(r => r.id))
       for (const [i, r] of actual.entries())
         expect(Math.abs(r.score - expected[i]!.score)).toBeLessThan(1e-6)
@@ -222,12 +265,12 @@ describe('kernels', () => {
 
 describe('int8 with refinement bits', () => {
   /** The ranking of the refined vectors (hi and lo of every component), computed plainly. */
-  function refinedRank(snapshot: Snapshot, query: number[], topK: number, threshold: number) {
+  function refinedRank(snapshot: Snapshot, query: number[], topK: number, threshold: number, pooling: 'max' | 'soft') {
     const dims = snapshot.dimensions
     const norm = Math.hypot(...query)
     const { bits, data } = snapshot.refinement!
     const levels = 2 ** bits
-    const best = new Map<number, number>()
+    const all = new Map<number, number[]>()
     for (let c = 0; c < snapshot.chunkCount; c++) {
       let dot = 0
       for (let i = 0; i < dims; i++) {
@@ -237,21 +280,28 @@ describe('int8 with refinement bits', () => {
       }
       const score = dot * snapshot.scales![c]! / levels
       const d = snapshot.chunkDocuments[c]!
-      if (!best.has(d) || score > best.get(d)!)
-        best.set(d, score)
+      all.set(d, [...all.get(d) ?? [], score])
     }
-    return [...best].filter(([, s]) => s >= threshold).sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, topK)
+    return [...all].filter(([, s]) => Math.max(...s) >= threshold)
+      .map(([d, s]) => [d, pooling === 'max' ? Math.max(...s) : logMeanExp(s)] as const)
+      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+      .slice(0, topK)
   }
 
-  it.each([true, false])('ranks exactly as the refined vectors (WebAssembly: %s)', (accelerate) => {
+  it.each([
+    [true, 'max'],
+    [false, 'max'],
+    [true, 'soft'],
+    [false, 'soft'],
+  ] as const)('ranks exactly as the refined vectors (WebAssembly: %s, pooling %s)', (accelerate, pooling) => {
     const dims = 384
     const { documents, chunks, random } = corpus(300, 10, dims, 11)
     const i8 = snapshotOf(documents, chunks, 'int8')
     expect(i8.refinement).not.toBeNull()
     for (let q = 0; q < 60; q++) {
       const [query, threshold, topK] = q % 2 ? [unitVector(dims, random), -1, 5] : [plantedQuery(chunks, dims, random), 0.3, 3 + (q % 7)]
-      const expected = refinedRank(i8, query, topK, threshold)
-      const found = searchVectors(i8, query, { topK, threshold, accelerate })
+      const expected = refinedRank(i8, query, topK, threshold, pooling)
+      const found = searchVectors(i8, query, { topK, threshold, accelerate, pooling })
       expect(found.map(r => r.documentIndex)).toEqual(expected.map(([d]) => d))
       found.forEach((r, i) => expect(r.score).toBeCloseTo(expected[i]![1], 12))
     }

@@ -1,0 +1,142 @@
+// How a document's chunk scores become the document's score.
+//
+// Scoring a document by its best chunk (the seed's rule) favours documents with
+// many chunks: each chunk is one more chance at a high similarity by accident,
+// so long overview guides beat the specific one. A soft maximum, the
+// log-mean-exp T · ln(mean over the document's chunks of e^(s / T)), is the best
+// chunk's score when one chunk stands out, and lower when the document's other
+// chunks are far from the query: by at most T · ln(n) for n chunks. On the
+// Modern Web Guidance benchmarks (bench/retrieval.bench.mjs, tune halves) T =
+// 0.05 raised top-1 on every set (short queries 68.5 → 73.7 %); T = 0.03–0.06 did
+// about as well, a penalty of b · ln(n) on the best score or an expected-maximum
+// correction did not help.
+
+import type { FusionTerms } from './search-refine'
+
+/** `soft`: log-mean-exp of the chunk scores (the default); `max`: the best chunk's score (the seed's rule). */
+export type VectorPooling = 'soft' | 'max'
+
+/** Temperature of the soft maximum, in cosine similarity. */
+export const POOLING_TEMPERATURE = 0.05
+
+/** Per-document scores of one query. */
+export interface PooledScores {
+  /** The best chunk's score (−∞ for a document without chunks). */
+  best: Float64Array
+  /** The best chunk (−1 for a document without chunks). */
+  bestChunk: Int32Array
+  /** The document's score: `best`, or its soft maximum. */
+  pooled: Float64Array
+}
+
+/**
+ * Which documents a search can return, so that only those need their soft
+ * maximum: the top `topK` by pooled score (+ what `fusion` adds) among the
+ * documents whose best chunk reaches `threshold` (or that fusion makes
+ * eligible). `slack` widens the cut by how far the scores may still move (refinement).
+ */
+export interface PoolingCut {
+  topK: number
+  threshold: number
+  slack: number
+  fusion?: FusionTerms
+  /** Each document's chunks (CSR, ascending). */
+  offsets: Uint32Array
+  chunks: Uint32Array
+}
+
+/** The K-th highest of `values[d]` over the documents `d` that `keep` accepts (−∞ with fewer). */
+export function kthHighest(values: Float64Array, keep: (d: number) => boolean, k: number): number {
+  const top: number[] = []
+  for (let d = 0; d < values.length; d++) {
+    if (!keep(d))
+      continue
+    const s = values[d]!
+    if (top.length < k || s > top[top.length - 1]!) {
+      let at = top.length < k ? top.length : k - 1
+      while (at > 0 && top[at - 1]! < s) {
+        top[at] = top[at - 1]!
+        at--
+      }
+      top[at] = s
+    }
+  }
+  return top.length === k ? top[k - 1]! : -Infinity
+}
+
+/**
+ * Pools `scores` (one per chunk, chunk `c` in document `documents[c]`) into
+ * `out`; `logCounts[d]` is the log of document `d`'s number of chunks. Soft pooling skips
+ * the documents that cannot make the `cut` (a soft maximum lies between
+ * best − T · ln(n) and best): their `pooled` is −∞ and their `bestChunk` −1.
+ * The e^x of every chunk is most of the cost of pooling; this keeps it to the
+ * few documents near the top.
+ */
+export function poolScores(scores: Float64Array, documents: ArrayLike<number>, logCounts: Float64Array, pooling: VectorPooling, out: PooledScores, cut: PoolingCut): void {
+  const { best, bestChunk, pooled } = out
+  best.fill(-Infinity)
+  bestChunk.fill(-1)
+  const n = scores.length
+  for (let c = 0; c < n; c++) {
+    const s = scores[c]!
+    const d = documents[c]!
+    if (s > best[d]!) {
+      best[d] = s
+      bestChunk[d] = c
+    }
+  }
+  const { topK, threshold, slack, fusion, offsets, chunks } = cut
+  if (pooling === 'max') {
+    pooled.set(best)
+    if (fusion) {
+      for (let d = 0; d < pooled.length; d++)
+        fusion.bonus[d] = bestChunk[d]! >= 0 ? fusion.exact(d) : 0
+    }
+    return
+  }
+  const eligible = fusion?.eligible
+  const surely = (d: number) => bestChunk[d]! >= 0 && (best[d]! >= threshold + slack || eligible?.[d] === 1)
+  // A lower bound of each document's score; the K-th of them bounds the K-th score from below.
+  for (let d = 0; d < pooled.length; d++)
+    pooled[d] = best[d]! - POOLING_TEMPERATURE * logCounts[d]! + (fusion?.lower[d] ?? 0)
+  const floor = kthHighest(pooled, surely, topK) - slack
+  for (let d = 0; d < pooled.length; d++) {
+    const reachable = bestChunk[d]! >= 0 && (best[d]! >= threshold - slack || eligible?.[d] === 1) && best[d]! + (fusion?.upper[d] ?? 0) >= floor
+    if (reachable) {
+      poolDocument(scores, chunks, offsets[d]!, offsets[d + 1]!, d, pooling, out)
+      if (fusion)
+        fusion.bonus[d] = fusion.exact(d)
+    }
+    else {
+      pooled[d] = -Infinity
+      bestChunk[d] = -1
+    }
+  }
+}
+
+/**
+ * Pools one document's chunks again, `chunks[from…to)` (ascending; their scores in
+ * `scores`), into entry `d` of `out`: what refinement does for the documents it rescored.
+ */
+export function poolDocument(scores: Float64Array, chunks: Uint32Array, from: number, to: number, d: number, pooling: VectorPooling, out: PooledScores): void {
+  let best = -Infinity
+  let bestChunk = -1
+  for (let k = from; k < to; k++) {
+    const c = chunks[k]!
+    if (scores[c]! > best) {
+      best = scores[c]!
+      bestChunk = c
+    }
+  }
+  out.best[d] = best
+  out.bestChunk[d] = bestChunk
+  if (pooling === 'max' || bestChunk < 0) {
+    out.pooled[d] = best
+    return
+  }
+  const inverse = 1 / POOLING_TEMPERATURE
+  let sum = 0
+  for (let k = from; k < to; k++)
+    sum += Math.exp((scores[chunks[k]!]! - best) * inverse)
+  out.pooled[d] = best + POOLING_TEMPERATURE * Math.log(sum / (to - from))
+}

@@ -1,0 +1,95 @@
+import type { SnapshotChunkInput, SnapshotDocumentInput } from '../../../src/knowledge/snapshot'
+import { describe, expect, it } from 'vitest'
+import { encodeSnapshot } from '../../../src/knowledge/snapshot'
+import { searchLexical } from '../../../src/runtime/knowledge/lexical'
+import { searchVectors } from '../../../src/runtime/knowledge/search'
+import { lexicalWeight, searchFused } from '../../../src/runtime/knowledge/search-fused'
+import { decodeSnapshot } from '../../../src/runtime/knowledge/snapshot-reader'
+import { rng, unitVector } from '../../random'
+
+/** A vector at cosine `cos` from the first axis (the query below), tilted towards `axis`. */
+function at(cos: number, dims = 8, axis = 1): number[] {
+  const v = new Array(dims).fill(0)
+  v[0] = cos
+  v[axis] = Math.sqrt(1 - cos * cos)
+  return v
+}
+const QUERY = at(1)
+
+function snapshotOf(documents: SnapshotDocumentInput[], chunks: SnapshotChunkInput[], encoding: 'float32' | 'int8' = 'float32') {
+  return decodeSnapshot(encodeSnapshot({ model: 'test', documents, chunks, encoding, lexical: true }))
+}
+
+describe('lexicalWeight', () => {
+  it('is 0.5 for queries of up to five informative words, 0.4 for longer ones', () => {
+    expect(lexicalWeight('dark mode')).toBe(0.5)
+    expect(lexicalWeight('How do I make my site follow the dark mode setting?')).toBe(0.5) // site follow dark mode setting
+    expect(lexicalWeight('dark mode toggle for the settings page without flash')).toBe(0.4)
+  })
+})
+
+describe('searchFused', () => {
+  const documents = [{ id: 'dialogs' }, { id: 'light-dismiss' }, { id: 'scrolling' }, { id: 'toasts' }]
+  const snap = snapshotOf(documents, [
+    { documentIndex: 0, vector: at(0.8, 8, 1), heading: ['Dialogs'], text: 'Open a modal dialog with showModal.' },
+    { documentIndex: 0, vector: at(0.3, 8, 2), heading: ['Dialogs', 'Closing'], text: 'A dialog closes with its close button.' },
+    { documentIndex: 1, vector: at(0.7, 8, 3), heading: ['Light dismiss'], text: 'Close a dialog when the user clicks outside it: closedby any.' },
+    { documentIndex: 2, vector: at(0.1, 8, 4), heading: ['Scrolling'], text: 'Snap points and scroll padding.' },
+    { documentIndex: 3, vector: at(0.2, 8, 5), heading: ['Toasts'], text: 'A toast announces a dialog result, then goes away.' },
+  ])
+
+  it('scores vector + weight · lexical, each the soft maximum of the document\'s chunks', () => {
+    const query = 'dismiss dialog on click outside'
+    const vector = new Map(searchVectors(snap, QUERY, { threshold: -1, topK: 10 }).map(r => [r.id, r.score]))
+    const lexical = new Map(searchLexical(snap, query, { threshold: 0, topK: 10 }).map(r => [r.id, r.score]))
+    const fused = searchFused(snap, query, QUERY, { threshold: -1, topK: 10 })
+    expect(fused.map(r => r.id)).toEqual(['light-dismiss', 'dialogs', 'toasts', 'scrolling'])
+    for (const r of fused)
+      expect(r.score).toBeCloseTo(vector.get(r.id)! + 0.5 * (lexical.get(r.id) ?? 0), 12)
+    // Vector alone puts the broader dialogs guide first; its lexical lead is light-dismiss's.
+    expect(searchVectors(snap, QUERY, { threshold: -1 })[0]!.id).toBe('dialogs')
+    expect(fused[0]!.heading).toEqual(['Light dismiss'])
+  })
+
+  it('lets a document compete when its best chunk reaches either threshold', () => {
+    // toasts: cosine 0.2 < 0.3, but "toast" is in its text and heading.
+    expect(searchFused(snap, 'toast', QUERY).map(r => r.id)).toEqual(['dialogs', 'light-dismiss', 'toasts'])
+    expect(searchFused(snap, 'toast', QUERY, { lexicalThreshold: 1 }).map(r => r.id)).toEqual(['dialogs', 'light-dismiss'])
+    expect(searchFused(snap, 'zebra', QUERY, { threshold: 0.75 }).map(r => r.id)).toEqual(['dialogs'])
+    expect(searchFused(snap, 'toast', QUERY, { topK: 1 }).map(r => r.id)).toEqual(['dialogs'])
+  })
+
+  it('validates its options and needs a lexical index', () => {
+    expect(() => searchFused(snap, 'x', QUERY, { topK: 0 })).toThrow('topK must be a positive integer, got 0.')
+    expect(() => searchFused(snap, 'x', QUERY, { threshold: 2 })).toThrow('threshold must be a number from -1 to 1, got 2.')
+    expect(() => searchFused(snap, 'x', QUERY, { lexicalThreshold: -0.5 })).toThrow('lexicalThreshold must be a number from 0 to 1, got -0.5.')
+    const bare = decodeSnapshot(encodeSnapshot({ model: 'test', documents, chunks: [{ documentIndex: 0, vector: at(0.5) }], encoding: 'float32' }))
+    expect(() => searchFused(bare, 'x', QUERY)).toThrow('This snapshot has no lexical index: search it with searchVectors.')
+    expect(searchFused(snap, 'dialog', new Array(8).fill(0))).toEqual([])
+  })
+
+  it('on int8 with refinement bits, ranks as the refined vector scores plus the lexical ones', () => {
+    const random = rng(7)
+    const words = ['alpha', 'beta', 'gamma', 'delta', 'omega', 'sigma', 'kappa', 'theta']
+    const docs = Array.from({ length: 120 }, (_, d) => ({ id: `doc-${String(d).padStart(3, '0')}` }))
+    const chunks: SnapshotChunkInput[] = []
+    for (let d = 0; d < docs.length; d++) {
+      for (let k = 1 + Math.floor(random() * 5); k > 0; k--)
+        chunks.push({ documentIndex: d, vector: unitVector(64, random), text: Array.from({ length: 6 }, () => words[Math.floor(random() * words.length)]).join(' ') })
+    }
+    const i8 = snapshotOf(docs, chunks, 'int8')
+    for (let q = 0; q < 30; q++) {
+      const query = `${words[q % 8]} ${words[(q * 3) % 8]}`
+      const vector = unitVector(64, random)
+      // Every document's exact (refined) vector score: topK covers them all, so all are rescored.
+      const exact = new Map(searchVectors(i8, vector, { threshold: -1, topK: 1000 }).map(r => [r.documentIndex, r.score]))
+      const lexical = new Map(searchLexical(i8, query, { threshold: 0, topK: 1000 }).map(r => [r.documentIndex, r.score]))
+      const expected = [...exact].map(([d, v]) => [d, v + 0.5 * (lexical.get(d) ?? 0)] as const).sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 5)
+      const found = searchFused(i8, query, vector, { threshold: -1 })
+      expect(found.map(r => r.documentIndex)).toEqual(expected.map(([d]) => d))
+      found.forEach((r, i) => expect(r.score).toBeCloseTo(expected[i]![1], 12))
+      // Only documents that can make the top 5 are pooled: the same five as when all are.
+      expect(searchFused(i8, query, vector, { threshold: -1, topK: 1000 }).slice(0, 5)).toEqual(found)
+    }
+  })
+})
