@@ -10,7 +10,7 @@ import { DEFAULT_MODEL, defaultProjectConfig } from '../../src/knowledge/config'
 import { createTransformersEmbedder } from '../../src/knowledge/embedder'
 import { buildKnowledgeProject, disposeProjectEmbedders, openKnowledgeProject } from '../../src/knowledge/project'
 import { readManifest, readPublishedIndex } from '../../src/knowledge/publish'
-import { decodeSnapshot, searchVectors } from '../../src/runtime'
+import { decodeSnapshot, searchFused } from '../../src/runtime'
 import { bundleCli, runCli } from './cli'
 
 const repo = resolve(import.meta.dirname, '../..')
@@ -186,7 +186,8 @@ describe('skill-kit search', () => {
     const snapshot = decodeSnapshot(readPublishedIndex(output)!.snapshot)
     const embedder = await createTransformersEmbedder({ model: TINY_MODEL_ID, cacheDir: models, offline: true })
     try {
-      const expected = searchVectors(snapshot, (await embedder.embed(['restore a deleted file'], 'query'))[0]!, { topK: 2, threshold: -1 })
+      // The default mode, auto: vector and lexical scores fused.
+      const expected = searchFused(snapshot, 'restore a deleted file', (await embedder.embed(['restore a deleted file'], 'query'))[0]!, { topK: 2, threshold: -1 })
       expect(results.map(r => [r.id, r.heading])).toEqual(expected.map(r => [r.id, r.heading]))
       results.forEach((r, i) => expect(r.score).toBeCloseTo(expected[i]!.score, 6))
     }
@@ -300,13 +301,13 @@ describe('usage', () => {
   it('search --help says what the default mode does', async () => {
     const run = await skillKit('search', '--help')
     expect(run.stdout).toContain(`
-  --mode <m>            vector (the default; lexical for a project whose
-                        skill-kit.json has "model": false), lexical or hybrid.
-                        vector embeds the query with the project's model, so
-                        Transformers.js and the model files must be installed;
-                        it fails rather than fall back to lexical (unlike the
-                        runtime's auto). lexical: BM25 over the same chunks, no
-                        model. hybrid: both, fused by reciprocal rank
+  --mode <m>            auto (the default): vector and lexical scores fused,
+                        or lexical for a project whose skill-kit.json has
+                        "model": false. vector: the query embedded with the
+                        project's model (Transformers.js and the model files
+                        must be installed; auto and vector fail rather than
+                        fall back to lexical). lexical: BM25 over the same
+                        chunks, no model. hybrid: both, fused by reciprocal rank
 `)
   })
 
@@ -316,7 +317,7 @@ describe('usage', () => {
       [['search', 'x', '--top-k', '1.5'], '--top-k must be a positive integer, got "1.5".'],
       [['search', 'x', '--threshold', '2'], '--threshold must be a number from -1 to 1, got "2".'],
       [['search', 'x', '--threshold', 'high'], '--threshold must be a number from -1 to 1, got "high".'],
-      [['search', 'x', '--mode', 'fuzzy'], '--mode must be vector, lexical or hybrid, got "fuzzy".'],
+      [['search', 'x', '--mode', 'fuzzy'], '--mode must be auto, vector, lexical or hybrid, got "fuzzy".'],
       [['search', '--project', 'home'], 'search needs a query'],
       [['search', 'x', '--top'], 'Unknown option \'--top\''],
       [['build', '--fast'], 'Unknown option \'--fast\''],

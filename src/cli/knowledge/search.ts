@@ -8,7 +8,7 @@ import { publishedKnowledgeBase } from './base'
 import { loadEmbedder } from './embedder'
 import { freshIndex, openCliProject } from './project'
 
-const MODES = ['vector', 'lexical', 'hybrid'] as const
+const MODES = ['auto', 'vector', 'lexical', 'hybrid'] as const
 
 /** `--top-k`: a positive integer, or the project's default. */
 function topKOption(args: ParsedArgs): number | undefined {
@@ -33,13 +33,13 @@ function thresholdOption(args: ParsedArgs): number | undefined {
 }
 
 /** `--mode`, or `undefined` for the project's default. */
-function modeOption(args: ParsedArgs): Exclude<KnowledgeSearchMode, 'auto'> | undefined {
+function modeOption(args: ParsedArgs): KnowledgeSearchMode | undefined {
   const text = stringOption(args, 'mode')
   if (text === undefined)
     return undefined
   const mode = MODES.find(m => m === text)
   if (!mode)
-    throw new UsageError(`--mode must be vector, lexical or hybrid, got "${text}".`)
+    throw new UsageError(`--mode must be auto, vector, lexical or hybrid, got "${text}".`)
   return mode
 }
 
@@ -58,13 +58,13 @@ Options:
   --top-k <n>           Documents to return (default: search.topK of skill-kit.json)
   --threshold <x>       Lowest score returned, -1 to 1 (default: search.threshold for
                         vector and hybrid, 0.25 for lexical)
-  --mode <m>            vector (the default; lexical for a project whose
-                        skill-kit.json has "model": false), lexical or hybrid.
-                        vector embeds the query with the project's model, so
-                        Transformers.js and the model files must be installed;
-                        it fails rather than fall back to lexical (unlike the
-                        runtime's auto). lexical: BM25 over the same chunks, no
-                        model. hybrid: both, fused by reciprocal rank
+  --mode <m>            auto (the default): vector and lexical scores fused,
+                        or lexical for a project whose skill-kit.json has
+                        "model": false. vector: the query embedded with the
+                        project's model (Transformers.js and the model files
+                        must be installed; auto and vector fail rather than
+                        fall back to lexical). lexical: BM25 over the same
+                        chunks, no model. hybrid: both, fused by reciprocal rank
   --offline             Never download the model; fail when its files are missing
 ${PROJECT_HELP}`,
   options: {
@@ -86,8 +86,8 @@ ${PROJECT_HELP}`,
 
     const project = openCliProject(args, io)
     const { model, name } = project.config
-    const mode = requested ?? (model ? 'vector' : 'lexical')
-    if (!model && mode !== 'lexical')
+    const mode = requested ?? (model ? 'auto' : 'lexical')
+    if (!model && mode !== 'lexical' && mode !== 'auto')
       throw new CliError(`"${name}" has no model ("model": false in skill-kit.json), so its index has no vectors for a ${mode} search: search with --mode lexical, or replace "model": false with the model's settings ({} for the default) and run "skill-kit build".`)
     const published = freshIndex(project)
     let embedQuery: EmbedQuery | undefined
