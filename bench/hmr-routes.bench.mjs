@@ -17,6 +17,17 @@ function arg(name, fallback) {
   return i >= 0 ? process.argv[i + 1] : fallback
 }
 
+/** Resolves once the watcher reports a change to `probe`, written again every 100 ms until it does. */
+async function watcherReports(server, probe) {
+  let writes = 0
+  const seen = new Promise(resolve => server.watcher.on('all', (_event, path) => path === probe && resolve()))
+  const timer = setInterval(() => writeFileSync(probe, String(++writes)), 100)
+  writeFileSync(probe, String(++writes))
+  await seen
+  clearInterval(timer)
+  rmSync(probe, { force: true })
+}
+
 export async function run({ rounds = 5 } = {}) {
   const log = message => console.log(message)
   const work = join(benchCache, 'hmr-routes')
@@ -53,6 +64,8 @@ export async function run({ rounds = 5 } = {}) {
   const file = join(guides, files[files.length >> 1])
   const original = readFileSync(file, 'utf8')
   try {
+    // chokidar reports nothing for a file it has not finished scanning: wait until it reports a probe file.
+    await watcherReports(server, join(guides, '.probe'))
     const loadStart = performance.now()
     await client.transformRequest(url)
     log(`initial load of the routes module (147 guides, offline router): ${fmtMs(performance.now() - loadStart)}`)
@@ -61,7 +74,8 @@ export async function run({ rounds = 5 } = {}) {
     for (let round = 0; round < rounds; round++) {
       const sent = new Promise(resolve => waiting.push(resolve))
       const start = performance.now()
-      writeFileSync(file, `${original.trimEnd()}\n\nRound ${round}: test it in every browser you support.\n`)
+      // One more sentence each round: the guide's size, on its card, changes, so each round sends an update.
+      writeFileSync(file, `${original.trimEnd()}\n\n${'Test it in every browser you support. '.repeat(round + 1)}\n`)
       const editMs = (await sent) - start
       const fullStart = performance.now()
       await R.routeKnowledgeProject(project)

@@ -17,7 +17,7 @@ import type { PluginState } from './state'
 import type { FolderRebuildEvent } from './vite-rebuild'
 import { PROGRESS_PREFIX } from '../knowledge/progress'
 import { knowledgeModuleId } from './knowledge'
-import { rebuildListeners, watchFolderRebuilds } from './vite-rebuild'
+import { rebuildListeners, watchBeyondRoot, watchFolderRebuilds } from './vite-rebuild'
 
 /** A step of a dev-server knowledge rebuild. */
 export type KnowledgeRebuildEvent = FolderRebuildEvent
@@ -44,7 +44,7 @@ export function knowledgeViteApi(state: PluginState): KnowledgeViteApi {
 export function watchKnowledge(server: ViteDevServer, state: PluginState): void {
   const { knowledge } = state
   const logger = server.config.logger
-  server.watcher.add(knowledge.namedFolders())
+  watchBeyondRoot(server, knowledge.namedFolders())
   watchFolderRebuilds<KnowledgeOutcome, object>(server, state, {
     folders: knowledge,
     build: (target, context) => knowledge.rebuild(target, { stale: context.stale, progress: line => logger.info(`${PROGRESS_PREFIX}${line}`) }),

@@ -9,7 +9,7 @@ import type { RebuildContext } from '../knowledge/rebuild-loop'
 import type { FolderTarget } from './folder-ids'
 import type { KnowledgeFolders } from './knowledge'
 import type { PluginState } from './state'
-import { relative, sep } from 'node:path'
+import { relative, resolve, sep } from 'node:path'
 import { PROGRESS_PREFIX } from '../knowledge/progress'
 import { RebuildLoop } from '../knowledge/rebuild-loop'
 import { bundlerMessage } from './bundler-message'
@@ -31,6 +31,18 @@ export function concerns(folders: KnowledgeFolders, path: string): boolean {
 export function overlayPayload(failure: { message: string, diagnostic?: Diagnostic }): ErrorPayload {
   const { message, id, loc, frame } = bundlerMessage('vite', failure.message, failure.diagnostic)
   return { type: 'error', err: { message, id, loc, frame, stack: '', plugin: 'unplugin-skill-kit' } }
+}
+
+/**
+ * Adds to Vite's watcher the paths it does not watch already: those outside
+ * its root. Adding a watched folder again makes chokidar scan it again, and a
+ * change made during that scan can go unreported.
+ */
+export function watchBeyondRoot(server: ViteDevServer, paths: readonly string[]): void {
+  const root = resolve(server.config.root)
+  const beyond = paths.filter(path => !within(resolve(path), root))
+  if (beyond.length > 0)
+    server.watcher.add(beyond)
 }
 
 /** After a delivered build: the module `id` (which accepts its own updates) gets one update in each environment that has it. */
@@ -163,7 +175,7 @@ export function watchFolderRebuilds<O extends FolderOutcome, D extends object>(s
     server.watcher.on(event, onEvent)
 
   // Folders outside Vite's root (an import of `../docs`, a skill-kit.json's `"knowledge": "../x"`) are watched once seen.
-  folders.onFolders = seen => server.watcher.add(seen.roots)
+  folders.onFolders = seen => watchBeyondRoot(server, seen.roots)
 
   // A page that connects while a build fails (its import may have failed before the page listened).
   server.ws.on('connection', (socket: { send: (data: string) => void }) => {

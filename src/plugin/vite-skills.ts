@@ -14,6 +14,7 @@ import { isStale } from './dependencies'
 import { parseSkillId } from './ids'
 import { FAILED_MODULE } from './reports'
 import { registryDirs } from './kinds/registry'
+import { watchBeyondRoot } from './vite-rebuild'
 
 /** The message, place and id of an error a module would fail with. */
 interface Failure {
@@ -24,8 +25,8 @@ interface Failure {
 
 export function watchSkills(server: ViteDevServer, state: PluginState): void {
   // Vite watches its root; registry folders and skill folders may live outside it.
-  server.watcher.add(registryDirs(state))
-  state.dependencies.onDirs = dirs => server.watcher.add(dirs)
+  watchBeyondRoot(server, registryDirs(state))
+  state.dependencies.onDirs = dirs => watchBeyondRoot(server, dirs)
   // The watcher hears of every change: skills are read again only when one of their files changes.
   state.loader.trustUntilInvalidated()
   server.watcher.on('all', (_event, path) => state.loader.invalidate(path))

@@ -15,6 +15,7 @@ import { build, createLogger, createServer } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import skillKitVite from '../../dist/vite.mjs'
 import { startModelServer } from '../routing/model-server'
+import { watcherReports } from './watcher-ready'
 
 const repo = resolve(import.meta.dirname, '../..')
 const work = join(repo, 'test/.tmp/routes-dev')
@@ -75,6 +76,7 @@ describe('routed index pages in the Vite dev server', () => {
     const logger: Logger = { ...createLogger('silent'), info: message => lines.push(message), warn: message => lines.push(message), error: message => lines.push(message) }
     server = await createServer({ configFile: false, root: work, customLogger: logger, plugins: [plugin()], server: { port: 0, host: '127.0.0.1' } })
     await server.listen()
+    await watcherReports(server, join(work, 'notes'))
     api = (server.config.plugins.find(p => p.name === 'unplugin-skill-kit') as unknown as { api: SkillKitViteApi }).api
   }, 60_000)
 
