@@ -68,7 +68,15 @@ export interface KnowledgeBase {
   snapshot: () => Promise<Snapshot>
 }
 
-export type KnowledgeErrorCode = 'unknown-document' | 'no-embedder' | 'no-vectors' | 'model-unavailable' | 'invalid-query'
+export type KnowledgeErrorCode = 'unknown-document' | 'no-embedder' | 'no-vectors' | 'model-unavailable' | 'invalid-query' | 'invalid-options'
+
+const SEARCH_MODES: readonly KnowledgeSearchMode[] = ['auto', 'vector', 'lexical', 'hybrid']
+
+/** A value a caller passed, as an error message quotes it (cut to a readable length). */
+function shown(value: unknown): string {
+  const text = typeof value === 'string' ? JSON.stringify(value) : String(value)
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text
+}
 
 /** A request the knowledge base cannot answer; the message says what to do instead. */
 export class KnowledgeError extends Error {
@@ -151,8 +159,14 @@ export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
       const embedQuery = options.embedQuery ?? init.embedQuery
       const vectors = init.vectors !== false
       const requested = options.mode ?? 'auto'
+      if (!SEARCH_MODES.includes(requested))
+        throw new KnowledgeError('invalid-options', `mode must be ${SEARCH_MODES.map(m => `'${m}'`).join(', ')}; got ${shown(requested)}.`)
       const mode = requested === 'auto' ? (vectors && embedQuery ? 'fused' : 'lexical') : requested
       const topK = options.topK ?? topKDefault
+      if (!Number.isSafeInteger(topK) || topK < 1)
+        throw new KnowledgeError('invalid-options', `topK must be a positive integer, got ${shown(topK)}.`)
+      if (options.threshold !== undefined && (typeof options.threshold !== 'number' || !(options.threshold >= -1 && options.threshold <= 1)))
+        throw new KnowledgeError('invalid-options', `threshold must be a number from -1 to 1, got ${shown(options.threshold)}.`)
       if ((mode === 'vector' || mode === 'hybrid') && !vectors)
         throw new KnowledgeError('no-vectors', `"${init.name}" was built without a model ("model": false), so it has no vectors for a ${mode} search: search with mode 'lexical' or 'auto', or replace "model": false with the model's settings and build again.`)
       if (mode !== 'lexical' && !embedQuery)

@@ -174,4 +174,21 @@ describe('createKnowledgeBase', () => {
     await expect(kb.search(42 as unknown as string)).rejects.toThrow('Search for a string, not number.')
     expect(await kb.search('  ')).toEqual([])
   })
+
+  it('refuses an unknown mode and a bad topK or threshold with a KnowledgeError, before loading anything', async () => {
+    const { kb, loadSnapshot } = knowledgeBase()
+    const refused = async (options: object, message: string) => {
+      const error = await kb.search('printer', options as never).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(KnowledgeError)
+      expect(error).toMatchObject({ code: 'invalid-options', message })
+    }
+    await refused({ mode: 'fuzzy' }, 'mode must be \'auto\', \'vector\', \'lexical\', \'hybrid\'; got "fuzzy".')
+    await refused({ mode: 'x'.repeat(200) }, `mode must be 'auto', 'vector', 'lexical', 'hybrid'; got "${'x'.repeat(79)}….`)
+    await refused({ topK: 0 }, 'topK must be a positive integer, got 0.')
+    await refused({ topK: 2.5 }, 'topK must be a positive integer, got 2.5.')
+    await refused({ threshold: Number.NaN }, 'threshold must be a number from -1 to 1, got NaN.')
+    await refused({ threshold: '0.3' }, 'threshold must be a number from -1 to 1, got "0.3".')
+    await refused({ threshold: 2 }, 'threshold must be a number from -1 to 1, got 2.')
+    expect(loadSnapshot).not.toHaveBeenCalled()
+  })
 })
