@@ -36,11 +36,13 @@ function alive(pid: number): boolean {
 }
 
 /**
- * Removes the temporary files of {@link writeFileAtomic} in `dir` whose writer
- * is no longer running (it was killed between write and rename), so they do
- * not pile up. A missing folder is fine.
+ * Removes the temporary files (and folders) in `dir` whose writer is no
+ * longer running (it was killed before its rename), so they do not pile up:
+ * those of {@link writeFileAtomic} by default, or the entries `named`
+ * matches, its first group being the writer's process ID. A missing folder
+ * is fine.
  */
-export function removeDeadTemporaries(dir: string): void {
+export function removeDeadTemporaries(dir: string, named: RegExp = TEMPORARY): void {
   let names: string[]
   try {
     names = readdirSync(dir)
@@ -49,9 +51,9 @@ export function removeDeadTemporaries(dir: string): void {
     return
   }
   for (const name of names) {
-    const pid = TEMPORARY.exec(name)?.[1]
+    const pid = named.exec(name)?.[1]
     if (pid !== undefined && Number(pid) !== process.pid && !alive(Number(pid)))
-      rmSync(join(dir, name), { force: true })
+      rmSync(join(dir, name), { recursive: true, force: true })
   }
 }
 

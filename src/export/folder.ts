@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs'
 import { chmod, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
+import { removeDeadTemporaries } from '../core/atomic'
 import { ExportError } from './error'
 
 /** One file of an export: its path in the folder (`/`-separated) and how to get its bytes. */
@@ -36,6 +37,9 @@ export function sortedFiles(files: readonly ExportFile[]): ExportFile[] {
   return sorted
 }
 
+/** The temporary folders of {@link writeExportFolder}: `.<name>.export-<pid>-<random>`. */
+const EXPORT_TEMPORARY = /^\..+\.export-(\d+)-[^.]+$/
+
 /** Refuses a destination that exists: an export never replaces or merges into a folder. */
 export function assertNewDestination(dest: string, shown: string): void {
   if (existsSync(dest))
@@ -53,7 +57,9 @@ export async function writeExportFolder(dest: string, files: readonly ExportFile
   assertNewDestination(target, shown)
   const sorted = sortedFiles(files)
   await mkdir(dirname(target), { recursive: true })
-  const temporary = await mkdtemp(join(dirname(target), `.${basename(target)}.export-`))
+  // Named after this process, so that the next export removes what a killed one left.
+  removeDeadTemporaries(dirname(target), EXPORT_TEMPORARY)
+  const temporary = await mkdtemp(join(dirname(target), `.${basename(target)}.export-${process.pid}-`))
   try {
     // mkdtemp makes the folder private; an exported skill is meant to be shared.
     await chmod(temporary, 0o755)

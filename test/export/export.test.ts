@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { CliRun } from '../cli/cli'
 import type { RoutedSkill } from '../../src/routing/layout'
-import { execFile } from 'node:child_process'
+import { execFile, spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { homedir, hostname, tmpdir } from 'node:os'
@@ -395,5 +395,18 @@ describe('exports are reproducible and leave nothing behind', () => {
     await writeExportFolder(join(parent, 'home'), plan.entries)
     expect(readdirSync(parent)).toEqual(['home'])
     expect(filesOf(join(parent, 'home'))).toEqual(filesOf(join(out, 'model/home')))
+  })
+
+  it('removes the temporary folder a killed export left, and keeps one that a running export writes', async () => {
+    const opened = openKnowledgeProject(home)
+    const plan = await planKnowledgeExport(opened.project!, { mode: 'routed' })
+    if (!('entries' in plan))
+      throw new Error('the plan failed')
+    const parent = join(out, 'killed')
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!
+    mkdirSync(join(parent, `.home.export-${dead}-AbC123/references`), { recursive: true })
+    mkdirSync(join(parent, `.home.export-${process.ppid}-XyZ789`), { recursive: true })
+    await writeExportFolder(join(parent, 'home'), plan.entries)
+    expect(readdirSync(parent).sort()).toEqual([`.home.export-${process.ppid}-XyZ789`, 'home'])
   })
 })
