@@ -19,27 +19,20 @@
 
 import type { Snapshot } from './snapshot-reader'
 import type { SearchResult } from './search-rank'
-import type { VectorPooling } from './search-pool'
+import type { VectorSearchOptions } from './search'
 import { LEXICAL_THRESHOLD, lexicalEvidence, lexicalPooled, queryTerms } from './lexical'
 import { POOLING_TEMPERATURE } from './search-pool'
 import { DEFAULT_THRESHOLD, DEFAULT_TOP_K, scoreDocuments } from './search'
 import { selectTop, toResult } from './search-rank'
 
-export interface FusedSearchOptions {
-  /** Documents to return (default 5). */
-  topK?: number
-  /**
-   * Minimum cosine similarity, from −1 to 1, of a document's best chunk (default
-   * 0.3), as in vector search; a document whose best chunk reaches the lexical
-   * threshold competes too.
-   */
-  threshold?: number
+/**
+ * Options of a fused search: those of a vector search (`threshold` keeps its
+ * meaning there, the cosine of a document's best chunk; a document whose best
+ * chunk reaches the lexical threshold competes too), and the lexical threshold.
+ */
+export interface FusedSearchOptions extends VectorSearchOptions {
   /** Minimum normalised BM25 of a document's best chunk, from 0 to 1 (default 0.25), as in lexical search. */
   lexicalThreshold?: number
-  /** How each side pools its chunks (default `soft`). */
-  pooling?: VectorPooling
-  /** Use the WebAssembly SIMD kernels where available (default true). */
-  accelerate?: boolean
 }
 
 /** The lexical weight of a query with at most {@link SHORT_QUERY_TERMS} informative terms. */
