@@ -6,8 +6,9 @@
 // follows the folder it was given, not its name.
 
 import type { FSWatcher, Stats } from 'node:fs'
-import { readdirSync, statSync, watch } from 'node:fs'
+import { statSync, watch } from 'node:fs'
 import { basename, dirname, join, relative, sep } from 'node:path'
+import { folderTree } from '../core/folders'
 
 /** What {@link watchKnowledgeProject} watches. */
 export interface WatchedProject {
@@ -55,19 +56,8 @@ export function watchKnowledgeProject(project: WatchedProject, onChange: (label:
     }
   }
   const noteFolders = (dir: string) => {
-    let entries
-    try {
-      entries = readdirSync(dir, { withFileTypes: true })
-    }
-    catch {
-      return
-    }
-    for (const entry of entries) {
-      if (entry.isDirectory() && !entry.name.startsWith('.')) {
-        folders.add(relative(current.knowledge, join(dir, entry.name)))
-        noteFolders(join(dir, entry.name))
-      }
-    }
+    for (const below of folderTree(dir).slice(1))
+      folders.add(relative(current.knowledge, below))
   }
   const onFolderEvent = (name: string | null) => {
     if (!name)

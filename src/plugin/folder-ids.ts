@@ -1,7 +1,8 @@
 // Ids of modules made from a folder of documents (knowledge bases, their routed pages):
 // `./folder?<query>` imports and names from the plugin options.
 
-import { relative, resolve } from 'node:path'
+import { existsSync } from 'node:fs'
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
 
 /** A folder imported with `?<query>`, or a knowledge base's name from the options. */
 export type FolderTarget = { kind: 'dir', dir: string } | { kind: 'name', name: string }
@@ -10,7 +11,7 @@ export type FolderTarget = { kind: 'dir', dir: string } | { kind: 'name', name: 
 const BUNDLER_KEYS = new Set(['t', 'v', 'import'])
 
 /** `./folder?<query>` (with or without bundler keys such as `&t=…`): the folder part; else `undefined`. */
-export function folderImportPath(source: string, query: string): string | undefined {
+function folderImportPath(source: string, query: string): string | undefined {
   const mark = source.indexOf('?')
   if (mark < 0)
     return undefined
@@ -61,4 +62,34 @@ export function folderModuleIds(namespace: string): FolderModuleIds {
       return kind === 'name' ? { kind: 'name', name: key } : undefined
     },
   }
+}
+
+/**
+ * The folder of a `<folder>?knowledge` (or `?routes`) import: relative to its
+ * importer when it starts with `.`; else to the root, as Vite reads
+ * `/docs` (an absolute path that exists stays as it is).
+ */
+export function importedFolder(folder: string, importer: string | undefined, root: string): string {
+  if (folder.startsWith('.') || folder === '')
+    return resolve(importer ? dirname(importer.split('?')[0]!) : root, folder || '.')
+  return isAbsolute(folder) && !existsSync(folder) ? join(root, folder) : resolve(root, folder)
+}
+
+/**
+ * How a kind of folder module resolves an import: the id of a named base
+ * (`named`, from the plugin options), an id already resolved, or
+ * `./folder?<query>` relative to its importer; `undefined` for other imports.
+ */
+export function resolveFolderImport(
+  source: string,
+  importer: string | undefined,
+  { ids, query, named }: { ids: FolderModuleIds, query: string, named: string | undefined },
+  { esbuild, root }: { esbuild: boolean, root: string },
+): string | undefined {
+  if (named)
+    return named
+  if (ids.parse(source, root))
+    return source
+  const folder = folderImportPath(source, query)
+  return folder === undefined ? undefined : ids.id({ kind: 'dir', dir: importedFolder(folder, importer, root) }, esbuild, root)
 }

@@ -19,10 +19,11 @@ import { knowledgeProgressReporter } from '../knowledge/progress'
 import { buildKnowledgeProject, openKnowledgeProject } from '../knowledge/project'
 import { TransformersMissingError } from '../knowledge/transformers'
 import { decodeSnapshot } from '../runtime/knowledge/snapshot-reader'
-import { folderImportPath, folderModuleIds } from './folder-ids'
+import { folderModuleIds } from './folder-ids'
 
 export const KNOWLEDGE_PREFIX = 'virtual:skill-kit/knowledge/'
-const knowledgeIds = folderModuleIds('knowledge')
+/** How knowledge modules spell their resolved ids. */
+export const knowledgeIds = folderModuleIds('knowledge')
 export const BODY_QUERY = '?knowledge-document'
 /**
  * A document body in the Vite dev server: `\0skill-kit-knowledge:document:<version>:<document ID>.js`,
@@ -47,9 +48,6 @@ export function devBodyVersion(id: string): string | undefined {
 
 /** A knowledge base: a folder imported with `?knowledge`, or a name from the options. */
 export type KnowledgeTarget = FolderTarget
-
-/** `./folder?knowledge` (with or without bundler keys such as `&t=…`): the folder part; else `undefined`. */
-export const knowledgeImportPath = (source: string): string | undefined => folderImportPath(source, 'knowledge')
 
 /** The id a knowledge module resolves to in this bundler. */
 export const knowledgeModuleId = knowledgeIds.id

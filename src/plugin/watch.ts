@@ -2,8 +2,8 @@
 // edited, added or removed, or when a file appears in or leaves a folder it lists.
 
 import type { Dependencies, HookContext } from './kinds/kind'
-import { existsSync, readdirSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, statSync } from 'node:fs'
+import { folderTree } from '../core/folders'
 
 /** What the plugin needs of a webpack or rspack loader context. */
 interface WebpackLoaderContext {
@@ -61,23 +61,5 @@ function isFile(path: string): boolean {
  * hidden ones (`.skill-kit`): watching them would rebuild for nothing.
  */
 export function listedFolders(dirs: readonly string[]): string[] {
-  const folders: string[] = []
-  const walk = (dir: string) => {
-    folders.push(dir)
-    let entries
-    try {
-      entries = readdirSync(dir, { withFileTypes: true })
-    }
-    catch {
-      // Missing (or not a folder): the watcher reports its creation.
-      return
-    }
-    for (const entry of entries) {
-      if (entry.isDirectory() && !entry.name.startsWith('.') && entry.name !== 'node_modules')
-        walk(join(dir, entry.name))
-    }
-  }
-  for (const dir of new Set(dirs))
-    walk(dir)
-  return folders
+  return [...new Set(dirs)].flatMap(dir => folderTree(dir, ['node_modules']))
 }

@@ -2,9 +2,8 @@
 
 import type { PluginState } from '../state'
 import type { ModuleKind } from './kind'
-import { dirname, isAbsolute, join, resolve } from 'node:path'
-import { existsSync } from 'node:fs'
-import { KNOWLEDGE_PREFIX, knowledgeImportPath, knowledgeModuleId, parseKnowledgeModuleId } from '../knowledge'
+import { resolveFolderImport } from '../folder-ids'
+import { KNOWLEDGE_PREFIX, knowledgeIds, knowledgeModuleId, parseKnowledgeModuleId } from '../knowledge'
 import { loadKnowledgeModule } from '../knowledge-load'
 import { progressChannel } from '../progress'
 
@@ -13,32 +12,11 @@ export function namedKnowledgeId(state: PluginState, request: string): string | 
   return request.startsWith(KNOWLEDGE_PREFIX) && !request.endsWith('/routes') ? knowledgeModuleId({ kind: 'name', name: request.slice(KNOWLEDGE_PREFIX.length) }, state.esbuild, state.root) : undefined
 }
 
-/**
- * The folder of a `<folder>?knowledge` (or `?routes`) import: relative to its
- * importer when it starts with `.`; else to the root, as Vite reads
- * `/docs` (an absolute path that exists stays as it is).
- */
-export function importedFolder(folder: string, importer: string | undefined, root: string): string {
-  if (folder.startsWith('.') || folder === '')
-    return resolve(importer ? dirname(importer.split('?')[0]!) : root, folder || '.')
-  return isAbsolute(folder) && !existsSync(folder) ? join(root, folder) : resolve(root, folder)
-}
-
 export function knowledgeKind(state: PluginState): ModuleKind {
   return {
     name: 'knowledge',
 
-    resolveId(source, importer) {
-      const named = namedKnowledgeId(state, source)
-      if (named)
-        return named
-      if (parseKnowledgeModuleId(source, state.root))
-        return source
-      const folder = knowledgeImportPath(source)
-      if (folder === undefined)
-        return undefined
-      return knowledgeModuleId({ kind: 'dir', dir: importedFolder(folder, importer, state.root) }, state.esbuild, state.root)
-    },
+    resolveId: (source, importer) => resolveFolderImport(source, importer, { ids: knowledgeIds, query: 'knowledge', named: namedKnowledgeId(state, source) }, state),
 
     owns: id => parseKnowledgeModuleId(id, state.root) !== undefined,
 

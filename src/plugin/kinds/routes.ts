@@ -5,10 +5,9 @@ import type { PluginState } from '../state'
 import type { HookContext, ModuleKind } from './kind'
 import { existsSync, statSync } from 'node:fs'
 import { bundlerMessage } from '../bundler-message'
-import { folderImportPath, folderModuleIds } from '../folder-ids'
+import { folderModuleIds, resolveFolderImport } from '../folder-ids'
 import { KNOWLEDGE_PREFIX } from '../knowledge'
 import { generateRoutesModule } from '../routes-codegen'
-import { importedFolder } from './knowledge'
 
 const ROUTES_SUFFIX = '/routes'
 const routesIds = folderModuleIds('routes')
@@ -27,17 +26,7 @@ export function routesKind(state: PluginState): ModuleKind {
   return {
     name: 'routes',
 
-    resolveId(source, importer) {
-      const named = namedRoutesId(state, source)
-      if (named)
-        return named
-      if (parseRoutesModuleId(source, state.root))
-        return source
-      const folder = folderImportPath(source, 'routes')
-      if (folder === undefined)
-        return undefined
-      return routesModuleId({ kind: 'dir', dir: importedFolder(folder, importer, state.root) }, state.esbuild, state.root)
-    },
+    resolveId: (source, importer) => resolveFolderImport(source, importer, { ids: routesIds, query: 'routes', named: namedRoutesId(state, source) }, state),
 
     owns: id => parseRoutesModuleId(id, state.root) !== undefined,
 
