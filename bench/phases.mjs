@@ -10,15 +10,10 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
 import { DEFAULT_SEED, generateSkills, writeSkills } from './corpus.mjs'
-import { median } from './util.mjs'
+import { median, numberArg } from './util.mjs'
 
-function arg(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`)
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback
-}
-
-const count = arg('count', 1000)
-const rounds = arg('rounds', 7)
+const count = numberArg('count', 1000)
+const rounds = numberArg('rounds', 7)
 const src = new URL('../src/', import.meta.url).pathname
 const tmp = mkdtempSync(join(tmpdir(), 'skill-kit-phases-'))
 
@@ -55,9 +50,9 @@ try {
     const split = S.splitFrontmatter(source)
     const bag = new S.DiagnosticBag(input.file)
     const doc = S.parseYaml(split.yaml, split.yamlLine, bag)
-    const progressive = 'progressive' in doc.value
+    const always = S.readProgressive(doc.value, doc, bag, source)
+    const progressive = always !== undefined
     const layout = progressive ? S.layoutSections(split.body, split.bodyLine, bag) : undefined
-    const always = progressive ? S.readProgressive(doc.value.progressive, doc, bag) : undefined
     return { input, source, split, doc, progressive, layout, always }
   })
   const prog = pre.filter(p => p.progressive)
@@ -73,12 +68,12 @@ try {
         S.validateSpec({ frontmatter: p.doc.value, doc: p.doc, bag: new S.DiagnosticBag(p.input.file), expectedName: p.input.file.split('/').at(-2), expectedFrom: 'folder', strict: false })
       }
     },
-    'resolveResources': () => { for (const p of pre) S.resolveResources(p.doc.value.resources, folder, p.doc, new S.DiagnosticBag(p.input.file)) },
-    'readProgressive (progressive only)': () => { for (const p of prog) S.readProgressive(p.doc.value.progressive, p.doc, new S.DiagnosticBag(p.input.file)) },
+    'resolveResources': () => { for (const p of pre) S.resolveResources(p.doc.value.resources, undefined, folder, p.doc, new S.DiagnosticBag(p.input.file)) },
+    'readProgressive (progressive only)': () => { for (const p of prog) S.readProgressive(p.doc.value, p.doc, new S.DiagnosticBag(p.input.file), p.source) },
     'layoutSections (progressive only)': () => { for (const p of prog) S.layoutSections(p.split.body, p.split.bodyLine, new S.DiagnosticBag(p.input.file)) },
     '  scanHeadings (progressive only)': () => { for (const p of prog) S.scanHeadings(p.split.body.split('\n')) },
-    'checkAlwaysIds (progressive only)': () => { for (const p of prog) S.checkAlwaysIds(p.always, p.layout.sections.map(s => s.id), p.doc, new S.DiagnosticBag(p.input.file)) },
-    'renderCover (progressive only)': () => { for (const p of prog) S.renderCover({ preamble: p.layout.preamble, resources: [], always: p.always, sections: p.layout.sections }) },
+    'checkAlwaysIds (progressive only)': () => { for (const p of prog) S.checkAlwaysIds(p.always, p.layout.sections.map(s => s.id), new S.DiagnosticBag(p.input.file)) },
+    'renderCover (progressive only)': () => { for (const p of prog) S.renderCover({ preamble: p.layout.preamble, resources: [], always: p.always.map(a => a.id), sections: p.layout.sections }) },
     'trimBlankLines(body.split) (all)': () => { for (const p of pre) S.trimBlankLines(p.split.body.split('\n')).join('\n') },
     'SkillLoader.load (fresh loader, all)': () => { const l = new S.SkillLoader(); for (const w of written) l.load(w.file) },
     '  readFileSync': () => { for (const w of written) readFileSync(w.file, 'utf8') },
