@@ -24,18 +24,13 @@
 
 import ignore from 'ignore'
 import { createRng } from './corpus.mjs'
-import { emitResult, fmtMs, importDist, isMain, median } from './util.mjs'
+import { emitResult, fmtMs, importDist, isMain, median, numberArg } from './util.mjs'
 
 export const ACTIVATION_RATIO_GOAL = 10
 export const ACTIVATION_MESSAGE_US_GOAL = 50
 
 const SEED = 530
 const CWD = '/home/dev/repo'
-
-function arg(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`)
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback
-}
 
 const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'ta', 'vo', 'zi', 'pe', 'sa', 'do', 'gu', 'be', 'fi', 'ho', 'ju', 'qua', 'xe', 'tri', 'sto', 'pra', 'len', 'mor', 'dex']
 
@@ -324,11 +319,11 @@ export async function runActivationBench({ skills: skillCount = 1000, messages: 
 
 if (isMain(import.meta)) {
   const result = await runActivationBench({
-    skills: arg('skills', 1000),
-    messages: arg('messages', 10000),
-    paths: arg('paths', 10000),
-    sample: arg('sample', 1000),
-    rounds: arg('rounds', 5),
+    skills: numberArg('skills', 1000),
+    messages: numberArg('messages', 10000),
+    paths: numberArg('paths', 10000),
+    sample: numberArg('sample', 1000),
+    rounds: numberArg('rounds', 5),
   })
   emitResult(result)
 }

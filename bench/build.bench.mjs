@@ -23,15 +23,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildMiniLM } from '../scripts/models/minilm.mjs'
 import { guidesDir, loadKnowledgeModules, modelsDir } from './knowledge.mjs'
-import { emitResult, fmtMs, isMain, median } from './util.mjs'
+import { arg, emitResult, fmtMs, isMain, median, numberArg } from './util.mjs'
 
 export const FULL_GOAL = 0.6
 export const INCREMENTAL_GOAL = 0.05
-
-function arg(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`)
-  return i >= 0 ? process.argv[i + 1] : fallback
-}
 
 /** Wraps an embedder so that its tokenize and embedTokens calls are timed. */
 function timed(embedder) {
@@ -179,7 +174,7 @@ export async function run({ rounds = 3, dtype = 'q8', log = console.log } = {}) 
 }
 
 if (isMain(import.meta)) {
-  const result = await run({ rounds: Number(arg('rounds', 3)), dtype: arg('dtype', 'q8') })
+  const result = await run({ rounds: numberArg('rounds', 3), dtype: arg('dtype', 'q8') })
   const m = result.medianMs
   const p = result.phasesMs
   console.log(`\nmedian of ${result.rounds}: ours ${fmtMs(m.ours)} (${(result.windows / m.ours * 1000).toFixed(1)} windows/s), seed ${fmtMs(m.seed)} (${(result.windows / m.seed * 1000).toFixed(1)} windows/s)`)

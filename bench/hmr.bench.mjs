@@ -14,17 +14,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { DEFAULT_SEED, writeSkills } from './corpus.mjs'
-import { emitResult, fmtMs, importDist, isMain, median } from './util.mjs'
+import { emitResult, fmtMs, importDist, isMain, median, numberArg } from './util.mjs'
 
 export const MESSAGE_GOAL_MS = 20
 export const VISIBLE_GOAL_MS = 100
 /** The seed's polling watcher waits for 800 ms of stability before it builds. */
 export const SEED_FLOOR_MS = 800
-
-function arg(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`)
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback
-}
 
 const target = round => `---\nname: bench-target\ndescription: Benchmark target, version ${round}.\n---\n\nBody of version ${round}.\n`
 
@@ -139,4 +134,4 @@ export async function runHmrBench({ count = 100, rounds = 15, warmup = 3, log = 
 }
 
 if (isMain(import.meta))
-  emitResult(await runHmrBench({ count: arg('count', 100), rounds: arg('rounds', 15) }))
+  emitResult(await runHmrBench({ count: numberArg('count', 100), rounds: numberArg('rounds', 15) }))

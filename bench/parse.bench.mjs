@@ -20,14 +20,9 @@ import { join } from 'node:path'
 import matter from 'gray-matter'
 import { marked } from 'marked'
 import { assertCompiles, corpusStats, DEFAULT_SEED, generateSkills, writeSkills } from './corpus.mjs'
-import { emitResult, fmtMs, importDist, isMain, median } from './util.mjs'
+import { emitResult, fmtMs, importDist, isMain, median, numberArg } from './util.mjs'
 
 export const PARSE_GOAL = 1.3
-
-function arg(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`)
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback
-}
 
 export async function runParseBench({ count = 1000, rounds = 7, warmup = 2, seed = DEFAULT_SEED, log = console.log } = {}) {
   const { compileSkill, SkillLoader } = await importDist('index.mjs')
@@ -129,6 +124,6 @@ export async function runParseBench({ count = 1000, rounds = 7, warmup = 2, seed
 }
 
 if (isMain(import.meta)) {
-  const result = await runParseBench({ count: arg('count', 1000), rounds: arg('rounds', 7) })
+  const result = await runParseBench({ count: numberArg('count', 1000), rounds: numberArg('rounds', 7) })
   emitResult(result)
 }

@@ -69,3 +69,15 @@ export function rankingMetrics(rankings, queries) {
   const n = queries.length || 1
   return { top1: top1 / n, recall5: recall5 / n, mrr5: mrr5 / n, mrr10: mrr / n, misses }
 }
+
+/** The value after `--<name>` on the command line, or `fallback`. */
+export function arg(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`)
+  return i >= 0 ? process.argv[i + 1] : fallback
+}
+
+/** `arg` as a number. */
+export function numberArg(name, fallback) {
+  const value = arg(name, undefined)
+  return value === undefined ? fallback : Number(value)
+}

@@ -11,14 +11,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { assertCompiles, corpusStats, DEFAULT_SEED, writeSkills } from './corpus.mjs'
-import { emitResult, fmtMs, importDist, isMain, median } from './util.mjs'
+import { arg, emitResult, fmtMs, importDist, isMain, median, numberArg } from './util.mjs'
 
 export const VITE_GOAL = 1.3
-
-function arg(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`)
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback
-}
 
 /**
  * Wraps the plugin's resolveId and load hooks to add the time spent inside them
@@ -142,6 +137,6 @@ export async function runViteBench({ count = 200, rounds = 7, warmup = 2, only, 
 }
 
 if (isMain(import.meta)) {
-  const result = await runViteBench({ count: arg('count', 200), rounds: arg('rounds', 7), only: process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined })
+  const result = await runViteBench({ count: numberArg('count', 200), rounds: numberArg('rounds', 7), only: arg('only', undefined) })
   emitResult(result)
 }
