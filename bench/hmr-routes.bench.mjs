@@ -9,24 +9,9 @@
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createServer } from 'vite'
+import { watcherReports } from '../test/plugin/watcher-ready.mjs'
 import { benchCache, bundleSource, guidesDir } from './knowledge.mjs'
-import { emitResult, fmtMs, importDist, isMain, median } from './util.mjs'
-
-function arg(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`)
-  return i >= 0 ? process.argv[i + 1] : fallback
-}
-
-/** Resolves once the watcher reports a change to `probe`, written again every 100 ms until it does. */
-async function watcherReports(server, probe) {
-  let writes = 0
-  const seen = new Promise(resolve => server.watcher.on('all', (_event, path) => path === probe && resolve()))
-  const timer = setInterval(() => writeFileSync(probe, String(++writes)), 100)
-  writeFileSync(probe, String(++writes))
-  await seen
-  clearInterval(timer)
-  rmSync(probe, { force: true })
-}
+import { emitResult, fmtMs, importDist, isMain, median, numberArg } from './util.mjs'
 
 export async function run({ rounds = 5 } = {}) {
   const log = message => console.log(message)
@@ -65,7 +50,7 @@ export async function run({ rounds = 5 } = {}) {
   const original = readFileSync(file, 'utf8')
   try {
     // chokidar reports nothing for a file it has not finished scanning: wait until it reports a probe file.
-    await watcherReports(server, join(guides, '.probe'))
+    await watcherReports(server, guides)
     const loadStart = performance.now()
     await client.transformRequest(url)
     log(`initial load of the routes module (147 guides, offline router): ${fmtMs(performance.now() - loadStart)}`)
@@ -97,5 +82,5 @@ export async function run({ rounds = 5 } = {}) {
 if (isMain(import.meta)) {
   if (!existsSync(guidesDir()))
     throw new Error(`The Modern Web Guidance guides are missing at ${guidesDir()}: npm install.`)
-  emitResult(await run({ rounds: Number(arg('rounds', 5)) }))
+  emitResult(await run({ rounds: numberArg('rounds', 5) }))
 }

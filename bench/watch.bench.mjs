@@ -19,10 +19,10 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
-import { build } from 'esbuild'
 import { buildMiniLM } from '../scripts/models/minilm.mjs'
+import { bundleCli } from '../test/cli/bundle-cli.mjs'
 import { benchCache, modelsDir, root } from './knowledge.mjs'
-import { emitResult, fmtMs, isMain, median } from './util.mjs'
+import { emitResult, fmtMs, isMain, median, numberArg } from './util.mjs'
 
 export const GOAL_BUILDS = 1
 /** The seed's build starts at least this long after a write (a 1,000 ms poll, 800 ms of stability). */
@@ -31,29 +31,6 @@ export const SEED_MEAN_MS = 1500
 const DOCUMENTS = 60
 /** Time given to a stray second build to show up after the published line (a benchmark may wait; tests never do). */
 const QUIET_MS = 500
-
-function arg(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`)
-  return i >= 0 ? process.argv[i + 1] : fallback
-}
-
-/** The CLI from src/, as the tests run it (bin/skill-kit.mjs with its dist/ import pointed at the sources). */
-async function bundleCli() {
-  mkdirSync(benchCache, { recursive: true })
-  const outfile = join(benchCache, 'skill-kit-watch.mjs')
-  await build({
-    entryPoints: [join(root, 'bin/skill-kit.mjs')],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'error',
-    plugins: [{ name: 'cli-sources', setup: b => b.onResolve({ filter: /\/dist\/cli\.mjs$/ }, () => ({ path: join(root, 'src/cli/index.ts') })) }],
-  })
-  return outfile
-}
 
 /** A running `skill-kit watch` whose stdout lines are timestamped as they arrive. */
 function startWatch(script, cwd, project) {
@@ -123,8 +100,8 @@ async function measure(script, name, settings, rounds) {
 }
 
 export async function main() {
-  const rounds = Number(arg('rounds', '7'))
-  const [script] = await Promise.all([bundleCli(), buildMiniLM(modelsDir)])
+  const rounds = numberArg('rounds', 7)
+  const [script] = await Promise.all([bundleCli(benchCache, 'skill-kit-watch.mjs'), buildMiniLM(modelsDir)])
   const projects = [
     ['lexical', { model: false }],
     ['minilm', { model: { cacheDir: modelsDir } }],

@@ -13,7 +13,6 @@ import { createServer } from 'node:http'
 import { extname, join, normalize, resolve, sep } from 'node:path'
 import { chromium } from 'playwright-core'
 import { expect } from 'vitest'
-// @ts-expect-error: a plain .mjs script without types
 import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
 import { createTransformersEmbedder } from '../../src/knowledge/embedder'
 import { openKnowledgeProject } from '../../src/knowledge/project'

@@ -23,7 +23,6 @@ import { createTransformersEmbedder } from '../../src/knowledge/embedder'
 import { openKnowledgeProject } from '../../src/knowledge/project'
 import { readPublishedIndex } from '../../src/knowledge/publish'
 import { dist, indexHtml, launchChromium, repo, TINY_MODEL_ID } from './knowledge-app'
-// @ts-expect-error: a plain .mjs script without types
 import { buildTinyModel } from '../../scripts/models/tiny-bert.mjs'
 
 const work = join(repo, 'test/.tmp/knowledge-hmr')

@@ -3,7 +3,6 @@ import type { ProjectBuild } from '../../src/knowledge/project'
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-// @ts-expect-error: a plain .mjs script without types
 import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
 import { buildProgress, progressBar } from '../../src/cli/knowledge/progress'
 import { DEFAULT_MODEL, defaultProjectConfig } from '../../src/knowledge/config'

@@ -6,7 +6,6 @@ import type { CliRun } from './cli'
 import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
-// @ts-expect-error: a plain .mjs script without types
 import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
 import { defaultProjectConfig } from '../../src/knowledge/config'
 import { readManifest } from '../../src/knowledge/publish'

@@ -10,7 +10,6 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-// @ts-expect-error: a plain .mjs script without types
 import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
 import { DEFAULT_MODEL } from '../../src/knowledge/config'
 import { createTransformersEmbedder } from '../../src/knowledge/embedder'

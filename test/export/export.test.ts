@@ -12,7 +12,6 @@ import { createServer } from 'node:http'
 import { homedir, hostname, tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-// @ts-expect-error: a plain .mjs script without types
 import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
 import { packageExportAssets } from '../../src/export/assets'
 import { planKnowledgeExport } from '../../src/export/export'

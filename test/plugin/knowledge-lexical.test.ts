@@ -6,7 +6,6 @@ import type { Bundler, BuildResult, Settled } from './build'
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
-// @ts-expect-error: a plain .mjs script without types
 import { buildTinyModel } from '../../scripts/models/tiny-bert.mjs'
 import { build, settle, unwrap } from './build'
 

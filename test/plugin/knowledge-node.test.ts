@@ -19,7 +19,6 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-// @ts-expect-error: a plain .mjs script without types
 import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
 import { createTransformersEmbedder } from '../../src/knowledge/embedder'
 import { openKnowledgeProject } from '../../src/knowledge/project'

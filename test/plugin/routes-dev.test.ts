@@ -15,7 +15,7 @@ import { build, createLogger, createServer } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import skillKitVite from '../../dist/vite.mjs'
 import { startModelServer } from '../routing/model-server'
-import { watcherReports } from './watcher-ready'
+import { watcherReports } from './watcher-ready.mjs'
 
 const repo = resolve(import.meta.dirname, '../..')
 const work = join(repo, 'test/.tmp/routes-dev')

@@ -7,7 +7,6 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-// @ts-expect-error plain .mjs build script, no types
 import { buildTinyModel, TINY_MODEL_ID } from '../../../scripts/models/tiny-bert.mjs'
 import { createTransformersEmbedder, DEFAULT_EMBEDDING_REVISION } from '../../../src/knowledge/embedder'
 import { transformersQueryEmbedder } from '../../../src/runtime'
