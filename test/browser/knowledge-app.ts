@@ -112,6 +112,35 @@ export async function launchChromium(): Promise<Browser> {
   })
 }
 
+/** What the dev server sent a page over its HMR WebSocket (pings and the greeting left out). */
+export interface HmrMessage {
+  type: string
+  updates?: { type: string, path: string, acceptedPath: string }[]
+  err?: { message: string, frame?: string, loc?: unknown, id?: string }
+}
+
+/**
+ * Opens the dev server's app at `origin` in a fresh Chromium, pushes every HMR
+ * message the page receives to `messages`, waits for `body[data-ready="yes"]`,
+ * then marks the page with `window.kept = 'yes'`: a reload would lose it, so
+ * tests can tell an update in place from a reload.
+ */
+export async function openHmrApp(origin: string, messages: HmrMessage[]): Promise<{ browser: Browser, page: Page }> {
+  const browser = await launchChromium()
+  const page = await browser.newPage()
+  page.on('websocket', socket => socket.on('framereceived', ({ payload }) => {
+    const message = JSON.parse(String(payload)) as HmrMessage
+    if (message.type !== 'ping' && message.type !== 'connected')
+      messages.push(message)
+  }))
+  await page.goto(`${origin}/`)
+  await page.waitForSelector('body[data-ready="yes"]', { state: 'attached', timeout: 30_000 })
+  await page.evaluate(() => {
+    (window as unknown as { kept: string }).kept = 'yes'
+  })
+  return { browser, page }
+}
+
 const MIME: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript',

@@ -14,6 +14,7 @@ import type { Logger, ViteDevServer } from 'vite'
 import type { Embedder } from '../../src/knowledge/embedder'
 import type { SkillKitViteApi } from '../../src/plugin/vite-api'
 import type { KnowledgeRebuildEvent } from '../../src/plugin/vite-knowledge'
+import type { HmrMessage } from './knowledge-app'
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -22,7 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTransformersEmbedder } from '../../src/knowledge/embedder'
 import { openKnowledgeProject } from '../../src/knowledge/project'
 import { readPublishedIndex } from '../../src/knowledge/publish'
-import { dist, indexHtml, launchChromium, repo, TINY_MODEL_ID } from './knowledge-app'
+import { dist, indexHtml, openHmrApp, repo, TINY_MODEL_ID } from './knowledge-app'
 import { buildTinyModel } from '../../scripts/models/tiny-bert.mjs'
 
 const work = join(repo, 'test/.tmp/knowledge-hmr')
@@ -68,8 +69,6 @@ interface PageApp {
 }
 declare const window: { app: PageApp, kept?: string, brokenIds?: string[] }
 
-/** What the dev server sent a page over its HMR WebSocket. */
-interface HmrMessage { type: string, updates?: { path: string }[], err?: { message: string, frame?: string } }
 
 describe('knowledge bases in the Vite dev server, with HMR to a page in Chromium', () => {
   let server: ViteDevServer
@@ -170,19 +169,7 @@ describe('knowledge bases in the Vite dev server, with HMR to a page in Chromium
       },
     })
 
-    browser = await launchChromium()
-    page = await browser.newPage()
-    page.on('websocket', socket => socket.on('framereceived', ({ payload }) => {
-      const message = JSON.parse(String(payload)) as HmrMessage
-      if (message.type !== 'ping' && message.type !== 'connected')
-        messages.push(message)
-    }))
-    await page.goto(`${origin}/`)
-    await page.waitForSelector('body[data-ready="yes"]', { state: 'attached', timeout: 30_000 })
-    // Gone after a reload: the page kept its state when this is still here.
-    await page.evaluate(() => {
-      window.kept = 'yes'
-    })
+    ;({ browser, page } = await openHmrApp(origin, messages))
   }, 120_000)
 
   afterAll(async () => {

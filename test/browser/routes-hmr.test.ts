@@ -14,12 +14,13 @@ import type { Browser, Page } from 'playwright-core'
 import type { Logger, ViteDevServer } from 'vite'
 import type { SkillKitViteApi } from '../../src/plugin/vite-api'
 import type { RoutesRebuildEvent } from '../../src/plugin/vite-routes'
+import type { HmrMessage } from './knowledge-app'
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { createLogger, createServer } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { dist, indexHtml, launchChromium, repo } from './knowledge-app'
+import { dist, indexHtml, openHmrApp, repo } from './knowledge-app'
 
 const work = join(repo, 'test/.tmp/routes-hmr')
 
@@ -68,8 +69,6 @@ interface PageApp {
 }
 declare const window: { app: PageApp, kept?: string, brokenIds?: string[] }
 
-/** What the dev server sent the page over its HMR WebSocket. */
-interface HmrMessage { type: string, updates?: { type: string, path: string, acceptedPath: string }[], err?: { message: string, frame?: string, loc?: unknown, id?: string } }
 
 describe('routed index pages in the Vite dev server, with HMR to a page in Chromium', () => {
   let server: ViteDevServer
@@ -125,19 +124,7 @@ describe('routed index pages in the Vite dev server, with HMR to a page in Chrom
     origin = `http://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}`
     api = (server.config.plugins.find(p => p.name === 'unplugin-skill-kit') as unknown as { api: SkillKitViteApi }).api
 
-    browser = await launchChromium()
-    page = await browser.newPage()
-    page.on('websocket', socket => socket.on('framereceived', ({ payload }) => {
-      const message = JSON.parse(String(payload)) as HmrMessage
-      if (message.type !== 'ping' && message.type !== 'connected')
-        messages.push(message)
-    }))
-    await page.goto(`${origin}/`)
-    await page.waitForSelector('body[data-ready="yes"]', { state: 'attached', timeout: 30_000 })
-    // Gone after a reload: the page kept its state when this is still here.
-    await page.evaluate(() => {
-      window.kept = 'yes'
-    })
+    ;({ browser, page } = await openHmrApp(origin, messages))
   }, 120_000)
 
   afterAll(async () => {
