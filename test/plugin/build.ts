@@ -116,17 +116,7 @@ export async function build(bundler: Bundler, entry: string, options: PluginOpti
     }
     case 'esbuild': {
       const esbuild = await import('esbuild')
-      const result = await esbuild.build({
-        entryPoints: { index: entry },
-        bundle: true,
-        format: 'esm',
-        platform: 'node',
-        splitting: true,
-        outdir: outDir,
-        outExtension: { '.js': '.mjs' },
-        logLevel: 'silent',
-        plugins: [plugin(options)],
-      }).catch((error: { errors?: { text: string }[] }) => {
+      const result = await esbuild.build(esbuildNodeOptions(entry, outDir, [plugin(options)])).catch((error: { errors?: { text: string }[] }) => {
         // esbuild throws an Error whose message summarises; the full texts are in `errors`.
         throw new Error((error.errors ?? []).map(e => e.text).join('\n\n') || String(error))
       })
@@ -153,7 +143,6 @@ export async function build(bundler: Bundler, entry: string, options: PluginOpti
   return { module, code, warnings, outDir }
 }
 
-/** A build's outcome, kept so that one failed build fails only the tests that use it. */
 /** A webpack (or rspack) configuration building `entry` into `<outDir>/index.mjs`, an ES module for Node. */
 export function nodeModuleConfig<P>({ root, entry, outDir, plugin, cache }: { root: string, entry: string, outDir: string, plugin: P, cache: boolean }) {
   return {
@@ -169,6 +158,22 @@ export function nodeModuleConfig<P>({ root, entry, outDir, plugin, cache }: { ro
   }
 }
 
+/** esbuild options building `entry` into `<outDir>/index.mjs` (and its chunks), ES modules for Node. */
+export function esbuildNodeOptions<P>(entry: string, outDir: string, plugins: P[]) {
+  return {
+    entryPoints: { index: entry },
+    bundle: true,
+    format: 'esm' as const,
+    platform: 'node' as const,
+    splitting: true,
+    outdir: outDir,
+    outExtension: { '.js': '.mjs' },
+    logLevel: 'silent' as const,
+    plugins,
+  }
+}
+
+/** A build's outcome, kept so that one failed build fails only the tests that use it. */
 export type Settled<T> = { ok: true, value: T } | { ok: false, error: unknown }
 
 export async function settle<T>(promise: Promise<T>): Promise<Settled<T>> {

@@ -8,7 +8,7 @@ import type { Bundler, PluginOptions } from './build'
 import { cpSync, existsSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { nodeModuleConfig } from './build'
+import { esbuildNodeOptions, nodeModuleConfig } from './build'
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 
@@ -147,17 +147,7 @@ export async function watchBuilds(bundler: Bundler, entry: string, options: Plug
           })
         },
       }
-      const context = await esbuild.context({
-        entryPoints: { index: entry },
-        bundle: true,
-        format: 'esm',
-        platform: 'node',
-        splitting: true,
-        outdir: outDir,
-        outExtension: { '.js': '.mjs' },
-        logLevel: 'silent',
-        plugins: [plugin(options), follow],
-      })
+      const context = await esbuild.context(esbuildNodeOptions(entry, outDir, [plugin(options), follow]))
       await context.watch()
       return { first, nextBuild: () => tracker.next(), close: () => context.dispose() }
     }
