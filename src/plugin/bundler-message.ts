@@ -11,7 +11,7 @@ import { readFileSync, statSync } from 'node:fs'
 import { codeFrame } from '../core/diagnostics'
 
 /** A plugin message, with the code frame Rollup, Rolldown and Vite show under it. */
-export type BundlerMessage = UnpluginMessage & { frame?: string }
+export type BundlerMessage = UnpluginMessage & { frame?: string, stack?: string }
 
 /** Bundlers that show an error's `frame` (Vite builds its own from `loc` only when there is none). */
 const SHOWS_FRAME = new Set(['vite', 'rollup', 'rolldown'])
@@ -23,14 +23,16 @@ const SHOWS_FRAME = new Set(['vite', 'rollup', 'rolldown'])
  * given; a location that is no file (a missing folder) gives the text alone.
  */
 export function bundlerMessage(framework: string, text: string, at: Diagnostic | undefined, source?: string): BundlerMessage {
+  // An empty stack: the text says all a person needs, and Rollup, Rolldown and
+  // Vite would print the plugin's own stack frames under it.
   const content = at && (source ?? readText(at.file))
   if (!at || content === undefined)
-    return { message: text }
+    return { message: text, stack: '' }
   const frame = codeFrame(content, at)
   const loc = { file: at.file, line: at.line, column: bundlerColumn(framework, content, at) }
   return SHOWS_FRAME.has(framework)
-    ? { message: text, id: at.file, loc, frame }
-    : { message: `${text}\n\n${frame}`, id: at.file, loc }
+    ? { message: text, id: at.file, loc, frame, stack: '' }
+    : { message: `${text}\n\n${frame}`, id: at.file, loc, stack: '' }
 }
 
 /** The 0-based column of a 1-based one, in UTF-8 bytes for esbuild. */

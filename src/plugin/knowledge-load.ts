@@ -149,7 +149,7 @@ export async function loadKnowledgeModule(context: UnpluginBuildContext & Unplug
   const { service, framework, relativize, reports } = env
   if (framework === 'esbuild' && !esbuildWrites(context)) {
     const what = target.kind === 'name' ? `${KNOWLEDGE_PREFIX}${target.name}` : `${relativize(target.dir)}?knowledge`
-    context.error(`${what}: esbuild copies a knowledge base's snapshot beside the bundle, so the build needs an output path: set outdir (or outfile).`)
+    context.error(bundlerMessage(framework, `${what}: esbuild copies a knowledge base's snapshot beside the bundle, so the build needs an output path: set outdir (or outfile).`, undefined))
     return undefined
   }
   const outcome: KnowledgeOutcome = await service.build(target, env.progress)
@@ -176,7 +176,7 @@ export async function loadKnowledgeModule(context: UnpluginBuildContext & Unplug
   if (outcome.includeModel && model && mode.kind !== 'file') {
     const reference = modelReference(mode, model, file => readFileSync(file))
     if ('error' in reference) {
-      context.error(`${relativize(project.dir)}: ${reference.error}`)
+      context.error(bundlerMessage(framework, `${relativize(project.dir)}: ${reference.error}`, undefined))
       return undefined
     }
     bundledModel = reference

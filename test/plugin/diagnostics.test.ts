@@ -22,6 +22,8 @@ interface ReportedError {
   column: number | undefined
   /** The code frame the bundler shows under the message (Rollup, Rolldown, Vite). */
   frame: string | undefined
+  /** The stack Rollup, Rolldown and Vite print under the frame. */
+  stack?: string
 }
 
 /** webpack's and rspack's text of an error: what the loader emitted, without their heading and rspack's box. */
@@ -36,8 +38,8 @@ async function buildErrors(bundler: Bundler, app: string, entry: string): Promis
   const options = { root: app, offline: true }
   const input = join(app, entry)
   const outDir = join(work, 'out', bundler)
-  const fromRollup = (e: { message: string, loc?: { line: number, column: number }, frame?: string }): ReportedError =>
-    ({ message: e.message, line: e.loc?.line, column: e.loc?.column, frame: e.frame })
+  const fromRollup = (e: { message: string, loc?: { line: number, column: number }, frame?: string, stack?: string }): ReportedError =>
+    ({ message: e.message, line: e.loc?.line, column: e.loc?.column, frame: e.frame, stack: e.stack })
   try {
     switch (bundler) {
       case 'rollup': {
@@ -187,6 +189,8 @@ describe.each(BUNDLERS)('diagnostics in %s', (bundler) => {
     expect(shown(error).endsWith(text(`${BROKEN_TEXT}\n\n${BROKEN_FRAME}`))).toBe(true)
     expect(error.frame).toBe(framed ? BROKEN_FRAME : undefined)
     expect([error.line, error.column]).toEqual(located ? [5, 18] : [undefined, undefined])
+    // The plugin's own stack frames would only bury the message.
+    expect(error.stack).toBe(framed ? '' : undefined)
   })
 
   it.runIf(!located)('writes modules of the invalid skill that throw, never empty ones', async () => {

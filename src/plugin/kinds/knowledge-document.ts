@@ -5,6 +5,7 @@ import type { ModuleKind } from './kind'
 import { readFileSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import { splitFrontmatter } from '../../core/frontmatter'
+import { bundlerMessage } from '../bundler-message'
 import { BODY_QUERY, devBodyVersion } from '../knowledge'
 import { generateBodyModule } from '../knowledge-codegen'
 
@@ -29,7 +30,7 @@ export function knowledgeDocumentKind(state: PluginState): ModuleKind {
         // The dev server's watcher rebuilds the knowledge base: the body of this version, whatever the file says now.
         const body = state.knowledge.bodyOfVersion(version)
         if (body === undefined) {
-          context.error(`${id.slice(1)} is a document body of an index this dev server never built (it restarted since): reload the page.`)
+          context.error(bundlerMessage(state.framework, `${id.slice(1)} is a document body of an index this dev server never built (it restarted since): reload the page.`, undefined))
           return undefined
         }
         return { code: generateBodyModule(body), files: [], dirs: [] }

@@ -5,6 +5,7 @@ import type { PluginState } from '../state'
 import type { ModuleKind } from './kind'
 import { resolve } from 'node:path'
 import { discoverSkills } from '../../skill/discover'
+import { bundlerMessage } from '../bundler-message'
 import { generateRegistry } from '../codegen'
 import { DEFAULT_SKILL_DIRS } from '../options'
 import { compileReported, failedModule } from '../skill-report'
@@ -56,7 +57,7 @@ export function registryKind(state: PluginState): ModuleKind {
       for (const skill of skills) {
         const other = byName.get(skill.name)
         if (other) {
-          context.error(`Two skills are named "${skill.name}": ${state.relativize(other.file)} and ${state.relativize(skill.file)}. Skill names must be unique; rename one of them.`)
+          context.error(bundlerMessage(state.framework, `Two skills are named "${skill.name}": ${state.relativize(other.file)} and ${state.relativize(skill.file)}. Skill names must be unique; rename one of them.`, undefined))
           return undefined
         }
         byName.set(skill.name, skill)

@@ -4,6 +4,7 @@ import type { PluginState } from '../state'
 import type { HookContext, ModuleKind } from './kind'
 import { existsSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { bundlerMessage } from '../bundler-message'
 import { generateModule } from '../codegen'
 import { canonicalId, parseSkillId } from '../ids'
 import { compileReported, failedModule } from '../skill-report'
@@ -53,7 +54,7 @@ export function skillKind(state: PluginState): ModuleKind {
     load(id, context) {
       const parsed = parseSkillId(state.fileId(id))!
       if (parsed.query.kind === 'invalid') {
-        context.error(`${state.relativize(parsed.file)}: ${parsed.query.reason}`)
+        context.error(bundlerMessage(state.framework, `${state.relativize(parsed.file)}: ${parsed.query.reason}`, undefined))
         return undefined
       }
       const skill = compileReported(context, state, parsed.file, id)
@@ -61,7 +62,7 @@ export function skillKind(state: PluginState): ModuleKind {
         return failedModule(state, [parsed.file], id)
       const generated = generateModule(skill.compiled, parsed.query, codegen)
       if ('error' in generated) {
-        context.error(`${state.relativize(skill.compiled.file)}: ${generated.error}`)
+        context.error(bundlerMessage(state.framework, `${state.relativize(skill.compiled.file)}: ${generated.error}`, undefined))
         return undefined
       }
       return { code: generated.code, files: skill.files, dirs: skill.dirs }
