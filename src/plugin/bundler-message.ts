@@ -10,8 +10,12 @@ import { Buffer } from 'node:buffer'
 import { readFileSync, statSync } from 'node:fs'
 import { codeFrame } from '../core/diagnostics'
 
-/** A plugin message, with the code frame Rollup, Rolldown and Vite show under it. */
-export type BundlerMessage = UnpluginMessage & { frame?: string, stack?: string }
+/**
+ * A plugin message, with the code frame Rollup, Rolldown and Vite show under
+ * it, and for esbuild the text of the line `loc` points at (esbuild prints it
+ * under the location, and an empty line without it).
+ */
+export type BundlerMessage = UnpluginMessage & { frame?: string, stack?: string, lineText?: string }
 
 /** Bundlers that show an error's `frame` (Vite builds its own from `loc` only when there is none). */
 const SHOWS_FRAME = new Set(['vite', 'rollup', 'rolldown'])
@@ -29,18 +33,15 @@ export function bundlerMessage(framework: string, text: string, at: Diagnostic |
   if (!at || content === undefined)
     return { message: text, stack: '' }
   const frame = codeFrame(content, at)
-  const loc = { file: at.file, line: at.line, column: bundlerColumn(framework, content, at) }
-  return SHOWS_FRAME.has(framework)
-    ? { message: text, id: at.file, loc, frame, stack: '' }
-    : { message: `${text}\n\n${frame}`, id: at.file, loc, stack: '' }
-}
-
-/** The 0-based column of a 1-based one, in UTF-8 bytes for esbuild. */
-function bundlerColumn(framework: string, source: string, at: Diagnostic): number {
+  if (SHOWS_FRAME.has(framework))
+    return { message: text, id: at.file, loc: { file: at.file, line: at.line, column: at.column - 1 }, frame, stack: '' }
+  const message = `${text}\n\n${frame}`
   if (framework !== 'esbuild')
-    return at.column - 1
-  const line = source.split(/\r?\n/)[at.line - 1] ?? ''
-  return Buffer.byteLength(line.slice(0, at.column - 1))
+    return { message, id: at.file, loc: { file: at.file, line: at.line, column: at.column - 1 }, stack: '' }
+  // esbuild counts columns in UTF-8 bytes.
+  const lineText = content.split(/\r?\n/)[at.line - 1] ?? ''
+  const column = Buffer.byteLength(lineText.slice(0, at.column - 1))
+  return { message, id: at.file, loc: { file: at.file, line: at.line, column }, lineText, stack: '' }
 }
 
 function readText(file: string): string | undefined {

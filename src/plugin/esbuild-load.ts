@@ -6,7 +6,7 @@
 // `esbuild.setup`, that is before unplugin's, so esbuild asks it first.
 
 import type { Loader, PartialMessage, PluginBuild } from 'esbuild'
-import type { UnpluginMessage } from 'unplugin'
+import type { BundlerMessage } from './bundler-message'
 import type { HookContext, Loaded } from './kinds/kind'
 import { dirname } from 'node:path'
 import { listedFolders } from './watch'
@@ -14,13 +14,13 @@ import { listedFolders } from './watch'
 /** Loads one of the plugin's ids: `undefined` after `context.error`, `null` when no kind owns it. */
 export type LoadModule = (id: string, context: HookContext) => Promise<Loaded | undefined | null>
 
-/** As unplugin's adapter reports a plugin's message to esbuild. */
-function esbuildMessage(message: string | UnpluginMessage): PartialMessage {
-  const m = typeof message === 'string' ? { message } : message
+/** As unplugin's adapter reports a plugin's message to esbuild, with the line's text where the message has it. */
+function esbuildMessage(message: string | BundlerMessage): PartialMessage {
+  const m = typeof message === 'string' ? { message } as BundlerMessage : message
   return {
     id: m.id,
     text: m.message,
-    location: m.loc ? { file: m.loc.file, line: m.loc.line, column: m.loc.column } : null,
+    location: m.loc ? { file: m.loc.file, line: m.loc.line, column: m.loc.column, lineText: m.lineText } : null,
     detail: m.meta,
   }
 }
@@ -32,10 +32,10 @@ export function loadWithWatchDirs(build: PluginBuild, filter: RegExp, loader: Lo
     const watchFiles: string[] = []
     // What the kinds use of a hook context in esbuild; they neither parse nor emit files there.
     const context = {
-      error: (message: string | UnpluginMessage) => {
+      error: (message: string | BundlerMessage) => {
         errors.push(esbuildMessage(message))
       },
-      warn: (message: string | UnpluginMessage) => {
+      warn: (message: string | BundlerMessage) => {
         warnings.push(esbuildMessage(message))
       },
       addWatchFile: (file: string) => {

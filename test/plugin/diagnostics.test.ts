@@ -24,6 +24,8 @@ interface ReportedError {
   frame: string | undefined
   /** The stack Rollup, Rolldown and Vite print under the frame. */
   stack?: string
+  /** The line esbuild prints under the location. */
+  lineText?: string
 }
 
 /** webpack's and rspack's text of an error: what the loader emitted, without their heading and rspack's box. */
@@ -84,7 +86,7 @@ async function buildErrors(bundler: Bundler, app: string, entry: string): Promis
   catch (error) {
     const failure = error as { message: string, errors?: any[] }
     if (bundler === 'esbuild')
-      return failure.errors!.map(e => ({ message: e.text, line: e.location?.line, column: e.location?.column, frame: undefined }))
+      return failure.errors!.map(e => ({ message: e.text, line: e.location?.line, column: e.location?.column, frame: undefined, lineText: e.location?.lineText }))
     // Rolldown (and Vite with it) throws one error listing every error of the build.
     return failure.errors ? failure.errors.map(fromRollup) : [fromRollup(failure as never)]
   }
@@ -205,6 +207,7 @@ describe.each(BUNDLERS)('diagnostics in %s', (bundler) => {
     const [error] = errors as [ReportedError]
     expect(shown(error).endsWith(text(`${UMLAUT_TEXT}\n\n${UMLAUT_FRAME}`))).toBe(true)
     expect([error.line, error.column]).toEqual(!located ? [undefined, undefined] : bundler === 'esbuild' ? [14, 13] : [14, 12])
+    expect(error.lineText).toBe(bundler === 'esbuild' ? '## Überblick' : undefined)
   })
 
   it('points a missing knowledge folder at the "knowledge" key of skill-kit.json', async () => {
@@ -213,5 +216,6 @@ describe.each(BUNDLERS)('diagnostics in %s', (bundler) => {
     const [error] = errors as [ReportedError]
     expect(shown(error).endsWith(text(`${MISSING_TEXT}\n\n${MISSING_FRAME}`))).toBe(true)
     expect([error.line, error.column]).toEqual(located ? [3, 15] : [undefined, undefined])
+    expect(error.lineText).toBe(bundler === 'esbuild' ? '  "knowledge": "guides"' : undefined)
   })
 })
