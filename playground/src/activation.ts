@@ -14,11 +14,11 @@ const CWD = '/project'
 interface Scenario { label: string, message: string, paths: string, context: string, budget: number }
 
 export const SCENARIOS: Scenario[] = [
-  { label: 'Start of a session: nothing observed yet', message: '', paths: '', context: '', budget: 1000 },
-  { label: 'A database question', message: 'How do I add a shipped_at column to the orders table without locking it? It is a schema migration on our production database.', paths: '', context: '', budget: 1000 },
-  { label: 'Editing a stylesheet and a migration', message: 'The cards overflow on phones.', paths: 'src/styles/cards.css\nmigrations/0042_add_shipped_at.sql', context: '', budget: 1000 },
-  { label: 'An accessibility review', message: 'Check the search page with a screen reader: are the results announced?', paths: 'src/search.ts', context: '', budget: 1000 },
-  { label: 'An open incident (project code)', message: 'Checkout is slow since the deploy.', paths: '', context: '# Active context\n\nIncident INC042: checkout latency, opened 14:02 UTC.', budget: 1000 },
+  { label: 'Start of a session: nothing observed yet', message: '', paths: '', context: '', budget: 1500 },
+  { label: 'A database question', message: 'How do I add a shipped_at column to the orders table without locking it? It is a schema migration on our production database.', paths: '', context: '', budget: 1500 },
+  { label: 'Editing a stylesheet and a migration', message: 'The cards overflow on phones.', paths: 'src/styles/cards.css\nmigrations/0042_add_shipped_at.sql', context: '', budget: 1500 },
+  { label: 'An accessibility review', message: 'Check the search page with a screen reader: are the results announced?', paths: 'src/search.ts', context: '', budget: 1500 },
+  { label: 'An open incident (project code)', message: 'Checkout is slow since the deploy.', paths: '', context: '# Active context\n\nIncident INC042: checkout latency, opened 14:02 UTC.', budget: 1500 },
   { label: 'Everything at once, on a tight budget', message: 'Database migration, a CSS grid layout and an a11y pass.', paths: 'styles/main.css', context: 'INC042', budget: 500 },
 ]
 

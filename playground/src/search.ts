@@ -46,7 +46,7 @@ function elements(): SearchElements {
 function showModelState(el: SearchElements, state: ModelState): void {
   el.modelStatus.dataset.state = state.state
   el.modelStatus.textContent = state.state === 'loading'
-    ? 'Model: loading all-MiniLM-L6-v2 from this site… searching lexically meanwhile.'
+    ? 'Model: loading from this site… searching lexically meanwhile.'
     : state.state === 'ready'
       ? `Model: ready (loaded in ${count(state.ms)} ms).`
       : `Model: failed, searching lexically. ${state.reason}`
