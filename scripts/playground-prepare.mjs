@@ -33,13 +33,17 @@ function newest(path) {
   return readdirSync(path).reduce((latest, entry) => Math.max(latest, newest(join(path, entry))), stat.mtimeMs)
 }
 
-/** Runs `command` in the repository with the terminal attached (progress bars stay live); stops on failure. */
-function run(command, args) {
-  const { status, error } = spawnSync(command, args, { cwd: root, stdio: 'inherit' })
+/**
+ * Runs `command` in the repository with stderr on the terminal (progress bars stay
+ * live); stops on failure. Returns its stdout when `capture`, else shows it.
+ */
+function run(command, args, capture = false) {
+  const { status, error, stdout } = spawnSync(command, args, { cwd: root, stdio: ['inherit', capture ? 'pipe' : 'inherit', 'inherit'], encoding: 'utf8' })
   if (error || status !== 0) {
     console.error(`playground: "${[command, ...args].join(' ')}" failed${error ? `: ${error.message}` : ` (exit code ${status})`}.`)
     process.exit(1)
   }
+  return stdout
 }
 
 function buildPackage() {
@@ -77,8 +81,9 @@ function copyGuides(packageDir) {
 }
 
 function buildIndex() {
-  say('the knowledge index of the guides (embeds only what is not cached yet)')
-  run(process.execPath, [join(root, 'bin/skill-kit.mjs'), 'build', '--project', project, '--offline'])
+  say('the knowledge index of the guides (embeds only what is not cached yet; the first time takes minutes)')
+  const summary = JSON.parse(run(process.execPath, [join(root, 'bin/skill-kit.mjs'), 'build', '--project', project, '--offline'], true))
+  say(`indexed ${summary.documents} guides, ${summary.windows} windows (${summary.embedded} embedded, ${summary.cached} cached) in ${(summary.ms / 1000).toFixed(1)} s`)
 }
 
 buildPackage()

@@ -65,8 +65,8 @@ afterAll(async () => {
   await preview?.close()
 })
 
-/** A full-page screenshot of the state `name`. */
-const shot = (page: Page, env: Env, name: string) => page.screenshot({ path: join(artifacts, `${env}-${name}.png`), fullPage: true })
+/** A screenshot of the state `name` (the viewport: full-page ones cost seconds each on a loaded machine). */
+const shot = (page: Page, env: Env, name: string) => page.screenshot({ path: join(artifacts, `${env}-${name}.png`) })
 
 /** The IDs of the results shown, in order. */
 const shownIds = (page: Page) => page.$$eval('#results-list a', links => links.map(a => (a as HTMLElement).dataset.id!))
@@ -169,6 +169,8 @@ describe.each<Env>(['production', 'dev'])('the playground (%s)', (env) => {
     await page.keyboard.press('ArrowUp')
     expect(await focused()).toBe('q')
     await page.keyboard.press('ArrowDown')
+    // Focus is visible.
+    expect(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle)).toBe('solid')
     await shot(page, env, 'keyboard-focus')
     await page.keyboard.press('Enter')
     await page.waitForSelector(`#document[data-id="${ids[0]}"]`)
@@ -281,18 +283,24 @@ describe.each<Env>(['production', 'dev'])('the playground (%s)', (env) => {
     await page.waitForSelector('#routes-view[data-file="references/hostile/payload.md"]')
     const found = await page.evaluate(() => {
       // Everything the page rendered from Markdown.
-      const rendered = [...document.querySelectorAll('#document, #skill-view, #routes-view')]
-      const inside = (selector: string) => rendered.flatMap(e => [...e.querySelectorAll(selector)])
+      const rendered = Array.from(document.querySelectorAll('#document, #skill-view, #routes-view'))
+      const inside = (selector: string) => rendered.flatMap(e => Array.from(e.querySelectorAll(selector)))
       return {
         pwned: (window as { __pwned?: unknown }).__pwned,
         elements: inside('script, iframe, svg, math, object, embed, img, style, form, button, input, animate').map(e => e.localName),
-        handlers: inside('*').flatMap(e => [...e.attributes].filter(a => a.name.startsWith('on')).map(a => `${e.localName} ${a.name}`)),
+        handlers: inside('*').flatMap(e => Array.from(e.attributes).filter(a => a.name.startsWith('on')).map(a => `${e.localName} ${a.name}`)),
         hrefs: inside('a[href]').map(a => a.getAttribute('href')!).filter(h => !/^(#|https?:|mailto:)/.test(h)),
       }
     })
     expect(found).toEqual({ pwned: undefined, elements: [], handlers: [], hrefs: [] })
     expect(await page.locator('#routes-view').textContent()).toContain('a javascript: link')
     expect(dialogs).toEqual([])
+  })
+
+  it('labels every control', async () => {
+    const unlabelled = await app.page.$$eval('input, select, textarea', controls => controls.filter(c => (c as HTMLInputElement).labels?.length === 0 && !c.getAttribute('aria-label')).map(c => c.id))
+    expect(unlabelled).toEqual([])
+    expect(await app.page.getByRole('searchbox').getAttribute('type')).toBe('search')
   })
 
   it('is usable 360 px wide: nothing scrolls sideways', async () => {
@@ -342,7 +350,10 @@ describe.each<Env>(['production', 'dev'])('the playground (%s)', (env) => {
     })
   }
 
-  it('never reached beyond its origin, and logged no error', () => {
+  it('loaded the model and ONNX Runtime from its own origin, never reached beyond it, and logged no error', () => {
+    const requests = opened[env].flatMap(page => page.requests)
+    expect(requests.some(u => u.startsWith(`${origins[env]}/`) && u.endsWith('/onnx/model_quantized.onnx'))).toBe(true)
+    expect(requests.some(u => u.startsWith(`${origins[env]}/`) && /\.wasm(\?|$)/.test(u))).toBe(true)
     for (const page of opened[env]) {
       expect(page.escaped).toEqual([])
       expect(page.requests.filter(u => !u.startsWith(`${origins[env]}/`) && !u.startsWith('blob:') && !u.startsWith('data:'))).toEqual([])
