@@ -1,59 +1,66 @@
 // In an app that installs the package: /// <reference types="unplugin-skill-kit/client" />
 // Inside this repo TypeScript cannot resolve a type reference to the package's own name, so point at the file.
 /// <reference path="../client.d.ts" />
-import type { Skill } from 'unplugin-skill-kit/runtime'
-import commitMessages from './skills/commit-messages/SKILL.md'
-import gitRelease from './skills/git-release/SKILL.md'
-import pdfForms from './skills/pdf-forms/SKILL.md'
+// The page: four panels behind the location's hash (#search, #doc/<id>, #skills/<name>/<section>,
+// #activation, #routes/<file>), so that every state has a link, survives HMR and has a back button.
+import { setupActivation } from './src/activation'
+import { openDocument, setupSearch, showResults } from './src/search'
+import { setupRoutes, showRoutes } from './src/routes'
+import { setupSkills, showSkills } from './src/skills'
 
-const skills: Skill[] = [pdfForms, gitRelease, commitMessages]
+const PANELS = ['search', 'skills', 'activation', 'routes'] as const
+type Panel = typeof PANELS[number]
 
-/** `document.createElement` with properties and children. */
-function h<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  props: Partial<HTMLElementTagNameMap[K]> = {},
-  ...children: (Node | string)[]
-): HTMLElementTagNameMap[K] {
-  const element = Object.assign(document.createElement(tag), props)
-  element.append(...children)
-  return element
+function showPanel(panel: Panel): void {
+  for (const name of PANELS)
+    document.getElementById(`panel-${name}`)!.hidden = name !== panel
+  for (const link of document.querySelectorAll<HTMLAnchorElement>('nav.tabs a'))
+    link.ariaCurrent = link.hash === `#${panel}` ? 'page' : null
 }
 
-function renderSkill(skill: Skill): HTMLElement {
-  const output = h('pre', { className: 'section' }, 'Click a section ID to read it.')
-
-  const read = (id: string, button: HTMLButtonElement) => {
-    for (const active of card.querySelectorAll('button.active'))
-      active.classList.remove('active')
-    button.classList.add('active')
-    try {
-      output.textContent = skill.readSection(id)
-      output.classList.remove('error')
-    }
-    catch (error) {
-      output.textContent = (error as Error).message
-      output.classList.add('error')
-    }
+/** Shows what the hash names. */
+function route(): void {
+  const [head = 'search', ...rest] = location.hash.slice(1).split('/').map(decodeURIComponent)
+  if (head === 'doc' && rest.length > 0) {
+    showPanel('search')
+    void openDocument(rest.join('/'))
+    return
   }
-
-  const index = skill.sections.length > 0
-    ? h('ul', { className: 'index' }, ...skill.sections.map((section) => {
-        const button = h('button', { type: 'button', textContent: section.id })
-        button.addEventListener('click', () => read(section.id, button))
-        return h('li', { className: `level-${section.level}` }, button, ` ${section.title}`)
-      }))
-    : h('p', { className: 'muted' }, `A ${skill.mode} skill has no sections: its cover is the whole body.`)
-
-  const card = h('article', { className: 'skill' },
-    h('h2', {}, skill.name, ' ', h('span', { className: `mode mode-${skill.mode}` }, skill.mode)),
-    h('p', { className: 'description' }, skill.description),
-    skill.resources.length > 0 ? h('p', { className: 'muted' }, `Bundled files: ${skill.resources.join(', ')}`) : '',
-    h('div', { className: 'columns' },
-      h('section', {}, h('h3', {}, 'Sections'), index, output),
-      h('section', {}, h('h3', {}, 'Cover'), h('pre', { className: 'cover' }, skill.cover)),
-    ),
-  )
-  return card
+  const panel: Panel = (PANELS as readonly string[]).includes(head) ? head as Panel : 'search'
+  showPanel(panel)
+  if (panel === 'search')
+    showResults()
+  else if (panel === 'skills')
+    showSkills(rest[0], rest[1])
+  else if (panel === 'routes')
+    showRoutes(rest.length > 0 ? rest.join('/') : undefined)
 }
 
-document.querySelector('#skills')!.append(...skills.map(renderSkill))
+/** Ctrl/Cmd+K anywhere, and `/` outside a text field, focus the search box. */
+function shortcuts(input: HTMLInputElement): void {
+  document.addEventListener('keydown', (event) => {
+    const target = event.target as HTMLElement
+    const typing = target.closest('input, textarea, select, [contenteditable="true"]') !== null
+    if (((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'k') || (event.key === '/' && !typing && !event.ctrlKey && !event.metaKey && !event.altKey)) {
+      event.preventDefault()
+      input.focus()
+      input.select()
+    }
+  })
+}
+
+const input = document.getElementById('q') as HTMLInputElement
+for (const form of document.querySelectorAll('form'))
+  form.addEventListener('submit', event => event.preventDefault())
+setupSearch(() => {
+  // Typing shows the results, wherever the page was.
+  if (location.hash !== '#search' && location.hash !== '')
+    location.hash = 'search'
+})
+setupSkills()
+setupActivation()
+setupRoutes()
+shortcuts(input)
+addEventListener('hashchange', route)
+route()
+document.body.dataset.ready = 'yes'
