@@ -8,9 +8,7 @@
 import type { Browser, Page } from 'playwright-core'
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-// @ts-expect-error: a plain .mjs script without types
 import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
-// @ts-expect-error: a plain .mjs script without types
 import { sourcePackageDir } from '../../scripts/models/minilm.mjs'
 import { createTransformersEmbedder } from '../../src/knowledge/embedder'
 import { openKnowledgeProject } from '../../src/knowledge/project'
