@@ -13,7 +13,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { autoSearch, cachedUrls, dist, expectLexicalWithoutModel, expectLocalAndQuiet, expectNodeRanking, expectSameRanking, filesOf, indexHtml, launchChromium, lexicalSearch, nodeDefaultRankings, nodeRanking, openApp, prepareApp, repo, TINY_MODEL_ID, TRANSFORMERS_MARKERS, transformersChunks, VECTOR_QUERIES, vectorSearch } from './knowledge-app'
+import { autoSearch, cachedUrls, dist, expectLexicalWithoutModel, expectLocalAndQuiet, expectNodeRanking, expectSameRanking, filesOf, indexHtml, launchChromium, LEXICAL_QUERIES, lexicalSearch, nodeDefaultRankings, nodeRanking, openApp, prepareApp, repo, TINY_MODEL_ID, TRANSFORMERS_MARKERS, transformersChunks, VECTOR_QUERIES, vectorSearch } from './knowledge-app'
 
 const work = join(repo, 'test/.tmp/browser-knowledge')
 const outDir = join(work, 'dist')
@@ -98,10 +98,15 @@ describe('a Vite app with includeModel, in headless Chromium', () => {
     const node = await nodeDefaultRankings(work)
     expectSameRanking(await autoSearch(app!), node.auto)
     const lexical = []
-    for (const query of VECTOR_QUERIES)
+    for (const query of LEXICAL_QUERIES)
       lexical.push(await lexicalSearch(app!, query))
-    expectSameRanking(lexical, node.lexical)
+    expectSameRanking(lexical, node.lexical, LEXICAL_QUERIES)
     expect(node.lexical.flat().length).toBeGreaterThan(0)
+    // The typo is corrected in the page as in Node: the misspelt query finds what the right spelling does.
+    const ranked = (rankings: { id: string }[][], query: string) => rankings[LEXICAL_QUERIES.indexOf(query)]!.map(r => r.id)
+    expect(ranked(node.lexical, 'nightly bakcup schedule')).toEqual(ranked(node.lexical, 'nightly backup schedule'))
+    // `wi fi` also searches the term `wifi` (the Wi-Fi guide's tag), as in Node.
+    expect(ranked(node.lexical, 'wi fi router')[0]).toBe('network/wifi')
   })
 
   it('ranks the same in a cross-origin isolated page (SharedArrayBuffer available)', async () => {

@@ -168,6 +168,10 @@ describe('skill-kit export --mode semantic', () => {
     expect(lexical.code).toBe(0)
     expect(lexical.stdout).toBe((await skillKit('search', 'restore a backup', '--project', 'home', '--mode', 'lexical')).stdout)
     expect(JSON.parse(lexical.stdout)[0].id).toBe('restore-backup')
+    // A typo (`bakcup`) is corrected as the runtime does, and finds what the right spelling finds.
+    const typo = await node(copy, ['search.mjs', 'restore a bakcup', '--mode', 'lexical'])
+    expect(typo).toEqual({ code: 0, stderr: '', stdout: (await skillKit('search', 'restore a bakcup', '--project', 'home', '--mode', 'lexical')).stdout })
+    expect(JSON.parse(typo.stdout).map((r: { id: string }) => r.id)).toEqual(JSON.parse(lexical.stdout).map((r: { id: string }) => r.id))
 
     // auto (the default) has no model here: lexical, and it says so once on stderr.
     const auto = await node(copy, ['search.mjs', 'restore', 'a', 'backup'])
@@ -214,6 +218,15 @@ describe('skill-kit export --mode semantic', () => {
     const exported = JSON.parse(vector.stdout) as { id: string, score: number }[]
     expect(exported.map(r => r.id)).toEqual(cli.map(r => r.id))
     exported.forEach((r, i) => expect(r.score).toBeCloseTo(cli[i]!.score, 5))
+    // The default ranking fuses lexical evidence, typo correction and joined words included, as skill-kit does.
+    for (const query of ['nightly bakcup schedule', 'wi fi keeps dropping']) {
+      const fused = await node(copy, ['search.mjs', query, '--threshold', '-1'])
+      expect(fused.code, fused.stderr).toBe(0)
+      const expectedFused = JSON.parse((await skillKit('search', query, '--project', 'home', '--offline', '--threshold', '-1')).stdout) as { id: string, score: number }[]
+      const exportedFused = JSON.parse(fused.stdout) as { id: string, score: number }[]
+      expect(exportedFused.map(r => r.id), query).toEqual(expectedFused.map(r => r.id))
+      exportedFused.forEach((r, i) => expect(r.score).toBeCloseTo(expectedFused[i]!.score, 5))
+    }
     const hybrid = await node(copy, ['search.mjs', 'restore a backup', '--mode', 'hybrid'])
     expect(hybrid.code, hybrid.stderr).toBe(0)
     expect((JSON.parse(hybrid.stdout) as { id: string }[]).map(r => r.id)).toContain('restore-backup')

@@ -35,7 +35,8 @@ const withPackages = join(moved, 'app')
 /** …and here they find none. */
 const withoutPackages = join(moved, 'bare')
 
-const VECTOR_QUERIES = ['restore deleted files from a backup', 'wifi keeps dropping', 'nightly backup schedule']
+/** With a typo and a word written apart, which lexical search corrects and joins. */
+const VECTOR_QUERIES = ['restore deleted files from a backup', 'wifi keeps dropping', 'nightly backup schedule', 'nightly bakcup schedule', 'wi fi keeps dropping']
 /** Every document, whatever its score: the whole ranking is compared. */
 const VECTOR_OPTIONS = { topK: 10, threshold: -1 }
 

@@ -1,7 +1,7 @@
 import type { SearchHit } from '../../../src/runtime/knowledge/search-rank'
 import { describe, expect, it } from 'vitest'
 import { encodeSnapshot } from '../../../src/knowledge/snapshot'
-import { buildLexicalIndex, FIELD_WEIGHT, LARGE_INDEX_CHUNKS, queryTerms, searchHybrid, searchLexical, tokenize } from '../../../src/runtime/knowledge/lexical'
+import { buildLexicalIndex, FIELD_WEIGHT, LARGE_INDEX_CHUNKS, queryTerms, searchedTerms, searchHybrid, searchLexical, tokenize, TYPO_QUERY_TERMS } from '../../../src/runtime/knowledge/lexical'
 import { rng } from '../../random'
 import { searchVectors } from '../../../src/runtime/knowledge/search'
 import { decodeSnapshot } from '../../../src/runtime/knowledge/snapshot-reader'
@@ -232,6 +232,56 @@ describe('searchLexical', () => {
     const question = searchLexical(index, 'How can I recover deleted files?')
     expect(keywords.map(h => h.documentIndex)).toEqual([1])
     expect(question).toEqual(keywords)
+  })
+
+  it('corrects a short query\'s term the index lacks to the index term one edit away, and scores it as that term', () => {
+    // Stems one edit from the index's: bakcup (swap), sameist (swap), archvi (swap), cookei (insertion). As if spelt right, reference included.
+    for (const [typed, meant] of [['restore bakcup', 'restore backup'], ['cookie sameiste', 'cookie samesite'], ['backup archvie', 'backup archive'], ['samesite cookei', 'samesite cookie']] as const) {
+      expect(searchLexical(index, typed, { threshold: 0, topK: 10 })).toEqual(searchLexical(index, meant, { threshold: 0, topK: 10 }))
+      expect(searchedTerms(index, typed)).toEqual(searchedTerms(index, meant))
+    }
+    // Two edits, another first letter, or fewer than five letters: unknown, and the term lowers the score as any unknown term does.
+    for (const typed of ['restore bakcpu', 'restore vackup', 'lazy imgs']) {
+      expect(searchedTerms(index, typed)).toContain(-1)
+      expect(searchLexical(index, typed, { threshold: 0 })[0]!.score).toBeLessThan(searchLexical(index, typed.replace(/ \S+$/, ''), { threshold: 0 })[0]!.score)
+    }
+  })
+
+  it(`corrects typos in queries of at most ${TYPO_QUERY_TERMS} terms only: a long prompt's unknown words are more often real words`, () => {
+    const short = 'restore the bakcup archive of deleted files'
+    const long = 'restore the bakcup archive of deleted files, cookies and images'
+    expect(queryTerms(short)).toHaveLength(TYPO_QUERY_TERMS)
+    expect(searchedTerms(index, short)).not.toContain(-1)
+    expect(queryTerms(long)).toHaveLength(TYPO_QUERY_TERMS + 2)
+    expect(searchedTerms(index, long).filter(t => t === -1)).toHaveLength(1)
+  })
+
+  it('picks the correction found in most chunks, and folds a correction already in the query into one term', () => {
+    const words = buildLexicalIndex([
+      { text: 'stored store', documentIndex: 0 },
+      { text: 'stores', documentIndex: 1 },
+      { text: 'stork', documentIndex: 1 },
+    ])
+    // `storq` is one edit from `store` (2 chunks) and `stork` (1 chunk).
+    expect(searchedTerms(words, 'storq').map(t => words.terms[t])).toEqual(['store'])
+    expect(searchedTerms(words, 'storq store').map(t => words.terms[t])).toEqual(['store'])
+  })
+
+  it('also searches two neighbouring informative words as the one term the index holds for them (identifiers, compounds)', () => {
+    const joined = buildLexicalIndex([
+      { text: 'Call dialog.showModal() to open it on top.', documentIndex: 0 },
+      { text: 'The modal shows a form.', documentIndex: 1 },
+      { text: 'Wifi drops at night.', documentIndex: 2 },
+    ])
+    expect(searchedTerms(joined, 'show modal').map(t => joined.terms[t])).toEqual(['show', 'modal', 'showmod'])
+    expect(searchLexical(joined, 'show modal', { threshold: 0 }).map(h => h.documentIndex)).toEqual([1, 0])
+    expect(searchLexical(joined, 'wi fi drops', { threshold: 0 }).map(h => h.documentIndex)).toEqual([2])
+    // wi and fi are unknown words and count in the reference, so the joined term alone scores lower than `wifi` does.
+    expect(searchLexical(joined, 'wi fi', { threshold: 0 }).map(h => h.documentIndex)).toEqual([2])
+    expect(searchLexical(joined, 'wi fi', { threshold: 0 })[0]!.score).toBeLessThan(searchLexical(joined, 'wifi', { threshold: 0 })[0]!.score)
+    // Not across a stopword: "show the modal" searches show and modal only, which the first chunk does not hold.
+    expect(searchedTerms(joined, 'show the modal').map(t => joined.terms[t])).toEqual(['show', 'modal'])
+    expect(searchLexical(joined, 'show the modal', { threshold: 0 }).map(h => h.documentIndex)).toEqual([1])
   })
 
   it('given a snapshot, returns document metadata like searchVectors', () => {

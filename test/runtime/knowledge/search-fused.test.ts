@@ -59,6 +59,18 @@ describe('searchFused', () => {
     expect(searchFused(snap, 'toast', QUERY, { topK: 1 }).map(r => r.id)).toEqual(['dialogs'])
   })
 
+  it('fuses the lexical evidence of corrected typos and joined words', () => {
+    // `diaolg` is corrected to `dialog`; `show modal` also searches `showmod` (from showModal).
+    expect(searchFused(snap, 'diaolg outside', QUERY, { threshold: -1, topK: 10 })).toEqual(searchFused(snap, 'dialog outside', QUERY, { threshold: -1, topK: 10 }))
+    const joined = searchFused(snap, 'show modal', QUERY, { threshold: -1, topK: 10 })
+    const lexical = new Map(searchLexical(snap, 'show modal', { threshold: 0, topK: 10 }).map(r => [r.id, r.score]))
+    expect(lexical.has('dialogs')).toBe(true)
+    const vector = new Map(searchVectors(snap, QUERY, { threshold: -1, topK: 10 }).map(r => [r.id, r.score]))
+    for (const r of joined)
+      expect(r.score).toBeCloseTo(vector.get(r.id)! + 0.5 * (lexical.get(r.id) ?? 0), 12)
+    expect(searchFused(snap, 'show the modal', QUERY, { threshold: -1, topK: 10 }).find(r => r.id === 'dialogs')!.score).toBeLessThan(joined.find(r => r.id === 'dialogs')!.score)
+  })
+
   it('validates its options and needs a lexical index', () => {
     expect(() => searchFused(snap, 'x', QUERY, { topK: 0 })).toThrow('topK must be a positive integer, got 0.')
     expect(() => searchFused(snap, 'x', QUERY, { threshold: 2 })).toThrow('threshold must be a number from -1 to 1, got 2.')
