@@ -39,18 +39,13 @@ import { pathToFileURL } from 'node:url'
 import { gunzipSync, gzipSync } from 'node:zlib'
 import { build } from 'esbuild'
 import { createRng } from './corpus.mjs'
-import { emitResult, median } from './util.mjs'
+import { emitResult, median, numberArg } from './util.mjs'
 
 export const SEARCH_RATIO_GOAL = 5
 export const SEARCH_100K_MS_GOAL = 10
 export const SIZE_RATIO_GOAL = 0.15
 
-function arg(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`)
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback
-}
-
-const QUERIES = arg('queries', 101)
+const QUERIES = numberArg('queries', 101)
 const DIMS = 384
 const SEED = 384
 const src = new URL('../src/', import.meta.url).pathname
