@@ -8,7 +8,7 @@ import type { UnpluginMessage } from 'unplugin'
 import type { Diagnostic } from '../core/diagnostics'
 import { Buffer } from 'node:buffer'
 import { readFileSync, statSync } from 'node:fs'
-import { codeFrame } from '../core/diagnostics'
+import { codeFrame, sourceLine } from '../core/diagnostics'
 
 /** A plugin message, with the code frame Rollup, Rolldown and Vite show under it. */
 export type BundlerMessage = UnpluginMessage & { frame?: string }
@@ -37,8 +37,18 @@ export function bundlerMessage(framework: string, text: string, at: Diagnostic |
 function bundlerColumn(framework: string, source: string, at: Diagnostic): number {
   if (framework !== 'esbuild')
     return at.column - 1
-  const line = source.split(/\r?\n/)[at.line - 1] ?? ''
+  const line = sourceLine(source, at.line)
   return Buffer.byteLength(line.slice(0, at.column - 1))
+}
+
+/** Reads each file's text once: the warnings of one build often point into the same few files. */
+export function fileTexts(): (file: string) => string | undefined {
+  const texts = new Map<string, string | undefined>()
+  return (file) => {
+    if (!texts.has(file))
+      texts.set(file, readText(file))
+    return texts.get(file)
+  }
 }
 
 function readText(file: string): string | undefined {
