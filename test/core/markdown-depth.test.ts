@@ -1,5 +1,6 @@
 import { Lexer } from 'marked'
 import { describe, expect, it } from 'vitest'
+import { blockTokens } from '../../src/core/block-tokens'
 import { DiagnosticBag } from '../../src/core/diagnostics'
 import { markdownDepthExceeded, MAX_MARKDOWN_DEPTH } from '../../src/core/markdown-depth'
 import { parseKnowledgeDocument } from '../../src/knowledge/document'
@@ -38,5 +39,22 @@ describe('a knowledge document nested too deep', () => {
     expect(bag.items.map(d => [d.code, d.line, d.column, d.message])).toEqual([
       ['document-too-deep', 6, 3 + 2 * MAX_MARKDOWN_DEPTH, `The document nests more than ${MAX_MARKDOWN_DEPTH} levels of block quotes or lists. Flatten it: a few levels are enough to read.`],
     ])
+  })
+})
+
+describe('blockTokens', () => {
+  it('are marked\'s block tokens, without inline tokens', () => {
+    expect(blockTokens('# Title\n\nSome *text*.\n').map(t => [t.type, t.raw])).toEqual([['heading', '# Title'], ['space', '\n\n'], ['paragraph', 'Some *text*.\n']])
+  })
+
+  it('come from the heading scanner where marked\'s patterns overflow, adding up to the text', () => {
+    // A paragraph of 10 MB overflows the stack of marked's setext heading pattern.
+    const huge = '[a]('.repeat(2_500_000)
+    const text = `# Top\n\n${huge}\n\n## Next\n\ntext\n`
+    expect(() => new Lexer().blockTokens(text, [])).toThrow(RangeError)
+    const tokens = blockTokens(text)
+    expect(tokens.map(t => t.type)).toEqual(['heading', 'paragraph', 'heading', 'paragraph'])
+    expect(tokens.map(t => t.raw).join('')).toBe(text)
+    expect(tokens.filter(t => t.type === 'heading').map(t => [(t as { depth: number }).depth, (t as { text: string }).text])).toEqual([[1, 'Top'], [2, 'Next']])
   })
 })
