@@ -2,7 +2,8 @@ import type { Command } from './command'
 import type { CliIo } from './io'
 import { disposeProjectEmbedders } from '../knowledge/project'
 import { parseCommandArgs } from './command'
-import { CliError, EXIT_USAGE, processIo, UsageError } from './io'
+import { fileSystemMessage } from './fs-error'
+import { CliError, EXIT_FAILURE, EXIT_USAGE, processIo, UsageError } from './io'
 import { buildCommand } from './knowledge/build'
 import { exportCommand } from './knowledge/export'
 import { initCommand } from './knowledge/init'
@@ -56,6 +57,12 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
     return await command.run(args, io)
   }
   catch (error) {
+    // A path the user gave that cannot be read or written: the path and the fix, never a stack trace.
+    const fileSystem = fileSystemMessage(error)
+    if (fileSystem !== undefined) {
+      io.err(`skill-kit ${name}: ${fileSystem}\n`)
+      return EXIT_FAILURE
+    }
     if (!(error instanceof CliError))
       throw error
     io.err(`skill-kit ${name}: ${error.message}\n${error instanceof UsageError ? `\n${command.usage}\n` : ''}`)

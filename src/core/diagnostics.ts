@@ -46,18 +46,49 @@ export class DiagnosticBag {
   }
 }
 
-/** Renders lines around a position with a caret under the column, like compilers do. */
+/** Widest line a code frame shows: longer lines are cut to this many characters around the column. */
+export const FRAME_WIDTH = 120
+
+/** The last source a frame was cut from, split: a report frames many diagnostics of one source. */
+let framed: { source: string, lines: string[] } | undefined
+
+function linesOf(source: string): string[] {
+  if (framed?.source !== source)
+    framed = { source, lines: source.split(/\r?\n/) }
+  return framed.lines
+}
+
+/** Line `line` (1-based) of `source`, without its line break; '' past the end. */
+export function sourceLine(source: string, line: number): string {
+  return linesOf(source)[line - 1] ?? ''
+}
+
+/**
+ * Renders lines around a position with a caret under the column, like
+ * compilers do. Lines wider than {@link FRAME_WIDTH} show the part around the
+ * column, with `…` where they are cut. Framing many positions of one source
+ * splits it once.
+ */
 export function codeFrame(source: string, at: Position, context = 2): string {
-  const lines = source.split(/\r?\n/)
+  const lines = linesOf(source)
   const first = Math.max(1, at.line - context)
   const last = Math.min(lines.length, at.line + context)
   const width = String(last).length
+  // The same window on every line, so the caret stays under its column.
+  const column = Math.max(0, at.column - 1)
+  const start = Math.max(0, column - FRAME_WIDTH / 2)
+  const cut = (line: string) => {
+    if (line.length <= FRAME_WIDTH && start === 0)
+      return line
+    const shown = line.slice(start, start + FRAME_WIDTH)
+    return `${start > 0 ? '…' : ''}${shown}${start + FRAME_WIDTH < line.length ? '…' : ''}`
+  }
   const out: string[] = []
   for (let n = first; n <= last; n++) {
     const marker = n === at.line ? '>' : ' '
-    out.push(`${marker} ${String(n).padStart(width)} | ${lines[n - 1]}`)
+    out.push(`${marker} ${String(n).padStart(width)} | ${cut(lines[n - 1]!)}`)
     if (n === at.line)
-      out.push(`  ${' '.repeat(width)} | ${' '.repeat(Math.max(0, at.column - 1))}^`)
+      out.push(`  ${' '.repeat(width)} | ${' '.repeat(column - start + (start > 0 ? 1 : 0))}^`)
   }
   return out.join('\n')
 }

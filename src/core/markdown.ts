@@ -1,3 +1,4 @@
+import { work } from '../runtime/work'
 import { trimEndSpaces } from './text'
 
 /** A top-level Markdown heading found by {@link scanHeadings}. */
@@ -76,6 +77,7 @@ export function scanHeadings(lines: readonly string[]): Heading[] {
 
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!
+    work.steps += line.length + 1
     if (fence) {
       const close = /^ {0,3}(`+|~+)[ \t]*$/.exec(line)
       if (close && close[1]![0] === fence.char && close[1]!.length >= fence.length)

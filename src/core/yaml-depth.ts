@@ -3,6 +3,8 @@
 // than a handful: this linear scan measures the depth first, so deeper text
 // is reported as a diagnostic instead of crashing the parser.
 
+import { work } from '../runtime/work'
+
 /** The deepest nesting of mappings, sequences and flow collections that frontmatter may use. */
 export const MAX_YAML_DEPTH = 64
 
@@ -24,6 +26,7 @@ export function yamlDepthExceeded(text: string, max = MAX_YAML_DEPTH): number | 
   while (lineStart <= text.length) {
     const newline = text.indexOf('\n', lineStart)
     const lineEnd = newline < 0 ? text.length : newline
+    work.steps += lineEnd - lineStart + 1
     let i = lineStart
     while (text.charCodeAt(i) === 32)
       i++

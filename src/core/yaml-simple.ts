@@ -1,4 +1,5 @@
 import type { YamlValue } from './yaml'
+import { work } from '../runtime/work'
 
 /**
  * A fast reader for the YAML that frontmatter is nearly always written in:
@@ -57,8 +58,10 @@ class Reader {
 
   /** Index of the next line that is neither blank nor a comment, or -1. */
   nextContent(): number {
-    while (this.i < this.lines.length && isSkippable(this.lines[this.i]!))
+    while (this.i < this.lines.length && isSkippable(this.lines[this.i]!)) {
+      work.steps += this.lines[this.i]!.length + 1
       this.i++
+    }
     return this.i < this.lines.length ? this.i : -1
   }
 
@@ -66,6 +69,7 @@ class Reader {
     const out: Record<string, YamlValue> = {}
     for (let at = this.nextContent(); at >= 0; at = this.nextContent()) {
       const line = this.lines[at]!
+      work.steps += line.length + 1
       const ind = indentOf(line)
       if (ind < indent)
         break

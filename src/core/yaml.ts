@@ -1,6 +1,7 @@
 import type { Node, Pair } from 'yaml'
 import type { Position } from './diagnostics'
 import { isAlias, isCollection, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit } from 'yaml'
+import { work } from '../runtime/work'
 import { DiagnosticBag } from './diagnostics'
 import { MAX_YAML_DEPTH, yamlDepthExceeded } from './yaml-depth'
 import { parseSimpleYaml } from './yaml-simple'
@@ -100,6 +101,7 @@ function parseFullYaml(text: string, firstLine: number, bag: DiagnosticBag): Yam
     if (!byKey) {
       byKey = new Map()
       for (const pair of node.items) {
+        work.steps++
         if (isScalar(pair.key) && !byKey.has(String(pair.key.value)))
           byKey.set(String(pair.key.value), pair)
       }
@@ -112,6 +114,7 @@ function parseFullYaml(text: string, firstLine: number, bag: DiagnosticBag): Yam
     let node: unknown = doc.contents
     let found: number = rangeStart(doc.contents) ?? 0
     for (const [depth, segment] of path.entries()) {
+      work.steps++
       const pair = childPair(node, segment)
       const target = pair ? (part === 'key' && depth === path.length - 1 ? pair.key : pair.value) : childItem(node, segment)
       const start = rangeStart(target) ?? (pair && rangeStart(pair.key))
@@ -219,6 +222,7 @@ function aliasTargets(doc: ReturnType<typeof parseDocument>): Map<unknown, unkno
 }
 
 function toValue(node: unknown, doc: ReturnType<typeof parseDocument>, budget: Budget): YamlValue {
+  work.steps++
   if ((budget.inAliases > 0 && --budget.left < 0) || budget.cycle)
     return null
   if (isAlias(node)) {

@@ -30,8 +30,13 @@ const CHANGED = 'Documents changed while the skill was exported, so nothing was 
  * as `references/<path>`. They are read now and checked against `digest`,
  * the folder the index or routes were made from: an edit meanwhile is an
  * {@link ExportError}, so an export never pairs an index with other texts.
+ * Only documents the folder holds now (real files, no symbolic links) are
+ * read: a path from a damaged or edited index never reaches outside it.
  */
 export async function originalDocuments(knowledgeDir: string, paths: readonly string[], digest: string): Promise<ExportFile[]> {
+  const held = new Set(loadKnowledgeFolder(knowledgeDir).documents.map(d => d.path))
+  if (paths.some(path => !held.has(path)))
+    throw new ExportError(CHANGED)
   let texts: Uint8Array[]
   try {
     texts = await Promise.all(paths.map(path => readFile(join(knowledgeDir, ...path.split('/')))))

@@ -1,6 +1,6 @@
-import type { Token, Tokens } from 'marked'
+import type { Tokens } from 'marked'
 import type { KnowledgeDocument } from './document'
-import { Lexer } from 'marked'
+import { blockTokens } from '../core/block-tokens'
 
 /** A piece of a document that is embedded and searched on its own. */
 export interface Chunk {
@@ -17,7 +17,8 @@ export interface Chunk {
 }
 
 function headingText(token: Tokens.Heading): string {
-  return token.text.replace(/\s*\n\s*/g, ' ').trim()
+  // Lines trimmed and joined: the pattern /\s*\n\s*/ backtracks quadratically over a long run of spaces.
+  return token.text.split('\n').map(line => line.trim()).filter(Boolean).join(' ')
 }
 
 /**
@@ -46,7 +47,7 @@ export function chunkDocument(document: KnowledgeDocument, index: number): Chunk
     parts = []
     hasContent = false
   }
-  for (const token of new Lexer().lex(document.body) as Token[]) {
+  for (const token of blockTokens(document.body)) {
     if (token.type === 'heading') {
       flush()
       const depth = (token as Tokens.Heading).depth

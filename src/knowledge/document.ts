@@ -1,6 +1,7 @@
 import type { DiagnosticBag } from '../core/diagnostics'
 import type { SplitSource } from '../core/frontmatter'
 import { splitFrontmatter } from '../core/frontmatter'
+import { markdownDepthExceeded, MAX_MARKDOWN_DEPTH } from '../core/markdown-depth'
 import { isYamlMapping, parseYaml } from '../core/yaml'
 
 /** A Markdown document of a knowledge folder. */
@@ -64,6 +65,14 @@ function readFields(split: SplitSource, bag: DiagnosticBag): Fields | undefined 
   return { id: text('id'), description: text('description'), category: text('category'), categories: list('categories'), tags: list('tags') }
 }
 
+/** How many line breaks `text` has before `offset`. */
+function countLines(text: string, offset: number): number {
+  let lines = 0
+  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1))
+    lines++
+  return lines
+}
+
 /**
  * Parses one document of a knowledge folder: plain Markdown or YAML
  * frontmatter (`id`, `description`, `category`/`categories`, `tags`).
@@ -76,6 +85,11 @@ export function parseKnowledgeDocument(path: string, source: string, bag: Diagno
     return undefined
   }
   const fields = readFields(split, bag)
+  const tooDeep = markdownDepthExceeded(split.body)
+  if (tooDeep !== undefined) {
+    const lineStart = split.body.lastIndexOf('\n', tooDeep - 1) + 1
+    bag.error('document-too-deep', `The document nests more than ${MAX_MARKDOWN_DEPTH} levels of block quotes or lists. Flatten it: a few levels are enough to read.`, { line: split.bodyLine + countLines(split.body, tooDeep), column: tooDeep - lineStart + 1 })
+  }
   if (split.body.trim() === '')
     bag.error('document-empty', 'The document has no content. Write its guidance, or delete the file.', { line: Math.max(1, split.bodyLine - 1), column: 1 })
   if (!fields || bag.hasErrors)

@@ -77,6 +77,10 @@ export function openKnowledgeProject(dir: string, options: OpenProjectOptions = 
     return { project: undefined, diagnostics: bag.items }
   }
 
+  if (hasFile && !statSync(configFile).isFile()) {
+    bag.error('config-invalid', `${PROJECT_FILE} is a folder, not a file. Remove it, then write the project's settings with "skill-kit init".`, { line: 1, column: 1 })
+    return { project: undefined, diagnostics: bag.items }
+  }
   const written = hasFile ? readFileSync(configFile, 'utf8') : ''
   let text = written
   let raw: unknown

@@ -8,7 +8,7 @@ import type { UnpluginMessage } from 'unplugin'
 import type { Diagnostic } from '../core/diagnostics'
 import { Buffer } from 'node:buffer'
 import { readFileSync, statSync } from 'node:fs'
-import { codeFrame } from '../core/diagnostics'
+import { codeFrame, sourceLine } from '../core/diagnostics'
 
 /**
  * A plugin message, with the code frame Rollup, Rolldown and Vite show under
@@ -39,9 +39,19 @@ export function bundlerMessage(framework: string, text: string, at: Diagnostic |
   if (framework !== 'esbuild')
     return { message, id: at.file, loc: { file: at.file, line: at.line, column: at.column - 1 }, stack: '' }
   // esbuild counts columns in UTF-8 bytes.
-  const lineText = content.split(/\r?\n/)[at.line - 1] ?? ''
+  const lineText = sourceLine(content, at.line)
   const column = Buffer.byteLength(lineText.slice(0, at.column - 1))
   return { message, id: at.file, loc: { file: at.file, line: at.line, column }, lineText, stack: '' }
+}
+
+/** Reads each file's text once: the warnings of one build often point into the same few files. */
+export function fileTexts(): (file: string) => string | undefined {
+  const texts = new Map<string, string | undefined>()
+  return (file) => {
+    if (!texts.has(file))
+      texts.set(file, readText(file))
+    return texts.get(file)
+  }
 }
 
 function readText(file: string): string | undefined {

@@ -12,7 +12,7 @@ import { Buffer } from 'node:buffer'
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { formatDiagnostic } from '../core/diagnostics'
-import { bundlerMessage } from './bundler-message'
+import { bundlerMessage, fileTexts } from './bundler-message'
 import { BODY_QUERY, bodyVersion, devBodyId, KNOWLEDGE_PREFIX } from './knowledge'
 import { modelReference, snapshotReference } from './knowledge-assets'
 import { generateKnowledgeModule } from './knowledge-codegen'
@@ -163,9 +163,10 @@ export async function loadKnowledgeModule(context: UnpluginBuildContext & Unplug
     context.error(bundlerMessage(framework, outcome.message, outcome.diagnostic))
     return undefined
   }
+  const textOf = fileTexts()
   for (const d of outcome.warnings) {
     if (reports.firstWarning(`${d.file}:${d.line}:${d.code}`))
-      context.warn(bundlerMessage(framework, formatDiagnostic(d, relativize), d))
+      context.warn(bundlerMessage(framework, formatDiagnostic(d, relativize), d, textOf(d.file)))
   }
   const { project, build } = outcome
   const mode = assetMode(context, env)

@@ -1,7 +1,7 @@
-import type { Token, Tokens } from 'marked'
+import type { Tokens } from 'marked'
 import type { KnowledgeDocument } from '../knowledge/document'
 import type { RouteCard } from '../runtime/routes'
-import { Lexer } from 'marked'
+import { blockTokens } from '../core/block-tokens'
 import { estimateTokens } from '../runtime/tokens'
 
 /** Bounds of a card's fields, in characters (tasks: how many). */
@@ -10,12 +10,17 @@ export const CARD_LIMITS = { title: 100, summary: 350, task: 200, minTasks: 1, m
 /** What an index page says about one document (the runtime's type: modules export it). */
 export type Card = RouteCard
 
-/** Markdown inline markup reduced to its text: links to their labels, no emphasis or code ticks. */
+/**
+ * Markdown inline markup reduced to its text: links to their labels, no
+ * emphasis or code ticks. Labels, targets and tags stop at the next opening
+ * bracket, parenthesis or `<`, so the patterns never rescan text: a run of
+ * unclosed `[a](` is linear, not quadratic.
+ */
 export function plainText(markdown: string): string {
   return markdown
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/<[^>]+>/g, '')
+    .replace(/!\[([^[\]]*)\]\([^()]*\)/g, '$1')
+    .replace(/\[([^[\]]*)\]\([^()]*\)/g, '$1')
+    .replace(/<[^<>]+>/g, '')
     .replace(/(\*\*|__|\*|_|`)/g, '')
     .replace(/\s+/g, ' ')
     .trim()
@@ -41,7 +46,7 @@ export function cutAtSentence(text: string, max: number): string {
 /** The first heading's text and first paragraph's plain text of a Markdown body. */
 export function firstHeadingAndParagraph(body: string): { heading?: string, paragraph?: string } {
   let heading: string | undefined
-  for (const token of new Lexer().lex(body) as Token[]) {
+  for (const token of blockTokens(body)) {
     if (token.type === 'heading' && heading === undefined)
       heading = plainText((token as Tokens.Heading).text)
     if (token.type === 'paragraph') {

@@ -9,7 +9,12 @@ import { explicitCategories } from './card'
  */
 export function offlineGroups(documents: readonly KnowledgeDocument[]): RouteGroup[] {
   const groups = new Map<string, string[]>()
-  const add = (title: string, id: string) => groups.set(title, [...(groups.get(title) ?? []), id])
+  const add = (title: string, id: string) => {
+    const ids = groups.get(title)
+    if (ids)
+      ids.push(id)
+    else groups.set(title, [id])
+  }
   const loose: KnowledgeDocument[] = []
   for (const document of documents) {
     const categories = explicitCategories(document)

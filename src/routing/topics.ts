@@ -22,7 +22,9 @@ function near(x: string, y: string): boolean {
   const a = x.replace(/ /g, '')
   const b = y.replace(/ /g, '')
   const shorter = Math.min(a.length, b.length)
-  return shorter >= 5 && editDistance(a, b) <= (shorter >= 12 ? 2 : 1)
+  const most = shorter >= 12 ? 2 : 1
+  // Lengths further apart than the edits allowed cannot be near: no table to fill.
+  return shorter >= 5 && Math.abs(a.length - b.length) <= most && editDistance(a, b) <= most
 }
 
 /**

@@ -1,7 +1,10 @@
+import { work } from './work'
+
 /** Levenshtein distance, case-insensitive. */
 export function editDistance(a: string, b: string): number {
   const x = a.toLowerCase()
   const y = b.toLowerCase()
+  work.steps += (x.length + 1) * (y.length + 1)
   const row = Array.from({ length: y.length + 1 }, (_, j) => j)
   for (let i = 1; i <= x.length; i++) {
     let diagonal = row[0]!
@@ -26,20 +29,36 @@ function typo(distance: number, length: number): boolean {
 }
 
 /**
+ * Longest word or candidate compared: the edit distance costs the product of
+ * the two lengths, and an agent or a hostile file controls the word.
+ */
+export const MAX_GUESS_LENGTH = 100
+
+/**
  * Up to `count` candidates close enough to `word` to be likely typos (at most
  * a third of its letters off, and at least 2), closest first, ties in the
  * candidates' order. Path-like candidates also match on their last segment,
  * so `vpn` finds `ops/vpn` (and `guides/vpn` finds it too): a segment that
- * matches exactly comes first.
+ * matches exactly comes first. Words or candidates longer than
+ * {@link MAX_GUESS_LENGTH} are never compared, nor pairs whose lengths alone
+ * differ by more than a typo.
  */
 export function closestMatches(word: string, candidates: readonly string[], count = 3): string[] {
+  if (word.length > MAX_GUESS_LENGTH)
+    return []
   const wordSegment = lastSegment(word)
+  /** The distance of `a` to `b` if it can be a typo of `a`, else Infinity. */
+  const typoDistance = (a: string, b: string) => {
+    if (b.length > MAX_GUESS_LENGTH || !typo(Math.abs(a.length - b.length), a.length))
+      return Infinity
+    const distance = editDistance(a, b)
+    return typo(distance, a.length) ? distance : Infinity
+  }
   return candidates
     .map((candidate) => {
-      const whole = editDistance(word, candidate)
-      const segment = candidate.includes('/') ? editDistance(wordSegment, lastSegment(candidate)) : Infinity
-      const distance = Math.min(typo(whole, word.length) ? whole : Infinity, typo(segment, wordSegment.length) ? segment : Infinity)
-      return { candidate, distance }
+      const whole = typoDistance(word, candidate)
+      const segment = candidate.includes('/') ? typoDistance(wordSegment, lastSegment(candidate)) : Infinity
+      return { candidate, distance: Math.min(whole, segment) }
     })
     .filter(c => c.distance !== Infinity)
     .sort((a, b) => a.distance - b.distance)

@@ -35,11 +35,13 @@ export function readProgressive(frontmatter: Record<string, YamlValue>, doc: Yam
   if (!list)
     return []
   const entries: AlwaysEntry[] = []
+  const seen = new Set<string>()
   list.items.forEach((id, index) => {
     const at = list.itemAt[index]!
-    if (entries.some(e => e.id === id))
+    if (seen.has(id))
       bag.error('always-duplicate', `"${id}" is listed twice in "metadata.${ALWAYS_KEY}". Remove the duplicate.`, at)
     else entries.push({ id, at, list: `metadata.${ALWAYS_KEY}` })
+    seen.add(id)
   })
   return entries
 }
@@ -62,30 +64,40 @@ function readMapping(value: YamlValue, doc: YamlDocument, bag: DiagnosticBag): A
     return []
   }
   const entries: AlwaysEntry[] = []
+  const seen = new Set<string>()
   always.forEach((item, index) => {
     const at = doc.locate(['progressive', 'always', index])
     if (typeof item !== 'string' || item.trim() === '') {
       bag.error('always-invalid', `"progressive.always" item ${index + 1} must be a non-empty section ID string.`, at)
       return
     }
-    if (entries.some(e => e.id === item)) {
+    if (seen.has(item)) {
       bag.error('always-duplicate', `"${item}" is listed twice in "progressive.always". Remove the duplicate.`, at)
       return
     }
+    seen.add(item)
     entries.push({ id: item, at, list: 'progressive.always' })
   })
   return entries
 }
 
+/** Most section IDs one message lists: a long body would otherwise repeat its whole table of contents in each. */
+const LISTED_IDS = 20
+/** Most unknown IDs that get a "Did you mean": each guess compares the ID with every known one. */
+const GUESSED_IDS = 10
+
 /** Reports `always` IDs that name no section of the body. */
 export function checkAlwaysIds(always: readonly AlwaysEntry[], known: readonly string[], bag: DiagnosticBag): void {
+  const ids = new Set(known)
+  const listed = known.length > LISTED_IDS ? `${known.slice(0, LISTED_IDS).join(', ')} and ${known.length - LISTED_IDS} more` : known.join(', ') || '(none)'
+  let guessed = 0
   for (const { id, at, list } of always) {
-    if (known.includes(id))
+    if (ids.has(id))
       continue
-    const guess = closest(id, known)
+    const guess = guessed++ < GUESSED_IDS ? closest(id, known) : undefined
     bag.error(
       'always-unknown-id',
-      `"${list}" names "${id}", but no heading has {#${id}}.${guess ? ` Did you mean "${guess}"?` : ''} Known IDs: ${known.join(', ') || '(none)'}.`,
+      `"${list}" names "${id}", but no heading has {#${id}}.${guess ? ` Did you mean "${guess}"?` : ''} Known IDs: ${listed}.`,
       at,
     )
   }

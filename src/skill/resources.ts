@@ -53,6 +53,7 @@ export function folderRelative(entry: string): string | undefined {
 /** Checks each declared entry and returns the normalised paths of the good ones. */
 function checkEntries(declared: readonly YamlValue[], locate: (index: number) => Position, folder: SkillFolder, bag: DiagnosticBag): string[] {
   const resources: string[] = []
+  const listed = new Set<string>()
   declared.forEach((entry, index) => {
     const at = () => locate(index)
     if (typeof entry !== 'string' || entry.trim() === '') {
@@ -64,7 +65,7 @@ function checkEntries(declared: readonly YamlValue[], locate: (index: number) =>
       bag.error('resource-outside', `Resource "${entry}" is outside the skill folder. Copy the file into the folder and list its relative path.`, at())
       return
     }
-    if (resources.includes(normalized)) {
+    if (listed.has(normalized)) {
       bag.error('resource-duplicate', `Resource "${entry}" is listed twice. Remove the duplicate.`, at())
       return
     }
@@ -75,7 +76,10 @@ function checkEntries(declared: readonly YamlValue[], locate: (index: number) =>
       bag.error('resource-symlink', `Resource "${entry}" is a symbolic link. Bundled files must be real files inside the skill folder: copy the target in.`, at())
     else if (kind === 'directory')
       bag.error('resource-not-file', `Resource "${entry}" is a folder. List the files inside it instead.`, at())
-    else resources.push(normalized)
+    else {
+      resources.push(normalized)
+      listed.add(normalized)
+    }
   })
   return resources
 }

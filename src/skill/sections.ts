@@ -3,6 +3,7 @@ import type { Heading } from '../core/markdown'
 import type { SectionInfo } from '../runtime/skill/types'
 import { scanHeadings } from '../core/markdown'
 import { slugify, trimEndSpaces } from '../core/text'
+import { work } from '../runtime/work'
 
 /** The body of a progressive skill cut into sections. */
 export interface SectionLayout {
@@ -75,14 +76,16 @@ export function layoutSections(body: string, bodyLine: number, bag: DiagnosticBa
 
   const sections: SectionInfo[] = []
   const covered = new Array<boolean>(lines.length).fill(false)
+  const nextOf = nextSameOrHigher(headings)
   let parent: SectionInfo | undefined
   for (const heading of headings) {
+    work.steps++
     const entry = sectioned.get(heading)
     if (heading.level <= 2)
       parent = undefined
     if (!entry)
       continue
-    const next = headings.find(h => h.startLine > heading.startLine && h.level <= heading.level)
+    const next = nextOf.get(heading)
     let end = (next ? next.startLine : lines.length) - 1
     while (end > heading.endLine && lines[end]!.trim() === '')
       end--
@@ -108,16 +111,44 @@ export function layoutSections(body: string, bodyLine: number, bag: DiagnosticBa
   covered.fill(true, 0, firstSection)
 
   // Text governed by a level-1 heading after the first section is in no section and not on the cover.
-  const stray = covered.findIndex((isCovered, i) => {
-    if (isCovered || lines[i]!.trim() === '')
-      return false
-    const governing = headings.findLast(h => h.level <= 3 && h.startLine <= i)
-    return governing?.level === 1 && i > governing.endLine
-  })
+  const stray = strayLine(lines, headings, covered)
   if (stray >= 0)
     bag.warning('content-outside-sections', 'This text follows a level-1 heading after the first section, so it is neither on the cover nor in any section. Move it into a section, or give it a level-2 heading with an ID.', { line: fileLine(stray), column: 1 })
 
   return { sections, preamble }
+}
+
+/** For each heading, the next one of the same or a higher level (where its section ends), in one pass. */
+function nextSameOrHigher(headings: readonly Heading[]): Map<Heading, Heading> {
+  const next = new Map<Heading, Heading>()
+  const open: Heading[] = []
+  for (const heading of headings) {
+    work.steps++
+    while (open.length > 0 && open[open.length - 1]!.level >= heading.level)
+      next.set(open.pop()!, heading)
+    open.push(heading)
+  }
+  return next
+}
+
+/**
+ * The first line that is in no section, not blank, and governed by a level-1
+ * heading (the last heading of level 1 to 3 before it) past that heading's
+ * own lines; -1 when there is none. Headings are in line order.
+ */
+function strayLine(lines: readonly string[], headings: readonly Heading[], covered: readonly boolean[]): number {
+  let governing: Heading | undefined
+  let h = 0
+  for (let i = 0; i < lines.length; i++) {
+    work.steps++
+    for (; h < headings.length && headings[h]!.startLine <= i; h++) {
+      if (headings[h]!.level <= 3)
+        governing = headings[h]
+    }
+    if (!covered[i] && lines[i]!.trim() !== '' && governing?.level === 1 && i > governing.endLine)
+      return i
+  }
+  return -1
 }
 
 /** Drops blank lines at both ends. */

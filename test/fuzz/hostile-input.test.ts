@@ -2,14 +2,20 @@
 // controls: the skill compiler, the knowledge document parser, the activation
 // engine and the skill tool. Nothing may throw but our own errors, and every
 // diagnostic has a place. The inputs that once crashed or stalled are kept as
-// regressions and run first. Time is the scaling benchmark's to measure
-// (bench/hostile.bench.mjs); here the inputs stay small enough to finish.
+// regressions and run first. Each input also has a work budget, linear in its
+// length: work is counted (lines and characters scanned, regex tests,
+// comparisons; src/runtime/work.ts), not timed, so a quadratic path fails here
+// on any machine. Time is the scaling benchmark's (bench/hostile.bench.mjs).
 
 import type { RegistrySkill, SkillToolArgs } from '../../src/runtime'
 import { describe, expect, it } from 'vitest'
 import { DiagnosticBag } from '../../src/core/diagnostics'
+import { chunkDocument } from '../../src/knowledge/chunk'
 import { parseKnowledgeDocument } from '../../src/knowledge/document'
+import { offlineCard } from '../../src/routing/card'
 import { createActivation, createSkillTool } from '../../src/runtime'
+import { editDistance } from '../../src/runtime/closest'
+import { work } from '../../src/runtime/work'
 import { compileSkill } from '../../src/skill/compile'
 import { registrySkill } from '../runtime/skill/registry-skill'
 
@@ -74,6 +80,27 @@ function mutate(r: ReturnType<typeof random>, source: string): string {
   return text
 }
 
+/** Work units allowed per character of input, and for any input: linear with room for constant factors. */
+const WORK_PER_CHAR = 40
+const WORK_BASE = 20_000
+
+/** The work `run` counts, and whether it is within the budget of an input of `length` characters. */
+function counted(length: number, run: () => void): { steps: number, limit: number, within: boolean } {
+  work.steps = 0
+  run()
+  const limit = WORK_PER_CHAR * length + WORK_BASE
+  return { steps: work.steps, limit, within: work.steps <= limit }
+}
+
+/** Runs `run` and fails when its counted work is over the budget of `length` characters. */
+function withinBudget(length: number, run: () => void): void {
+  const { steps, limit } = counted(length, run)
+  if (steps > limit)
+    throw new Error(`${steps} work units for ${length} characters of input; the budget is ${limit}`)
+}
+
+const many = (n: number, line: (i: number) => string) => Array.from({ length: n }, (_, i) => line(i)).join('')
+
 /** Inputs that crashed or stalled before (issue 14), kept as regressions. */
 const REGRESSIONS: string[] = [
   'x: &a [*a]',
@@ -87,11 +114,23 @@ const REGRESSIONS: string[] = [
   `---\nname: regression\ndescription: d\nprogressive: true\n---\n## a${' '.repeat(100_000)}b\n`,
   `---\nname: regression\ndescription: d\nprogressive: true\n---\n## ${'{#'.repeat(50_000)}\n`,
   `---\nname: regression\ndescription: d\ncontext_trigger:\n  topics: ["${Array.from({ length: 2670 }, (_, i) => `w${i}`).join(' ')}"]\n  paths: ["${'a*'.repeat(7663)}"]\n---\nBody.\n`,
+  // Quadratic in the compiler until they were found by counting: unknown \`always\` IDs each compared with every section, lines outside sections each looking back over every heading.
+  `---\nname: regression\ndescription: d\nprogressive:\n  always: [${many(3000, i => `x${i}, `)}x]\n---\n${many(3000, i => `## H${i} {#h${i}}\n`)}`,
+  `---\nname: regression\ndescription: d\nprogressive: {}\n---\n## A {#a}\n\n${many(5000, i => `## x${i}\ntext\n`)}`,
+  `---\nname: regression\ndescription: d\nprogressive: {}\n---\n${many(5000, i => `## H${i} {#h${i}}\n\n${i % 2 ? '' : '#'}### d\n`)}`,
+  `---\nname: regression\ndescription: d\nresources: [${many(3000, i => `r${i % 1500}.txt, `)}r]\n---\nb\n`,
+  // Nesting that overflowed marked's stack or took it seconds (documents are chunked and carded with it).
+  `---\nname: regression\ndescription: d\n---\n# Deep\n\n${'> '.repeat(5000)}a\n`,
+  `---\nname: regression\ndescription: d\n---\n# Deep\n\n${many(300, i => `${' '.repeat(2 * i)}- a\n`)}`,
+  `---\nname: regression\ndescription: d\n---\n# Emphasis\n\n${'_a'.repeat(20_000)}\n\n${'[a]('.repeat(10_000)}\n`,
 ])
 
 /** Compiles a source and checks the result's shape. */
 function compileChecked(source: string): void {
-  const compiled = compileSkill({ file: '/repo/skills/fuzzed/SKILL.md', source, folder: { files: [], kind: () => 'missing' } }, { onInvalid: 'fallback' })
+  let compiled!: ReturnType<typeof compileSkill>
+  withinBudget(source.length, () => {
+    compiled = compileSkill({ file: '/repo/skills/fuzzed/SKILL.md', source, folder: { files: [], kind: () => 'missing' } }, { onInvalid: 'fallback' })
+  })
   for (const d of compiled.diagnostics) {
     expect(typeof d.code).toBe('string')
     expect(d.message.length).toBeGreaterThan(0)
@@ -103,10 +142,32 @@ function compileChecked(source: string): void {
 
 function documentChecked(source: string): void {
   const bag = new DiagnosticBag('/kb/doc.md')
-  parseKnowledgeDocument('doc.md', source, bag)
+  let document: ReturnType<typeof parseKnowledgeDocument>
+  withinBudget(source.length, () => {
+    document = parseKnowledgeDocument('doc.md', source, bag)
+  })
   for (const d of bag.items)
     expect(d.line >= 1 && d.column >= 1).toBe(true)
+  // A document that parses is chunked and carded by marked, whose work is not counted (the benchmark times it).
+  if (document!) {
+    expect(chunkDocument(document, 0).length).toBeGreaterThan(0)
+    expect(typeof offlineCard(document).title).toBe('string')
+  }
 }
+
+describe('the work budget', () => {
+  it('fails on quadratic work and passes linear work of the same input', () => {
+    // Edit distance fills a table of one cell per pair of characters: quadratic in its input.
+    const a = 'a'.repeat(2000)
+    const b = 'b'.repeat(2000)
+    const quadratic = counted(a.length + b.length, () => editDistance(a, b))
+    expect(quadratic.within).toBe(false)
+    expect(() => withinBudget(a.length + b.length, () => editDistance(a, b))).toThrow(`4004001 work units for 4000 characters of input; the budget is ${WORK_PER_CHAR * 4000 + WORK_BASE}`)
+    // The compiler on a skill of the same size stays within it.
+    const skill = `---\nname: ok\ndescription: d\n---\n${'word '.repeat(780)}`
+    expect(counted(skill.length, () => compileSkill({ file: '/repo/skills/ok/SKILL.md', source: skill, folder: { files: [], kind: () => 'missing' } })).within).toBe(true)
+  })
+})
 
 describe('hostile input never crashes', () => {
   it('regressions: the inputs that once crashed or stalled compile to diagnostics', () => {
@@ -139,17 +200,35 @@ describe('hostile input never crashes', () => {
         description: 'd',
         triggers: { topics: Array.from({ length: r.int(5) }, phrase), paths: Array.from({ length: r.int(4) }, phrase), projects: Array.from({ length: r.int(3) }, phrase), alwaysActive: false },
       }))
-      const activation = createActivation(skills, { log: () => {}, cwd: '/repo' })
+      const message = noise(r, r.int(5000))
+      const paths = [`/repo/${noise(r, 1 + r.int(200)).replace(/\0/g, '')}`, noise(r, r.int(100))]
+      const context = noise(r, r.int(2000))
+      const length = JSON.stringify(skills).length + message.length + paths.join('').length + context.length
       try {
-        activation.observeMessage(noise(r, r.int(5000)))
-        activation.observePaths([`/repo/${noise(r, 1 + r.int(200)).replace(/\0/g, '')}`, noise(r, r.int(100))])
-        activation.observeContext(noise(r, r.int(2000)))
-        activation.listing({ budgetChars: r.int(500) })
+        withinBudget(length, () => {
+          const activation = createActivation(skills, { log: () => {}, cwd: '/repo' })
+          activation.observeMessage(message)
+          activation.observePaths(paths)
+          activation.observeContext(context)
+          activation.listing({ budgetChars: r.int(500) })
+        })
       }
       catch (error) {
         throw new Error(`seed ${seed}: ${(error as Error).message}`)
       }
     }
+  })
+
+  it('the activation engine on many skills of hostile triggers and a long message', () => {
+    // Punctuation-only topics are searched for over the whole text: the engine keeps only a few.
+    const skills = Array.from({ length: 100 }, (_, s) => ({ name: `s${s}`, description: 'd', triggers: { paths: ['a*b*c', '**/x*'], projects: ['E##'], alwaysActive: false, topics: Array.from({ length: 100 }, (_, i) => `${'+-'.repeat(1 + i % 7)}${s % 2 ? '' : 'database'}`) } }))
+    const message = `${'+- database '.repeat(2_000)}E12`
+    const paths = Array.from({ length: 200 }, (_, i) => `/repo/${'a/'.repeat(i % 20)}x${i}`)
+    withinBudget(JSON.stringify(skills).length + message.length + paths.join('').length, () => {
+      const activation = createActivation(skills, { log: () => {}, cwd: '/repo' })
+      activation.observeMessage(message)
+      activation.observePaths(paths)
+    })
   })
 
   it('the skill tool on random arguments (seeded): always a result, never a throw', async () => {
@@ -170,7 +249,10 @@ describe('hostile input never crashes', () => {
     for (let seed = 1; seed <= 500; seed++) {
       const r = random(seed)
       const args = { action: r.pick(['load', 'read_section', values(r)]), skill: r.next() < 0.6 ? 'fuzzed' : values(r), section_id: values(r), heading: values(r), offset: values(r), limit: values(r) }
+      work.steps = 0
       const result = await tool.execute(args as SkillToolArgs)
+      const length = VALID.length + (JSON.stringify(args) ?? '').length
+      expect(work.steps, `seed ${seed}`).toBeLessThanOrEqual(WORK_PER_CHAR * length + WORK_BASE)
       expect(typeof result.content).toBe('string')
       expect(typeof result.isError).toBe('boolean')
       expect(result.content.length).toBeLessThan(10_000)

@@ -371,7 +371,7 @@ describe('where a moved Node bundle finds its model', () => {
     const [snapshot] = filesOf(bare.dir).filter(f => f.endsWith('.skillkit'))
     rmSync(join(bare.dir, snapshot!))
     const failure = await run(bare.file).catch((error: Error) => error.message)
-    expect(failure).toContain(`Error: Cannot read the knowledge snapshot ${join(bare.dir, snapshot!)} (ENOENT): it belongs beside the bundle; deploy the bundle's whole output folder.`)
+    expect(failure).toContain(`KnowledgeError: Cannot read the knowledge snapshot ${join(bare.dir, snapshot!)} (ENOENT): it belongs beside the bundle; deploy the bundle's whole output folder.`)
   }, 60_000)
 
   it('says Transformers.js is not installed where the bundle runs, and searches lexically', async () => {

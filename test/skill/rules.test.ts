@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { compileSkill } from '../../src/skill/compile'
 import { SkillLoader } from '../../src/skill/load'
 
 const fixtures = join(import.meta.dirname, 'fixtures')
@@ -225,5 +226,18 @@ describe('fallback', () => {
     expect(compiled.cover.startsWith('## Rules {#rules}')).toBe(true)
     expect(compiled.cover.endsWith('### Deep {#deep}')).toBe(true)
     expect(compiled.diagnostics.map(d => d.code)).toEqual(['section-id-missing', 'section-id-missing'])
+  })
+})
+
+describe('long lists of unknown section IDs', () => {
+  it('list 20 known IDs and guess for the first 10 unknown ones', () => {
+    const body = Array.from({ length: 25 }, (_, i) => `## H${i} {#h${i}}\n\ntext\n`).join('\n')
+    const always = Array.from({ length: 12 }, (_, i) => `h${i}x`).join(', ')
+    const compiled = compileSkill({ file: '/repo/skills/long/SKILL.md', source: `---\nname: long\ndescription: d\nprogressive:\n  always: [${always}]\n---\n${body}`, folder: { files: [], kind: () => 'missing' } })
+    const known = `${Array.from({ length: 20 }, (_, i) => `h${i}`).join(', ')} and 5 more`
+    expect(compiled.diagnostics.map(d => d.message)).toEqual([
+      ...Array.from({ length: 10 }, (_, i) => `"progressive.always" names "h${i}x", but no heading has {#h${i}x}. Did you mean "h${i}"? Known IDs: ${known}.`),
+      ...[10, 11].map(i => `"progressive.always" names "h${i}x", but no heading has {#h${i}x}. Known IDs: ${known}.`),
+    ])
   })
 })

@@ -45,12 +45,12 @@ async function readAsset({ href }: UrlLike): Promise<ArrayBuffer | ArrayBufferVi
     const path = nodeBuiltin<NodeUrl>('node:url').fileURLToPath(href)
     return nodeBuiltin<NodeFsPromises>('node:fs/promises').readFile(path).catch((error: unknown) => {
       const code = (error as { code?: string }).code
-      throw new Error(`Cannot read the knowledge snapshot ${path}${code ? ` (${code})` : ''}: it belongs beside the bundle; deploy the bundle's whole output folder.`, { cause: error })
+      throw new KnowledgeError('snapshot-unavailable', `Cannot read the knowledge snapshot ${path}${code ? ` (${code})` : ''}: it belongs beside the bundle; deploy the bundle's whole output folder.`)
     })
   }
   const response = await fetch(href)
   if (!response.ok)
-    throw new Error(`Cannot load the knowledge snapshot ${href}: HTTP ${response.status} ${response.statusText}.`)
+    throw new KnowledgeError('snapshot-unavailable', `Cannot load the knowledge snapshot ${href}: HTTP ${response.status} ${response.statusText}. It belongs beside the bundle: deploy the bundle's whole output folder, or serve it at that URL.`)
   return response.arrayBuffer()
 }
 

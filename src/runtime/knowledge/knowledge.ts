@@ -68,7 +68,7 @@ export interface KnowledgeBase {
   snapshot: () => Promise<Snapshot>
 }
 
-export type KnowledgeErrorCode = 'unknown-document' | 'no-embedder' | 'no-vectors' | 'model-unavailable' | 'invalid-query' | 'invalid-options'
+export type KnowledgeErrorCode = 'unknown-document' | 'no-embedder' | 'no-vectors' | 'model-unavailable' | 'invalid-query' | 'invalid-options' | 'snapshot-unavailable'
 
 const SEARCH_MODES: readonly KnowledgeSearchMode[] = ['auto', 'vector', 'lexical', 'hybrid']
 

@@ -24,6 +24,7 @@
 // (`*`, `**/*`, an escape) is asked about every path.
 
 import ignore from 'ignore'
+import { work } from '../work'
 
 /** Requirement kinds, in order of preference on a tie. */
 const SEG = 0
@@ -248,6 +249,7 @@ export class GlobIndex {
       if (bucket === undefined)
         return
       for (const glob of bucket) {
+        work.steps += glob.requirements.length
         if (this.seen[glob.owner] === this.stamp)
           continue
         let ok = true

@@ -26,6 +26,8 @@
 // same key as its index word; it is tested there by a sticky regex whose
 // lookbehind checks the part of the phrase before that word.
 
+import { work } from '../work'
+
 const WORD_CLASS = '[\\p{L}\\p{N}\\p{M}_]'
 // Compiling a regex with these Unicode classes costs about 0.7 ms, so they are
 // compiled once, here, and no per-phrase regex contains them: the boundaries
@@ -35,6 +37,9 @@ const WORD_CLASS = '[\\p{L}\\p{N}\\p{M}_]'
 const WORD_RUN = new RegExp(`${WORD_CLASS}+`, 'gu')
 /** A word character at `lastIndex`. */
 const WORD_AT = new RegExp(WORD_CLASS, 'uy')
+
+/** Most phrases without a word character one index keeps: each costs a search of the whole text. */
+export const MAX_WORDLESS_PHRASES = 20
 
 /** What a text observation found for one owner (skill). */
 export interface PhraseHit {
@@ -48,10 +53,18 @@ export interface PhraseHit {
   start: number
 }
 
-interface Phrase {
+/** A skill that lists a phrase: which one, where in its list, and as written. */
+interface PhraseUser {
   owner: number
   order: number
   value: string
+}
+
+/** A phrase (trimmed), tested once per place for every skill that lists it. */
+interface Phrase {
+  /** The phrase trimmed: what decides its key and regex. */
+  text: string
+  users: PhraseUser[]
   /** Regex source tested at the index word (sticky), or over the whole text for a phrase without words. */
   source: string
   /** Whether `source` starts with a capturing lookbehind for the text before the index word. */
@@ -137,9 +150,14 @@ export const PROJECT_OPTIONS: PhraseOptions = {
   textKey: word => word.replace(/[0-9]/g, '#'),
 }
 
-/** Phrases of many owners, each indexed by the key of its longest word. */
+/**
+ * Phrases of many owners, each indexed by the key of its longest word. A
+ * phrase that several owners list is stored and tested once.
+ */
 export class PhraseIndex {
   private readonly byKey = new Map<string, Phrase[]>()
+  /** Each indexed phrase by its trimmed text (which decides its key and regex). */
+  private readonly byText = new Map<string, Phrase>()
   /** Phrases without any word character, tested over the whole text. */
   private wordless: Phrase[] = []
   private readonly keysOf = new Map<number, string[]>()
@@ -172,8 +190,20 @@ export class PhraseIndex {
         }
       }
       if (start < 0) {
-        // No word character: no boundary either.
-        this.wordless.push({ owner, order, value: raw, source: pieceSource(value, digitHash), prefixed: false, boundaryBefore: false, boundaryAfter: false })
+        // No word character: no boundary either. Each is searched for over the
+        // whole text, so only the first few of all skills are (the compiler
+        // refuses them; a registry written by hand may still have some).
+        if (this.wordless.length >= MAX_WORDLESS_PHRASES)
+          return
+        this.wordless.push({ text: value, users: [{ owner, order, value: raw }], source: pieceSource(value, digitHash), prefixed: false, boundaryBefore: false, boundaryAfter: false })
+        return
+      }
+      const key = phraseKey(value.slice(start, end))
+      if (!keys.includes(key))
+        keys.push(key)
+      const known = this.byText.get(value)
+      if (known) {
+        known.users.push({ owner, order, value: raw })
         return
       }
       // The regex is tried where a word of the text starts, so the boundary
@@ -183,11 +213,9 @@ export class PhraseIndex {
       const prefix = value.slice(0, start)
       const behind = prefix === '' ? '' : `(?<=(${pieceSource(prefix, digitHash)}))`
       const source = behind + pieceSource(value.slice(start), digitHash)
-      const key = phraseKey(value.slice(start, end))
       const phrase: Phrase = {
-        owner,
-        order,
-        value: raw,
+        text: value,
+        users: [{ owner, order, value: raw }],
         source,
         prefixed: prefix !== '',
         boundaryBefore: prefix !== '' && wordAt(words, 0),
@@ -197,8 +225,7 @@ export class PhraseIndex {
       if (bucket)
         bucket.push(phrase)
       else this.byKey.set(key, [phrase])
-      if (!keys.includes(key))
-        keys.push(key)
+      this.byText.set(value, phrase)
     })
     if (keys.length > 0)
       this.keysOf.set(owner, keys)
@@ -206,15 +233,23 @@ export class PhraseIndex {
 
   /** Drops an owner's phrases (its skill is active now). */
   remove(owner: number): void {
+    const others = (phrase: Phrase) => {
+      phrase.users = phrase.users.filter(u => u.owner !== owner)
+      return phrase.users.length > 0
+    }
     for (const key of this.keysOf.get(owner) ?? []) {
-      const bucket = this.byKey.get(key)!.filter(p => p.owner !== owner)
+      const bucket = this.byKey.get(key)!.filter((phrase) => {
+        if (others(phrase))
+          return true
+        this.byText.delete(phrase.text)
+        return false
+      })
       if (bucket.length === 0)
         this.byKey.delete(key)
       else this.byKey.set(key, bucket)
     }
     this.keysOf.delete(owner)
-    if (this.wordless.some(p => p.owner === owner))
-      this.wordless = this.wordless.filter(p => p.owner !== owner)
+    this.wordless = this.wordless.filter(others)
   }
 
   /**
@@ -232,10 +267,11 @@ export class PhraseIndex {
     }
     const { textKey, flags } = this.options
     for (const phrase of this.wordless) {
+      work.steps += text.length
       const regex = phrase.regex === undefined ? (phrase.regex = compile(phrase.source, flags)) : phrase.regex
       const m = regex?.exec(text)
-      if (m)
-        better(phrase.owner, { order: phrase.order, value: phrase.value, matched: m[0], start: m.index })
+      for (const { owner, order, value } of m ? phrase.users : [])
+        better(owner, { order, value, matched: m![0], start: m!.index })
     }
     if (this.byKey.size === 0)
       return hits
@@ -244,12 +280,14 @@ export class PhraseIndex {
     let m: RegExpExecArray | null
     // eslint-disable-next-line no-cond-assign
     while ((m = words.exec(text))) {
+      work.steps += m[0].length
       const bucket = this.byKey.get(textKey(m[0]))
       if (bucket === undefined)
         continue
       const next = words.lastIndex
       const at = m.index
       for (const phrase of bucket) {
+        work.steps += phrase.source.length
         const regex = phrase.regex === undefined ? (phrase.regex = compile(phrase.source, `y${flags}`)) : phrase.regex
         if (regex === null)
           continue
@@ -261,7 +299,8 @@ export class PhraseIndex {
         const start = at - before.length
         if (phrase.boundaryBefore && wordBefore(text, start))
           continue
-        better(phrase.owner, { order: phrase.order, value: phrase.value, matched: before + found[0], start })
+        for (const { owner, order, value } of phrase.users)
+          better(owner, { order, value, matched: before + found[0], start })
       }
       words.lastIndex = next
     }

@@ -1,4 +1,5 @@
 import type { ReadOptions, SectionIndexEntry, SectionMap } from './types'
+import { work } from '../work'
 
 /** Why a section read failed, for callers (such as an agent tool) that answer differently per case. */
 export type SkillReadErrorCode = 'unknown-section' | 'ambiguous-heading' | 'not-progressive' | 'invalid-range'
@@ -26,6 +27,7 @@ export function resolveSection(sections: readonly SectionIndexEntry[], ref: stri
     const ids = sections.map(s => s.id)
     throw new SkillReadError('unknown-section', `A section is read by its ID or heading, a string; got ${typeof ref}. Known section IDs: ${ids.join(', ') || '(none)'}.`, ids)
   }
+  work.steps += sections.length
   const byId = sections.find(s => s.id === ref)
   if (byId)
     return byId

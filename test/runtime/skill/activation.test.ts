@@ -708,4 +708,20 @@ describe('hostile triggers built by hand', () => {
     expect(names(activation.observePaths(['/repo/aaaaaaaaaaaaaaaaaaaaaaaaaaaaab/x.sql'], { cwd: '/repo' }))).toEqual(['db'])
     expect(names(activation.observeContext('ticket OPS-7'))).toEqual(['hostile'])
   })
+
+  it('searches for the first 20 topics without a letter or digit only, each over the whole text', () => {
+    const skills = Array.from({ length: 25 }, (_, i) => skill(`p${i}`, { topics: [`+${'-'.repeat(i)}>`] }))
+    const { activation } = session(skills)
+    expect(names(activation.observeMessage(`x ${'+'}${'-'.repeat(30)}> and ${Array.from({ length: 25 }, (_, i) => `+${'-'.repeat(i)}>`).join(' ')}`))).toEqual(Array.from({ length: 20 }, (_, i) => `p${i}`))
+  })
+
+  it('tests a topic that many skills list once per place, and activates each of them', () => {
+    const skills = Array.from({ length: 30 }, (_, i) => skill(`s${i}`, { topics: i % 3 ? ['schema  migration', `only${i}`] : ['other'] }))
+    const { activation, logs } = session(skills)
+    // Activating one skill leaves the shared phrase to the others.
+    activation.activate('s1')
+    expect(names(activation.observeMessage('a Schema\n migration here'))).toEqual(skills.filter((_, i) => i % 3 && i !== 1).map(s => s.name))
+    expect(logs[1]).toBe('[skills] Activated conditional skill \'s2\' (matched: topics: schema  migration)')
+    expect(activation.dormant.map(s => s.name)).toEqual(skills.filter((_, i) => i % 3 === 0).map(s => s.name))
+  })
 })
