@@ -55,7 +55,7 @@ export async function planKnowledgeExport(project: KnowledgeProject, options: Ex
   const { config } = project
   if (options.mode === 'routed') {
     if (options.includeModel)
-      throw new ExportError('A routed export has no search script, so it takes no model: export it without includeModel, or as a semantic export.')
+      throw new ExportError('invalid-options', 'A routed export has no search script, so it takes no model: export it without includeModel, or as a semantic export.')
     const digest = loadKnowledgeFolder(config.knowledge).digest
     const routes = await routeKnowledgeProject(project, { ...options.routing, offline: options.offline, force: options.force })
     if (!('skill' in routes))
@@ -80,7 +80,7 @@ export async function exportKnowledgeProject(project: KnowledgeProject, dest: st
   assertNewDestination(dest, shown)
   const inside = relative(project.config.knowledge, resolve(dest))
   if (!inside.startsWith('..') && !isAbsolute(inside))
-    throw new ExportError(`${shown} is inside the knowledge folder, where the exported documents would become documents of the project. Export to a folder outside it.`)
+    throw new ExportError('destination-inside', `${shown} is inside the knowledge folder, where the exported documents would become documents of the project. Export to a folder outside it.`)
   const plan = await planKnowledgeExport(project, options)
   if ('entries' in plan)
     await writeExportFolder(dest, plan.entries, shown)

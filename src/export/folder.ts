@@ -43,7 +43,7 @@ const EXPORT_TEMPORARY = /^\..+\.export-(\d+)-[^.]+$/
 /** Refuses a destination that exists: an export never replaces or merges into a folder. */
 export function assertNewDestination(dest: string, shown: string): void {
   if (existsSync(dest))
-    throw new ExportError(`${shown} already exists. An export never overwrites: choose a new destination, or remove that one first.`)
+    throw new ExportError('destination-exists', `${shown} already exists. An export never overwrites: choose a new destination, or remove that one first.`)
 }
 
 /**

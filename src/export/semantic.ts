@@ -62,10 +62,10 @@ function packageFiles(name: string, lockfile: string): ExportFile[] {
 function modelFiles(project: KnowledgeProject): ExportFile[] {
   const { model } = project.config
   if (!model)
-    throw new ExportError(`"${project.config.name}" has no model ("model": false in skill-kit.json), so --include-model has nothing to copy: export without it.`)
+    throw new ExportError('model-unavailable', `"${project.config.name}" has no model ("model": false in skill-kit.json), so --include-model has nothing to copy: export without it.`)
   const located = locateModelFiles(model.cacheDir, model.id, model.revision, model.dtype)
   if (located.missing.length > 0)
-    throw new ExportError(`--include-model copies the embedding model ${model.id} into the export, but its model folder lacks ${located.missing.join(', ')}. Run "${projectCommand(project, 'model')}" first.`)
+    throw new ExportError('model-unavailable', `--include-model copies the embedding model ${model.id} into the export, but its model folder lacks ${located.missing.join(', ')}. Run "${projectCommand(project, 'model')}" first.`)
   const onnx = located.found[onnxFileOf(model.dtype)]!
   const external = readdirSync(dirname(onnx))
     .filter(name => name.startsWith(`${basename(onnx)}_data`))

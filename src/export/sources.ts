@@ -36,17 +36,17 @@ const CHANGED = 'Documents changed while the skill was exported, so nothing was 
 export async function originalDocuments(knowledgeDir: string, paths: readonly string[], digest: string): Promise<ExportFile[]> {
   const held = new Set(loadKnowledgeFolder(knowledgeDir).documents.map(d => d.path))
   if (paths.some(path => !held.has(path)))
-    throw new ExportError(CHANGED)
+    throw new ExportError('documents-changed', CHANGED)
   let texts: Uint8Array[]
   try {
     texts = await Promise.all(paths.map(path => readFile(join(knowledgeDir, ...path.split('/')))))
   }
   catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-      throw new ExportError(CHANGED)
+      throw new ExportError('documents-changed', CHANGED)
     throw error
   }
   if (loadKnowledgeFolder(knowledgeDir).digest !== digest)
-    throw new ExportError(CHANGED)
+    throw new ExportError('documents-changed', CHANGED)
   return paths.map((path, i) => fileOf(`${REFERENCES_DIR}/${path}`, texts[i]!))
 }

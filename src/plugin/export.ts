@@ -4,7 +4,9 @@
 // every bundler. The dev server exports nothing.
 
 import type { UnpluginBuildContext } from 'unplugin'
+import type { ExportErrorCode } from '../export/error'
 import type { ExportMode } from '../export/export'
+import type { KnowledgeProject } from '../knowledge/project'
 import type { KnowledgeExportOptions, KnowledgeOptions, Options } from './options'
 import type { ProgressWrite } from './progress'
 import type { HookContext } from './kinds/kind'
@@ -18,6 +20,16 @@ import { formatDiagnostic } from '../core/diagnostics'
 import { openKnowledgeProject } from '../knowledge/project'
 import { RoutingError } from '../routing/client'
 import { watchSession } from './kinds/routes'
+
+/**
+ * An {@link ExportError} as bundlers print it: its message says all a person
+ * needs, so no stack of the plugin's is printed under it.
+ */
+function failure(code: ExportErrorCode, message: string): ExportError {
+  const error = new ExportError(code, message)
+  error.stack = ''
+  return error
+}
 
 /** Writes one exported file under a fixed name, relative to the build output. */
 type EmitExported = (fileName: string, source: Uint8Array | string) => void
@@ -41,12 +53,12 @@ function exportRequests(options: Options): ExportRequest[] {
     const at = `Knowledge base "${name}": export`
     const mode = settings.mode ?? 'semantic'
     if (!EXPORT_MODES.includes(mode))
-      throw new Error(`${at}.mode must be "semantic" or "routed", got ${JSON.stringify(mode)}.`)
+      throw failure('invalid-options', `${at}.mode must be "semantic" or "routed", got ${JSON.stringify(mode)}.`)
     const { outDir } = settings
     if (outDir !== undefined && (typeof outDir !== 'string' || outDir.trim() === '' || /^(?:[/\\]|[a-z]:)/i.test(outDir) || outDir.split(/[/\\]/).includes('..')))
-      throw new Error(`${at}.outDir must be a folder inside the build output (a relative path without ".."), got ${JSON.stringify(outDir)}.`)
+      throw failure('invalid-options', `${at}.outDir must be a folder inside the build output (a relative path without ".."), got ${JSON.stringify(outDir)}.`)
     if (settings.includeModel && mode === 'routed')
-      throw new Error(`${at}.includeModel is for semantic exports: a routed export has no search script and needs no model. Remove it, or set export.mode to "semantic".`)
+      throw failure('invalid-options', `${at}.includeModel is for semantic exports: a routed export has no search script and needs no model. Remove it, or set export.mode to "semantic".`)
     requests.push({ name, entry: configured, mode, outDir: outDir?.replace(/\\/g, '/').replace(/^\.\/|\/+$/g, ''), includeModel: settings.includeModel ?? false })
   }
   return requests
@@ -59,7 +71,7 @@ function exportEmitter(context: UnpluginBuildContext, framework: string): EmitEx
     const { outdir, outfile, absWorkingDir } = native.build.initialOptions
     const folder = outdir ?? (outfile ? dirname(outfile) : undefined)
     if (!folder)
-      throw new Error('The knowledge export option writes a skill folder into the build output: set outdir (or outfile).')
+      throw failure('invalid-options', 'The knowledge export option writes a skill folder into the build output: set outdir (or outfile).')
     const root = resolve(absWorkingDir ?? process.cwd(), folder)
     return (fileName, source) => {
       mkdirSync(dirname(join(root, fileName)), { recursive: true })
@@ -100,31 +112,35 @@ export async function emitKnowledgeExports(context: UnpluginBuildContext, env: E
     const label = `Knowledge base "${request.name}"`
     let plan: Awaited<ReturnType<typeof planKnowledgeExport>>
     let skillName: string
-    try {
-      if (request.mode === 'semantic') {
-        const outcome = await env.service.build({ kind: 'name', name: request.name }, env.progress)
-        if (!outcome.ok)
-          throw new Error(outcome.message)
-        skillName = exportSkillName(outcome.project.config.name)
-        plan = await planKnowledgeExport(outcome.project, { mode: 'semantic', includeModel: request.includeModel, build: outcome.build })
+    /** Plans the export; what the export library or the router refuses is said with the knowledge base's name. */
+    const planned = async (project: KnowledgeProject, options: Parameters<typeof planKnowledgeExport>[1]) => {
+      try {
+        return await planKnowledgeExport(project, options)
       }
-      else {
-        const { entry } = request
-        const opened = openKnowledgeProject(resolve(env.root, entry.dir), { root: env.root, overrides: { model: entry.model, chunk: entry.chunk, search: entry.search } })
-        if (!opened.project)
-          throw new Error(`${label} cannot be exported. Fix its settings:\n\n${opened.diagnostics.map(d => formatDiagnostic(d, env.relativize)).join('\n')}`)
-        skillName = exportSkillName(opened.project.config.name)
-        // Watch builds rebuild on background edits: answers from the routing cache only, as the routes modules do.
-        plan = await planKnowledgeExport(opened.project, { mode: 'routed', offline: env.options.offline, routing: { log: env.progress, cacheOnly: watchSession(context as unknown as HookContext) } })
+      catch (error) {
+        if (error instanceof ExportError || error instanceof RoutingError)
+          throw failure(error instanceof ExportError ? error.code : 'build-failed', `${label} cannot be exported: ${error.message}`)
+        throw error
       }
     }
-    catch (error) {
-      if (error instanceof ExportError || error instanceof RoutingError)
-        throw new Error(`${label} cannot be exported: ${error.message}`)
-      throw error
+    if (request.mode === 'semantic') {
+      const outcome = await env.service.build({ kind: 'name', name: request.name }, env.progress)
+      if (!outcome.ok)
+        throw failure('build-failed', outcome.message)
+      skillName = exportSkillName(outcome.project.config.name)
+      plan = await planned(outcome.project, { mode: 'semantic', includeModel: request.includeModel, build: outcome.build })
+    }
+    else {
+      const { entry } = request
+      const opened = openKnowledgeProject(resolve(env.root, entry.dir), { root: env.root, overrides: { model: entry.model, chunk: entry.chunk, search: entry.search } })
+      if (!opened.project)
+        throw failure('build-failed', `${label} cannot be exported. Fix its settings:\n\n${opened.diagnostics.map(d => formatDiagnostic(d, env.relativize)).join('\n')}`)
+      skillName = exportSkillName(opened.project.config.name)
+      // Watch builds rebuild on background edits: answers from the routing cache only, as the routes modules do.
+      plan = await planned(opened.project, { mode: 'routed', offline: env.options.offline, routing: { log: env.progress, cacheOnly: watchSession(context as unknown as HookContext) } })
     }
     if (!('entries' in plan))
-      throw new Error(`${label} cannot be exported. Fix its documents:\n\n${plan.diagnostics.map(d => formatDiagnostic(d, env.relativize)).join('\n')}`)
+      throw failure('build-failed', `${label} cannot be exported. Fix its documents:\n\n${plan.diagnostics.map(d => formatDiagnostic(d, env.relativize)).join('\n')}`)
     const folder = request.outDir ?? `skills/${skillName}`
     for (const file of plan.entries)
       emit(`${folder}/${file.path}`, await file.read())

@@ -33,8 +33,8 @@ describe('originalDocuments', () => {
   it('refuses a path outside the folder, even with the folder\'s digest', async () => {
     const dir = folder('outside')
     const digest = loadKnowledgeFolder(dir).digest
-    await expect(originalDocuments(dir, ['guides/a.md', '../secret.md'], digest)).rejects.toThrow(new ExportError(CHANGED))
-    await expect(originalDocuments(dir, ['guides/../../secret.md'], digest)).rejects.toThrow(new ExportError(CHANGED))
+    await expect(originalDocuments(dir, ['guides/a.md', '../secret.md'], digest)).rejects.toThrow(new ExportError('documents-changed', CHANGED))
+    await expect(originalDocuments(dir, ['guides/../../secret.md'], digest)).rejects.toThrow(new ExportError('documents-changed', CHANGED))
   })
 
   it('refuses a document that became a symbolic link', async () => {
@@ -42,6 +42,6 @@ describe('originalDocuments', () => {
     const digest = loadKnowledgeFolder(dir).digest
     rmSync(join(dir, 'guides/a.md'))
     symlinkSync(join(root, 'link/secret.md'), join(dir, 'guides/a.md'))
-    await expect(originalDocuments(dir, ['guides/a.md'], digest)).rejects.toThrow(new ExportError(CHANGED))
+    await expect(originalDocuments(dir, ['guides/a.md'], digest)).rejects.toThrow(new ExportError('documents-changed', CHANGED))
   })
 })

@@ -252,7 +252,7 @@ describe('snapshot without vectors (built with no model)', () => {
     expect(snap.documents.map(d => d.id)).toEqual(['Zeta', 'backup', 'plants/watering'])
     expect(chunkHeading(snap, 1)).toEqual(['Watering', 'In winter'])
     expect(searchLexical(snap, 'winter water')[0]).toMatchObject({ id: 'plants/watering', heading: ['Watering', 'In winter'] })
-    expect(() => searchVectors(snap, [1, 0])).toThrow(new TypeError('This snapshot has no vectors (it was built with no model): search it with searchLexical.'))
+    expect(() => searchVectors(snap, [1, 0])).toThrow(expect.objectContaining({ name: 'KnowledgeError', code: 'no-vectors', message: 'This snapshot has no vectors (it was built with no model): search it with searchLexical.' }))
   })
 
   it('needs the lexical index and no vectors', () => {

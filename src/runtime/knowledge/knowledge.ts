@@ -7,10 +7,14 @@ import type { EmbedQuery } from './query-embedder'
 import type { SearchResult } from './search-rank'
 import type { Snapshot, SnapshotDocument } from './snapshot-reader'
 import { closestMatches } from '../closest'
+import { KnowledgeError } from './errors'
 import { LEXICAL_THRESHOLD, searchHybrid, searchLexical } from './lexical'
 import { DEFAULT_THRESHOLD, DEFAULT_TOP_K, searchVectors } from './search'
 import { searchFused } from './search-fused'
 import { decodeSnapshot } from './snapshot-reader'
+
+export { KnowledgeError } from './errors'
+export type { KnowledgeErrorCode } from './errors'
 
 /** A document's metadata (its body comes from `retrieve`). */
 export type KnowledgeDocumentInfo = SnapshotDocument
@@ -68,22 +72,12 @@ export interface KnowledgeBase {
   snapshot: () => Promise<Snapshot>
 }
 
-export type KnowledgeErrorCode = 'unknown-document' | 'no-embedder' | 'no-vectors' | 'model-unavailable' | 'invalid-query' | 'invalid-options' | 'snapshot-unavailable'
-
 const SEARCH_MODES: readonly KnowledgeSearchMode[] = ['auto', 'vector', 'lexical', 'hybrid']
 
 /** A value a caller passed, as an error message quotes it (cut to a readable length). */
 function shown(value: unknown): string {
   const text = typeof value === 'string' ? JSON.stringify(value) : String(value)
   return text.length > 80 ? `${text.slice(0, 80)}…` : text
-}
-
-/** A request the knowledge base cannot answer; the message says what to do instead. */
-export class KnowledgeError extends Error {
-  override name = 'KnowledgeError'
-  constructor(readonly code: KnowledgeErrorCode, message: string) {
-    super(message)
-  }
 }
 
 /**

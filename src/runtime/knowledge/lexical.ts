@@ -31,6 +31,7 @@
 import type { Snapshot } from './snapshot-reader'
 import type { SearchHit, SearchResult } from './search-rank'
 import type { VectorPooling } from './search-pool'
+import { KnowledgeError } from './errors'
 import { kthHighest, POOLING_TEMPERATURE } from './search-pool'
 import { selectTop, toResult } from './search-rank'
 import { porterStem } from './stemmer'
@@ -300,9 +301,9 @@ function statsOf(index: LexicalIndex): IndexStats {
 
 function validate(topK: number, threshold: number): void {
   if (!Number.isSafeInteger(topK) || topK < 1)
-    throw new RangeError(`topK must be a positive integer, got ${String(topK)}.`)
+    throw new KnowledgeError('invalid-options', `topK must be a positive integer, got ${String(topK)}.`)
   if (!Number.isFinite(threshold) || threshold < 0 || threshold > 1)
-    throw new RangeError(`threshold must be a number from 0 to 1, got ${String(threshold)}.`)
+    throw new KnowledgeError('invalid-options', `threshold must be a number from 0 to 1, got ${String(threshold)}.`)
 }
 
 function isSnapshot(source: Snapshot | LexicalIndex): source is Snapshot {
@@ -347,9 +348,9 @@ export function searchLexical(source: Snapshot | LexicalIndex, query: string, { 
   const snapshot = isSnapshot(source) ? source : undefined
   const index = snapshot ? snapshot.lexical : source as LexicalIndex
   if (!index)
-    throw new Error('This snapshot has no lexical index: build it with the lexical option.')
+    throw new KnowledgeError('no-lexical-index', 'This snapshot has no lexical index: build it with the lexical option.')
   if (pooling !== 'soft' && pooling !== 'max')
-    throw new RangeError(`pooling must be 'soft' or 'max', got ${String(pooling)}.`)
+    throw new KnowledgeError('invalid-options', `pooling must be 'soft' or 'max', got ${String(pooling)}.`)
   const evidence = lexicalEvidence(index, query)
   if (!evidence)
     return []
@@ -471,9 +472,9 @@ export type HybridHit<T extends SearchHit> = T & {
  */
 export function searchHybrid<T extends SearchHit>(vectorResults: readonly T[], lexicalResults: readonly T[], { topK = 5, k = 60 }: HybridOptions = {}): HybridHit<T>[] {
   if (!Number.isSafeInteger(topK) || topK < 1)
-    throw new RangeError(`topK must be a positive integer, got ${String(topK)}.`)
+    throw new KnowledgeError('invalid-options', `topK must be a positive integer, got ${String(topK)}.`)
   if (!Number.isFinite(k) || k < 0)
-    throw new RangeError(`k must be a non-negative number, got ${String(k)}.`)
+    throw new KnowledgeError('invalid-options', `k must be a non-negative number, got ${String(k)}.`)
   const fused = new Map<number, HybridHit<T>>()
   for (const [i, hit] of vectorResults.entries()) {
     if (!fused.has(hit.documentIndex))

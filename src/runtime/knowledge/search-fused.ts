@@ -20,6 +20,7 @@
 import type { Snapshot } from './snapshot-reader'
 import type { SearchResult } from './search-rank'
 import type { VectorSearchOptions } from './search'
+import { KnowledgeError } from './errors'
 import { LEXICAL_THRESHOLD, lexicalEvidence, lexicalPooled, queryTerms } from './lexical'
 import { POOLING_TEMPERATURE } from './search-pool'
 import { DEFAULT_THRESHOLD, DEFAULT_TOP_K, scoreDocuments } from './search'
@@ -57,11 +58,11 @@ export function lexicalWeight(query: string): number {
  */
 export function searchFused(snapshot: Snapshot, query: string, queryVector: ArrayLike<number>, { topK = DEFAULT_TOP_K, threshold = DEFAULT_THRESHOLD, lexicalThreshold = LEXICAL_THRESHOLD, pooling = 'soft', accelerate = true }: FusedSearchOptions = {}): SearchResult[] {
   if (!Number.isSafeInteger(topK) || topK < 1)
-    throw new RangeError(`topK must be a positive integer, got ${String(topK)}.`)
+    throw new KnowledgeError('invalid-options', `topK must be a positive integer, got ${String(topK)}.`)
   if (!Number.isFinite(lexicalThreshold) || lexicalThreshold < 0 || lexicalThreshold > 1)
-    throw new RangeError(`lexicalThreshold must be a number from 0 to 1, got ${String(lexicalThreshold)}.`)
+    throw new KnowledgeError('invalid-options', `lexicalThreshold must be a number from 0 to 1, got ${String(lexicalThreshold)}.`)
   if (!snapshot.lexical)
-    throw new Error('This snapshot has no lexical index: search it with searchVectors.')
+    throw new KnowledgeError('no-lexical-index', 'This snapshot has no lexical index: search it with searchVectors.')
   const index = snapshot.lexical
   const documentCount = snapshot.documents.length
   const lower = new Float64Array(documentCount)

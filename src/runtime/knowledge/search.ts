@@ -7,6 +7,7 @@ import type { Snapshot } from './snapshot-reader'
 import type { SearchResult } from './search-rank'
 import type { PooledScores, VectorPooling } from './search-pool'
 import type { FusionTerms } from './search-refine'
+import { KnowledgeError } from './errors'
 import { scoreChunks, searchState } from './search-kernels'
 import { poolScores } from './search-pool'
 import { selectTop, toResult } from './search-rank'
@@ -55,7 +56,7 @@ export const DEFAULT_THRESHOLD = 0.3
  */
 export function searchVectors(snapshot: Snapshot, queryVector: ArrayLike<number>, { topK = DEFAULT_TOP_K, threshold = DEFAULT_THRESHOLD, pooling = 'soft', accelerate = true }: VectorSearchOptions = {}): SearchResult[] {
   if (!Number.isSafeInteger(topK) || topK < 1)
-    throw new RangeError(`topK must be a positive integer, got ${String(topK)}.`)
+    throw new KnowledgeError('invalid-options', `topK must be a positive integer, got ${String(topK)}.`)
   const documents = scoreDocuments(snapshot, queryVector, { topK, threshold, pooling, accelerate })
   if (!documents)
     return []
@@ -77,14 +78,14 @@ export function searchVectors(snapshot: Snapshot, queryVector: ArrayLike<number>
  */
 export function scoreDocuments(snapshot: Snapshot, queryVector: ArrayLike<number>, { topK, threshold, pooling, accelerate, fusion }: { topK: number, threshold: number, pooling: VectorPooling, accelerate: boolean, fusion?: FusionTerms }): PooledScores | null {
   if (!Number.isFinite(threshold) || threshold < -1 || threshold > 1)
-    throw new RangeError(`threshold must be a number from -1 to 1, got ${String(threshold)}.`)
+    throw new KnowledgeError('invalid-options', `threshold must be a number from -1 to 1, got ${String(threshold)}.`)
   if (pooling !== 'soft' && pooling !== 'max')
-    throw new RangeError(`pooling must be 'soft' or 'max', got ${String(pooling)}.`)
+    throw new KnowledgeError('invalid-options', `pooling must be 'soft' or 'max', got ${String(pooling)}.`)
   if (snapshot.encoding === 'none')
-    throw new TypeError('This snapshot has no vectors (it was built with no model): search it with searchLexical.')
+    throw new KnowledgeError('no-vectors', 'This snapshot has no vectors (it was built with no model): search it with searchLexical.')
   const dims = snapshot.dimensions
   if (queryVector.length !== dims && snapshot.chunkCount > 0)
-    throw new RangeError(`The query vector has ${queryVector.length} dimensions, the snapshot ${dims} (model ${snapshot.model}): embed the query with the snapshot's model.`)
+    throw new KnowledgeError('invalid-query', `The query vector has ${queryVector.length} dimensions, the snapshot ${dims} (model ${snapshot.model}): embed the query with the snapshot's model.`)
   if (snapshot.chunkCount === 0)
     return null
 
@@ -94,7 +95,7 @@ export function scoreDocuments(snapshot: Snapshot, queryVector: ArrayLike<number
   for (let i = 0; i < dims; i++) {
     const x = queryVector[i]!
     if (!Number.isFinite(x))
-      throw new RangeError(`The query vector has a non-finite component at ${i}: ${String(x)}.`)
+      throw new KnowledgeError('invalid-query', `The query vector has a non-finite component at ${i}: ${String(x)}.`)
     unit[i] = x
     norm += x * x
   }

@@ -159,7 +159,7 @@ describe('searchLexical', () => {
     expect(hits[0]!.score).toBeCloseTo(searchLexical(broad, 'zeta', { threshold: 0, pooling: 'max' }).find(h => h.documentIndex === 1)!.score, 12)
     const best0 = searchLexical(broad, 'zeta', { threshold: 0, pooling: 'max' }).find(h => h.documentIndex === 0)!.score
     expect(hits[1]!.score).toBeCloseTo(logMeanExp([best0, 0, 0]), 12)
-    expect(() => searchLexical(broad, 'zeta', { pooling: 'sum' as 'max' })).toThrow('pooling must be \'soft\' or \'max\', got sum.')
+    expect(() => searchLexical(broad, 'zeta', { pooling: 'sum' as 'max' })).toThrow(expect.objectContaining({ name: 'KnowledgeError', code: 'invalid-options', message: 'pooling must be \'soft\' or \'max\', got sum.' }))
   })
 
   it('returns the same top K as a search of every document: only the documents that can make it are pooled', () => {

@@ -72,11 +72,11 @@ describe('searchFused', () => {
   })
 
   it('validates its options and needs a lexical index', () => {
-    expect(() => searchFused(snap, 'x', QUERY, { topK: 0 })).toThrow('topK must be a positive integer, got 0.')
+    expect(() => searchFused(snap, 'x', QUERY, { topK: 0 })).toThrow(expect.objectContaining({ name: 'KnowledgeError', code: 'invalid-options', message: 'topK must be a positive integer, got 0.' }))
     expect(() => searchFused(snap, 'x', QUERY, { threshold: 2 })).toThrow('threshold must be a number from -1 to 1, got 2.')
     expect(() => searchFused(snap, 'x', QUERY, { lexicalThreshold: -0.5 })).toThrow('lexicalThreshold must be a number from 0 to 1, got -0.5.')
     const bare = decodeSnapshot(encodeSnapshot({ model: 'test', documents, chunks: [{ documentIndex: 0, vector: at(0.5) }], encoding: 'float32' }))
-    expect(() => searchFused(bare, 'x', QUERY)).toThrow('This snapshot has no lexical index: search it with searchVectors.')
+    expect(() => searchFused(bare, 'x', QUERY)).toThrow(expect.objectContaining({ code: 'no-lexical-index', message: 'This snapshot has no lexical index: search it with searchVectors.' }))
     expect(searchFused(snap, 'dialog', new Array(8).fill(0))).toEqual([])
   })
 

@@ -126,7 +126,7 @@ describe('searchVectors: the seed\'s ranking rules', () => {
     expect(results.map(r => r.id)).toEqual(['c'])
     expect(results[0]!.score).toBeCloseTo(logMeanExp([0.35, 0, 0]), 6)
     expect(results[0]!.score).toBeLessThan(0.3)
-    expect(() => searchVectors(snap, QUERY, { pooling: 'mean' as 'max' })).toThrow('pooling must be \'soft\' or \'max\', got mean.')
+    expect(() => searchVectors(snap, QUERY, { pooling: 'mean' as 'max' })).toThrow(expect.objectContaining({ name: 'KnowledgeError', code: 'invalid-options', message: 'pooling must be \'soft\' or \'max\', got mean.' }))
   })
 
   it('keeps scores ≥ threshold (inclusive) and drops the rest', () => {
