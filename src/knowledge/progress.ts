@@ -10,8 +10,11 @@
 export type KnowledgeProgress =
   /** Documents read and their windows: `windows - cached` of them are embedded next. */
   | { phase: 'read', documents: number, chunks: number, windows: number, cached: number }
-  /** `done` of the `total` windows to embed are embedded. */
-  | { phase: 'embed', done: number, total: number }
+  /**
+   * `done` of the `total` windows to embed are embedded; `inFlight`, for an
+   * embedding server: its requests in flight as this answer arrived (itself included).
+   */
+  | { phase: 'embed', done: number, total: number, inFlight?: number }
   /** The index is built and published. */
   | { phase: 'done' }
 
@@ -56,7 +59,8 @@ function formatElapsed(ms: number): string {
  * - `docs: 74 documents, 1,020 windows (812 cached, 208 to embed)` when the
  *   build has something to embed;
  * - `docs: embedded 64/208 windows (21/s, about 7 s left)` at most once per
- *   interval (the last batch is left to the final line);
+ *   interval (the last batch is left to the final line), with
+ *   `, 4 requests in flight` before the parenthesis closes on an embedding server;
  * - `docs: built in 12.4 s` when something was embedded, or when the build
  *   took longer than the interval.
  *
@@ -86,7 +90,8 @@ export function knowledgeProgressReporter(name: string, { write, now, intervalMs
         if (embedStarted === undefined || event.done >= event.total || time - lastLine < intervalMs)
           break
         const perSecond = event.done / (Math.max(time - embedStarted, 1) / 1000)
-        line(`embedded ${count(event.done)}/${count(event.total)} windows (${formatRate(perSecond)}, about ${formatEstimate((event.total - event.done) / perSecond)} left)`)
+        const requests = event.inFlight === undefined ? '' : `, ${plural(event.inFlight, 'request')} in flight`
+        line(`embedded ${count(event.done)}/${count(event.total)} windows (${formatRate(perSecond)}, about ${formatEstimate((event.total - event.done) / perSecond)} left${requests})`)
         break
       }
       case 'done': {

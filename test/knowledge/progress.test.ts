@@ -31,6 +31,23 @@ describe('knowledgeProgressReporter', () => {
     ])
   })
 
+  it('says how many requests an embedding server has in flight', () => {
+    const { lines, at } = reporter()
+    at(0, { phase: 'read', documents: 9, chunks: 300, windows: 1_000, cached: 0 })
+    at(1_000, { phase: 'embed', done: 128, total: 1_000, inFlight: 4 })
+    at(3_000, { phase: 'embed', done: 512, total: 1_000, inFlight: 4 })
+    at(5_000, { phase: 'embed', done: 992, total: 1_000, inFlight: 1 })
+    at(5_100, { phase: 'embed', done: 1_000, total: 1_000, inFlight: 1 })
+    at(5_200, { phase: 'done' })
+    expect(lines).toEqual([
+      'docs: 9 documents, 1,000 windows (0 cached, 1,000 to embed)',
+      // 512 windows in 3 s: 170.7/s, 488 left.
+      'docs: embedded 512/1,000 windows (171/s, about 3 s left, 4 requests in flight)',
+      'docs: embedded 992/1,000 windows (198/s, about 1 s left, 1 request in flight)',
+      'docs: built in 5.2 s',
+    ])
+  })
+
   it('counts the interval from the last line, and gives slow rates a decimal and long estimates in minutes', () => {
     const { lines, at } = reporter()
     at(0, { phase: 'read', documents: 1, chunks: 1, windows: 5_000, cached: 0 })
