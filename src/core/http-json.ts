@@ -3,6 +3,10 @@
 // request, retries with exponential backoff and jitter on 429 and 5xx that
 // honour Retry-After, and an API key that never reaches a message or log line.
 
+import { isLoopbackHost } from '../runtime/knowledge/loopback'
+
+export { isLoopbackHost }
+
 /** Who calls: the settings key named in messages, the server as people call it, and the error to throw. */
 export interface HttpJsonRole {
   /** The `skill-kit.json` object holding `baseUrl` and `timeoutMs`: `routing` or `model`. */
@@ -41,13 +45,6 @@ export interface HttpJsonClient {
   post: (path: string, body: unknown, subject: string) => Promise<unknown>
   /** `text` with the key replaced, flattened and cut to 300 characters, for messages. */
   excerpt: (text: string) => string
-}
-
-const LOOPBACK_NAMES = new Set(['localhost', '[::1]', '::1'])
-
-/** Whether `hostname` (as `URL` spells it) is this machine: `localhost`, 127.0.0.0/8 or `::1`. */
-export function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK_NAMES.has(hostname.toLowerCase()) || /^127(?:\.\d{1,3}){3}$/.test(hostname)
 }
 
 /**

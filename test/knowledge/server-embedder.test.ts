@@ -17,7 +17,7 @@ import { createTransformersEmbedder } from '../../src/knowledge/embedder'
 import { buildKnowledgeProject, disposeProjectEmbedders, openKnowledgeProject } from '../../src/knowledge/project'
 import { readManifest } from '../../src/knowledge/publish'
 import { CHARS_PER_TOKEN, createServerEmbedder, EmbeddingServerError, planRequests } from '../../src/knowledge/server-embedder'
-import { decodeSnapshot, searchVectors } from '../../src/runtime'
+import { createKnowledgeBase, decodeSnapshot, KnowledgeError, searchVectors, serverQueryEmbedder } from '../../src/runtime'
 import { startEmbeddingServer, wordVector } from './embedding-server'
 
 const work = mkdtempSync(join(tmpdir(), 'skill-kit-server-embedder-'))
@@ -305,5 +305,40 @@ describe('an embedding server', () => {
       await local.dispose()
     }
     expect(existsSync(join(dir, '.skill-kit/index'))).toBe(true)
+  })
+})
+
+describe('serverQueryEmbedder', () => {
+  it('embeds queries at run time through the server the knowledge base was built with', async () => {
+    const project = openProject(writeProject('runtime', { baseUrl: server.baseUrl, queryPrefix: 'query: ' }))
+    const embedder = await embedderOf(project)
+    const build = await published(project, { embedder })
+    process.env.SKILL_KIT_TEST_QUERY_KEY = 'sk-query-secret'
+    try {
+      const embedQuery = serverQueryEmbedder({ baseUrl: server.baseUrl, model: 'test-embedder', apiKeyEnv: 'SKILL_KIT_TEST_QUERY_KEY', queryPrefix: 'query: ' })
+      const vector = await embedQuery('Which camera?')
+      expect([...vector]).toEqual([...(await embedder.embed(['Which camera?'], 'query'))[0]!])
+      expect(server.calls.at(-2)).toMatchObject({ input: ['query: Which camera?'], model: 'test-embedder', authorization: 'Bearer sk-query-secret' })
+      const knowledge = createKnowledgeBase({
+        name: 'runtime',
+        documents: decodeSnapshot(build.snapshot).documents,
+        loadSnapshot: async () => readFileSync(build.snapshotFile),
+        bodies: build.documents.map(d => async () => d.body),
+        embedQuery,
+      })
+      expect((await knowledge.search('camera camera', { mode: 'vector', threshold: -1 }))[0]!.id).toBe('camera')
+
+      // A server that fails: `auto` searches lexically, `vector` says what is wrong, and neither names the key.
+      reply = () => ({ status: 503, body: 'down sk-query-secret' })
+      expect((await knowledge.search('camera', { mode: 'auto' }))[0]!.id).toBe('camera')
+      const error = await knowledge.search('camera', { mode: 'vector' }).catch((e: unknown) => e as KnowledgeError)
+      reply = undefined
+      expect(error).toBeInstanceOf(KnowledgeError)
+      expect((error as Error).message).toBe(`A vector search of "runtime" needs its query model, but the embedding server at ${server.baseUrl} answered HTTP 503. Check that the embedding server at ${server.baseUrl} runs test-embedder, the model the knowledge base was built with, or search with mode: 'lexical'.`)
+    }
+    finally {
+      delete process.env.SKILL_KIT_TEST_QUERY_KEY
+    }
+    expect(() => serverQueryEmbedder({ baseUrl: 'http://embeddings.example.com/v1', model: 'm' })).toThrow('serverQueryEmbedder: baseUrl (http://embeddings.example.com) must be an https:// URL, or http:// for a server on this machine (localhost, 127.0.0.1, ::1), since the key and the queries travel with every request.')
   })
 })
