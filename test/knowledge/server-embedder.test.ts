@@ -317,7 +317,7 @@ describe('serverQueryEmbedder', () => {
     try {
       const embedQuery = serverQueryEmbedder({ baseUrl: server.baseUrl, model: 'test-embedder', apiKeyEnv: 'SKILL_KIT_TEST_QUERY_KEY', queryPrefix: 'query: ' })
       const vector = await embedQuery('Which camera?')
-      expect([...vector]).toEqual([...(await embedder.embed(['Which camera?'], 'query'))[0]!])
+      expect(Array.from(vector)).toEqual([...(await embedder.embed(['Which camera?'], 'query'))[0]!])
       expect(server.calls.at(-2)).toMatchObject({ input: ['query: Which camera?'], model: 'test-embedder', authorization: 'Bearer sk-query-secret' })
       const knowledge = createKnowledgeBase({
         name: 'runtime',
