@@ -52,11 +52,11 @@ describe.each(['vite', 'rollup'] as Bundler[])('a knowledge base embedded by a s
     // The fixture names the tiny test model: the plugin's model option replaces it with the server.
     cpSync(join(repo, 'test/fixtures/knowledge-app/docs'), join(work, name), { recursive: true })
     refuse = true
-    const error = await build(bundler, entry, options(name), `knowledge-server-${bundler}-failed`).catch((e: unknown) => e as Error)
+    const error = await build(bundler, entry, options(name), `knowledge-server-${bundler}-failed`).then(() => undefined, (e: unknown) => e as Error)
     refuse = false
     expect(error).toBeInstanceOf(Error)
-    expect(error.message).toContain(`Knowledge base "docs" (${name}): The embedding server at ${server.baseUrl} answered HTTP 400 for a request of 4 inputs: {"error":"bad key [redacted]"} `)
-    expect(error.message).not.toContain(key)
+    expect(error!.message).toContain(`Knowledge base "docs" (${name}): The embedding server at ${server.baseUrl} answered HTTP 400 for a request of 4 inputs: {"error":"bad key [redacted]"} `)
+    expect(error!.message).not.toContain(key)
 
     const before = server.calls.length
     const { module, outDir, warnings } = await build(bundler, entry, options(name), `knowledge-server-${bundler}`)
