@@ -12,7 +12,7 @@ import { estimateTokens } from '../runtime/tokens'
 import { chunkDocument } from './chunk'
 import { loadKnowledgeFolder } from './load-folder'
 import { encodeSnapshot } from './snapshot'
-import { planRequests, EmbeddingServerError } from './server-embedder'
+import { EmbeddingServerError, planRequests } from './server-embedder'
 import { TokenMemo, VectorCache, vectorKey } from './vector-cache'
 import { tokenWindows } from './windows'
 
