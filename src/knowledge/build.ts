@@ -189,7 +189,7 @@ async function embedMissing(embedder: Embedder, missing: readonly string[], inpu
     if (!(error instanceof EmbeddingServerError))
       throw error
     const rest = missing.length - done
-    throw new EmbeddingServerError(`${error.message} ${done} of ${missing.length} windows to embed are embedded and cached, so the next build requests only the other ${rest}.`, { cause: error })
+    throw new EmbeddingServerError(`${error.message} ${done} of ${missing.length} ${missing.length === 1 ? 'window to embed is' : 'windows to embed are'} embedded and cached, so the next build requests only the other ${rest}.`, { cause: error })
   }
   finally {
     cache.save()

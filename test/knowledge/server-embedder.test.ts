@@ -226,6 +226,22 @@ describe('an embedding server', () => {
     expect(server.calls.at(-4)!.dimensions).toBe(8)
   })
 
+  it('learns the length of the vectors from the server, and refuses a server that changes it under the same settings', async () => {
+    const dir = writeProject('changed', { baseUrl: server.baseUrl, batchSize: 4, concurrency: 1 })
+    const project = openProject(dir)
+    const embedder = await embedderOf(project)
+    expect(embedder.dimensions).toBe(0)
+    const first = await published(project, { embedder })
+    expect(embedder.dimensions).toBe(16)
+    expect(decodeSnapshot(readFileSync(first.snapshotFile)).dimensions).toBe(16)
+    writeFileSync(join(dir, 'knowledge/camera.md'), '# The camera\n\nA new lens for the camera.\n')
+    reply = call => ({ vectors: call.input.map(text => wordVector(text, 8)) })
+    const error = await failure(project, { embedder: await embedderOf(project) })
+    reply = undefined
+    expect(error.message).toBe('The embedding model answered 8-dimensional vectors, but the vectors cached for it have 16. If the server now runs another model, change "model.id" or set "model.dimensions", so that its vectors are cached apart. 0 of 1 window to embed is embedded and cached, so the next build requests only the other 1.')
+    expect(readManifest(join(dir, '.skill-kit/index'))!.snapshot).toBe(first.snapshotFile.split(/[\\/]/).pop())
+  })
+
   it('keeps what a failed build received, and the next build requests only the rest', async () => {
     const dir = writeProject('resume', { baseUrl: server.baseUrl, batchSize: 4, concurrency: 1 })
     const project = openProject(dir)
