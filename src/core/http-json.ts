@@ -41,8 +41,8 @@ export interface HttpJsonOptions {
 export interface HttpJsonClient {
   /** The base URL without credentials or trailing slash: safe for messages and cache keys. */
   readonly endpoint: string
-  /** Posts `body` to `<endpoint><path>` and parses the answer; `subject` names what is asked about in errors. */
-  post: (path: string, body: unknown, subject: string) => Promise<unknown>
+  /** Posts `body` to `<endpoint><path>` and parses the answer; `subject` names what is asked about in errors; `log` replaces the client's for this call's retry lines. */
+  post: (path: string, body: unknown, subject: string, log?: (line: string) => void) => Promise<unknown>
   /** `text` with the key replaced, flattened and cut to 300 characters, for messages. */
   excerpt: (text: string) => string
 }
@@ -107,7 +107,7 @@ export function createHttpJsonClient(role: HttpJsonRole, options: HttpJsonOption
   const fail = (message: string) => role.error(message)
   const name = `The ${role.server} at ${endpoint}`
 
-  const post = async (path: string, body: unknown, subject: string): Promise<unknown> => {
+  const post = async (path: string, body: unknown, subject: string, log = options.log): Promise<unknown> => {
     const payload = JSON.stringify(body)
     for (let attempt = 1; ; attempt++) {
       let response: Response
@@ -137,7 +137,7 @@ export function createHttpJsonClient(role: HttpJsonRole, options: HttpJsonOption
       }
       const backoff = backoffMs * 2 ** (attempt - 1)
       const delay = Math.min(maxDelayMs, retryAfterMs(response.headers.get('retry-after')) ?? backoff + Math.random() * backoff)
-      options.log?.(`HTTP ${response.status} for ${subject}; retrying in ${Math.round(delay)} ms (attempt ${attempt + 1} of ${attempts}).`)
+      log?.(`HTTP ${response.status} for ${subject}; retrying in ${Math.round(delay)} ms (attempt ${attempt + 1} of ${attempts}).`)
       await sleep(delay)
     }
   }

@@ -168,7 +168,7 @@ async function embedMissing(embedder: Embedder, missing: readonly string[], inpu
       inFlight++
       let vectors: Float32Array[]
       try {
-        vectors = await embedder.embedTokens(keys.map(key => inputs.get(key)!), 'document')
+        vectors = await embedder.embedTokens(keys.map(key => inputs.get(key)!), 'document', { log: line => onProgress?.({ phase: 'retry', line }) })
       }
       finally {
         inFlight--

@@ -54,7 +54,7 @@ export interface Embedder {
    * Embeds windows of token IDs (from `tokenize`, at most `maxTokens - reservedTokens[kind]`
    * each) as they are: input_ids = [CLS] prefix window [SEP]. Unit vectors, in input order.
    */
-  embedTokens: (windows: readonly (readonly number[])[], kind?: EmbedKind) => Promise<Float32Array[]>
+  embedTokens: (windows: readonly (readonly number[])[], kind?: EmbedKind, options?: EmbedCallOptions) => Promise<Float32Array[]>
   /**
    * What `tokenize` counts: 1 when it returns the model's token IDs; N when it
    * returns code points (no tokenizer for the model), N of which make one token
@@ -70,6 +70,12 @@ export interface Embedder {
   readonly requests?: EmbedderRequests
   /** Releases the model. */
   dispose: () => Promise<void>
+}
+
+/** What a caller of `embedTokens` hears while it waits. */
+export interface EmbedCallOptions {
+  /** A line for people each time a request is retried (an embedding server's 429 or 5xx). */
+  log?: (line: string) => void
 }
 
 /** See {@link Embedder.requests}. */

@@ -15,6 +15,8 @@ export type KnowledgeProgress =
    * embedding server: its requests in flight as this answer arrived (itself included).
    */
   | { phase: 'embed', done: number, total: number, inFlight?: number }
+  /** An embedding server's request is retried (a 429 or 5xx answer): `line` says why and when. */
+  | { phase: 'retry', line: string }
   /** The index is built and published. */
   | { phase: 'done' }
 
@@ -61,6 +63,8 @@ function formatElapsed(ms: number): string {
  * - `docs: embedded 64/208 windows (21/s, about 7 s left)` at most once per
  *   interval (the last batch is left to the final line), with
  *   `, 4 requests in flight` before the parenthesis closes on an embedding server;
+ * - `docs: HTTP 429 for a request of 32 inputs; retrying in 7000 ms (attempt
+ *   2 of 4).` each time an embedding server's request is retried;
  * - `docs: built in 12.4 s` when something was embedded, or when the build
  *   took longer than the interval.
  *
@@ -94,6 +98,9 @@ export function knowledgeProgressReporter(name: string, { write, now, intervalMs
         line(`embedded ${count(event.done)}/${count(event.total)} windows (${formatRate(perSecond)}, about ${formatEstimate((event.total - event.done) / perSecond)} left${requests})`)
         break
       }
+      case 'retry':
+        line(event.line)
+        break
       case 'done': {
         const time = now()
         if (embedStarted !== undefined || time - started >= intervalMs)

@@ -165,17 +165,17 @@ export async function createServerEmbedder(options: ServerEmbedderOptions): Prom
   const requests: EmbedderRequests = { inputs: server.batchSize, tokens: server.maxBatchTokens, concurrency: server.concurrency }
   let dimensions = server.dimensions
 
-  const send = async (texts: string[]): Promise<Float32Array[]> => {
+  const send = async (texts: string[], log?: (line: string) => void): Promise<Float32Array[]> => {
     const subject = `a request of ${texts.length} input${texts.length === 1 ? '' : 's'}`
     const body = { model, input: texts, encoding_format: 'float', ...(server.dimensions ? { dimensions: server.dimensions } : {}) }
-    const vectors = checkedVectors(await http.post('/embeddings', body, subject), texts.length, dimensions, http, subject)
+    const vectors = checkedVectors(await http.post('/embeddings', body, subject, log), texts.length, dimensions, http, subject)
     dimensions ??= vectors[0]?.length
     return vectors
   }
-  const embedTexts = async (texts: string[], estimates: number[]): Promise<Float32Array[]> => {
+  const embedTexts = async (texts: string[], estimates: number[], log?: (line: string) => void): Promise<Float32Array[]> => {
     const out: Float32Array[] = []
     for (const request of planRequests(estimates, requests)) {
-      const vectors = await send(request.map(i => texts[i]!))
+      const vectors = await send(request.map(i => texts[i]!), log)
       request.forEach((index, k) => {
         out[index] = vectors[k]!
       })
@@ -201,13 +201,13 @@ export async function createServerEmbedder(options: ServerEmbedderOptions): Prom
       const windows = texts.map(text => tokenize(text).slice(0, room))
       return embedTexts(windows.map(w => prefixes[kind] + decode(w)), windows.map(w => estimate(w, kind)))
     },
-    async embedTokens(windows, kind = 'document') {
+    async embedTokens(windows, kind = 'document', { log } = {}) {
       const room = maxUnits - reservedTokens[kind]
       windows.forEach((window, i) => {
         if (window.length > room)
           throw new RangeError(`Window ${i} has ${window.length} ${tokenizer ? 'tokens' : 'characters'}; a ${kind} window holds at most ${room}.`)
       })
-      return embedTexts(windows.map(w => prefixes[kind] + decode(w)), windows.map(w => estimate(w, kind)))
+      return embedTexts(windows.map(w => prefixes[kind] + decode(w)), windows.map(w => estimate(w, kind)), log)
     },
     async dispose() {},
   }

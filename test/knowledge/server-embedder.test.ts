@@ -170,8 +170,7 @@ describe('an embedding server', () => {
   it('waits as a 429 answer\'s Retry-After says, and backs off with jitter after a 500, then carries on', async () => {
     const project = openProject(writeProject('retry', { baseUrl: server.baseUrl, batchSize: 8, concurrency: 1 }))
     const sleeps: number[] = []
-    const lines: string[] = []
-    const embedder = await embedderOf(project, { http: { sleep: async (ms) => { sleeps.push(ms) }, log: line => lines.push(line) } })
+    const embedder = await embedderOf(project, { http: { sleep: async (ms) => { sleeps.push(ms) } } })
     const before = served()
     reply = (call) => {
       if (call.n === before + 1)
@@ -180,7 +179,8 @@ describe('an embedding server', () => {
         return { status: 500, body: '{"error":"overloaded"}' }
       return undefined
     }
-    const build = await published(project, { embedder })
+    const lines: string[] = []
+    const build = await published(project, { embedder, onProgress: event => event.phase === 'retry' && lines.push(event.line) })
     reply = undefined
     expect(build.stats.embedded).toBe(build.stats.windows)
     expect(served() - before).toBe(Math.ceil(build.stats.windows / 8) + 2)
