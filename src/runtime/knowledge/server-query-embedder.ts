@@ -8,6 +8,9 @@ import { QueryModelUnavailableError } from './knowledge'
 import { isLoopbackHost } from './loopback'
 import { nodeProcess } from './node-host'
 
+/** The part of `fetch` this module uses, so that apps compiled without the DOM's or Node's types can pass one. */
+export type FetchLike = (url: string, init: { method: 'POST', headers: Record<string, string>, body: string, signal: unknown }) => Promise<{ ok: boolean, status: number, json: () => Promise<unknown> }>
+
 /** Where and how to embed queries (the `model` settings the knowledge base was built with). */
 export interface ServerQueryEmbedderOptions {
   /** The API's base URL (`model.baseUrl`), e.g. `http://127.0.0.1:8080/v1`; HTTPS unless on loopback. */
@@ -24,7 +27,8 @@ export interface ServerQueryEmbedderOptions {
   queryPrefix?: string
   /** How long a query may take, in milliseconds (default 10,000). */
   timeoutMs?: number
-  fetch?: typeof fetch
+  /** Default: the global `fetch`. */
+  fetch?: FetchLike
 }
 
 /**
@@ -45,12 +49,12 @@ export function serverQueryEmbedder(options: ServerQueryEmbedderOptions): EmbedQ
   if (apiKey)
     headers.authorization = `Bearer ${apiKey}`
   const { model, dimensions, queryPrefix = '', timeoutMs = 10_000 } = options
-  const doFetch = options.fetch ?? fetch
+  const doFetch = options.fetch ?? (fetch as unknown as FetchLike)
   const fix = `check that the embedding server at ${endpoint} runs ${model}, the model the knowledge base was built with`
   const unusable = (reason: string, cause?: unknown) => new QueryModelUnavailableError(`the embedding server at ${endpoint} ${reason}`, fix, { cause })
 
   return async (query) => {
-    let response: Response
+    let response: Awaited<ReturnType<FetchLike>>
     let answer: unknown
     try {
       response = await doFetch(`${endpoint}/embeddings`, {
