@@ -7,10 +7,12 @@ import type { KnowledgeFolder } from './load-folder'
 import type { SnapshotDocumentInput } from './snapshot'
 import type { KnowledgeProgress } from './progress'
 import { hash } from '../core/hash'
+import { mapLimit } from '../core/pool'
 import { estimateTokens } from '../runtime/tokens'
 import { chunkDocument } from './chunk'
 import { loadKnowledgeFolder } from './load-folder'
 import { encodeSnapshot } from './snapshot'
+import { EmbeddingServerError, planRequests } from './server-embedder'
 import { TokenMemo, VectorCache, vectorKey } from './vector-cache'
 import { tokenWindows } from './windows'
 
@@ -31,7 +33,7 @@ export interface KnowledgeBuildOptions {
   force?: boolean
   /** Vector storage in the snapshot (default `int8`). */
   encoding?: 'int8' | 'float32'
-  /** Called once the folder is read and cut into windows, then after each batch of windows embedded. */
+  /** Called once the folder is read and cut into windows, then after each call of the embedder (a batch, or a server's request) answers. */
   onProgress?: (event: KnowledgeProgress) => void
 }
 
@@ -78,9 +80,11 @@ export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOp
   const chunks = folder.documents.flatMap((document, index) => chunkDocument(document, index))
   if (!embedder)
     return lexicalOnlyIndex(folder, chunks)
+  // A server without the model's tokenizer cuts windows on code points, `units` of them to a token.
+  const units = embedder.unitsPerToken ?? 1
   const windowOptions = {
-    maxTokens: Math.min(chunking.maxTokens, embedder.maxTokens),
-    overlapTokens: chunking.overlapTokens,
+    maxTokens: Math.min(chunking.maxTokens * units, embedder.maxTokens),
+    overlapTokens: chunking.overlapTokens * units,
     reserved: embedder.reservedTokens.document,
   }
   const identity = JSON.stringify([embedder.fingerprint, PIPELINE_VERSION, windowOptions])
@@ -105,20 +109,12 @@ export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOp
   const keys = windowKeys.flat()
   const missing = [...new Set(keys.filter(key => options.force || !cache.get(key)))]
   options.onProgress?.({ phase: 'read', documents: folder.documents.length, chunks: chunks.length, windows: keys.length, cached: keys.length - missing.length })
-  const BATCH = 64
-  for (let start = 0; start < missing.length; start += BATCH) {
-    const batch = missing.slice(start, start + BATCH)
-    const vectors = await embedder.embedTokens(batch.map(key => inputs.get(key)!), 'document')
-    batch.forEach((key, i) => cache.set(key, vectors[i]!))
-    cache.checkpoint()
-    options.onProgress?.({ phase: 'embed', done: Math.min(start + BATCH, missing.length), total: missing.length })
-  }
-  cache.save()
+  await embedMissing(embedder, missing, inputs, cache, options.onProgress)
   const tokenCount = (text: string) => {
     const key = hash(text)
     let count = memo.tokenCount(key)
     if (count === undefined) {
-      count = embedder.tokenize(text).length
+      count = Math.ceil(embedder.tokenize(text).length / units)
       memo.setTokenCount(key, count)
     }
     return count
@@ -126,7 +122,7 @@ export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOp
 
   const snapshot = encodeSnapshot({
     model: embedder.fingerprint,
-    dimensions: embedder.dimensions,
+    dimensions: cache.dimensions,
     encoding: options.encoding ?? 'int8',
     lexical: true,
     documents: snapshotDocuments(folder.documents, tokenCount),
@@ -145,6 +141,58 @@ export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOp
     model: embedder.fingerprint,
     diagnostics: folder.diagnostics,
     stats: { windows: keys.length, embedded: missing.length, cached: keys.length - missing.length },
+  }
+}
+
+/** Windows per call of an embedder that does not say how it is fed (see `Embedder.requests`). */
+const LOCAL_BATCH = 64
+
+/**
+ * Embeds the `missing` windows into the cache: in calls planned by the
+ * embedder's `requests` (bounded windows and tokens, several in flight) or 64
+ * at a time. Each call's vectors go into the cache as they arrive. When a call
+ * fails, no new one starts, those in flight settle, and the cache is saved
+ * before the failure is thrown: a rebuild asks only for what is still missing.
+ */
+async function embedMissing(embedder: Embedder, missing: readonly string[], inputs: ReadonlyMap<string, number[]>, cache: VectorCache, onProgress: KnowledgeBuildOptions['onProgress']): Promise<void> {
+  const { requests } = embedder
+  const reserved = embedder.reservedTokens.document
+  const units = embedder.unitsPerToken ?? 1
+  const calls = requests
+    ? planRequests(missing.map(key => Math.ceil((inputs.get(key)!.length + reserved) / units)), requests).map(call => call.map(i => missing[i]!))
+    : Array.from({ length: Math.ceil(missing.length / LOCAL_BATCH) }, (_, i) => missing.slice(i * LOCAL_BATCH, (i + 1) * LOCAL_BATCH))
+  let done = 0
+  let inFlight = 0
+  try {
+    await mapLimit(calls, requests?.concurrency ?? 1, async (keys) => {
+      inFlight++
+      let vectors: Float32Array[]
+      try {
+        vectors = await embedder.embedTokens(keys.map(key => inputs.get(key)!), 'document', { log: line => onProgress?.({ phase: 'retry', line }) })
+      }
+      finally {
+        inFlight--
+      }
+      for (const [i, key] of keys.entries()) {
+        const vector = vectors[i]!
+        if (cache.dimensions > 0 && vector.length !== cache.dimensions)
+          throw new EmbeddingServerError(`The embedding model answered ${vector.length}-dimensional vectors, but the vectors cached for it have ${cache.dimensions}. If the server now runs another model, change "model.id" or set "model.dimensions", so that its vectors are cached apart.`)
+        cache.set(key, vector)
+      }
+      done += keys.length
+      cache.checkpoint()
+      // In flight as this answer arrived, itself included.
+      onProgress?.({ phase: 'embed', done, total: missing.length, ...(requests ? { inFlight: inFlight + 1 } : {}) })
+    })
+  }
+  catch (error) {
+    if (!(error instanceof EmbeddingServerError))
+      throw error
+    const rest = missing.length - done
+    throw new EmbeddingServerError(`${error.message} ${done} of ${missing.length} ${missing.length === 1 ? 'window to embed is' : 'windows to embed are'} embedded and cached, so the next build requests only the other ${rest}.`, { cause: error })
+  }
+  finally {
+    cache.save()
   }
 }
 

@@ -2,6 +2,7 @@ import type { DiagnosticBag } from '../core/diagnostics'
 import type { YamlValue } from '../core/yaml'
 import type { RoutingConfig } from '../routing/config'
 import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path'
+import { baseUrlProblem } from '../core/http-json'
 import { closest } from '../core/text'
 import { isYamlMapping, parseYaml } from '../core/yaml'
 import { DEFAULT_ROUTING, readRoutingConfig } from '../routing/config'
@@ -23,7 +24,37 @@ export interface ModelConfig {
   queryPrefix: string
   /** Put before every embedded document chunk. */
   documentPrefix: string
+  /** An embedding server that computes the vectors instead of Transformers.js (`"provider": "openai-compatible"`); absent: the model runs in the build. */
+  server?: EmbeddingServerConfig
 }
+
+/**
+ * An embedding server speaking the OpenAI-compatible `POST /v1/embeddings` API
+ * (Text Embeddings Inference, vLLM, Ollama, hosted providers). In
+ * `skill-kit.json` its keys sit in `model` beside the others.
+ */
+export interface EmbeddingServerConfig {
+  /** The API's base URL, e.g. `http://127.0.0.1:8080/v1`; HTTPS unless on loopback. */
+  baseUrl: string
+  /** The environment variable holding the API key (default `OPENAI_API_KEY`); unset: requests carry no key. */
+  apiKeyEnv: string
+  /** Length of the vectors, sent as the API's `dimensions` and checked; absent: the server's own, learned from its first answer. */
+  dimensions?: number
+  /** Most inputs in one request (default 32). */
+  batchSize: number
+  /** Most estimated tokens in one request (default 16,384). */
+  maxBatchTokens: number
+  /** Requests in flight at once (default 4). */
+  concurrency: number
+  /** How long one request may take, in milliseconds (default 60,000). */
+  timeoutMs: number
+}
+
+/** Who computes the vectors: Transformers.js in the build, or an OpenAI-compatible embedding server. */
+export type ModelProvider = 'transformers' | 'openai-compatible'
+
+/** `model` as `skill-kit.json` and the plugin's options spell it: the server's keys beside the model's. */
+export type ModelSettings = Omit<ModelConfig, 'server'> & { provider: ModelProvider } & Partial<EmbeddingServerConfig>
 
 /** How documents are cut for embedding. */
 export interface ChunkConfig {
@@ -81,6 +112,13 @@ export const DEFAULT_MODEL: ModelConfig = {
   queryPrefix: '',
   documentPrefix: '',
 }
+export const DEFAULT_SERVER: Omit<EmbeddingServerConfig, 'baseUrl'> = {
+  apiKeyEnv: 'OPENAI_API_KEY',
+  batchSize: 32,
+  maxBatchTokens: 16_384,
+  concurrency: 4,
+  timeoutMs: 60_000,
+}
 export const DEFAULT_CHUNK: ChunkConfig = { maxTokens: 256, overlapTokens: 32 }
 export const DEFAULT_SEARCH: SearchConfig = { topK: 5, threshold: 0.3 }
 export const DEFAULT_WATCH: WatchConfig = { settleMs: DEFAULT_SETTLE_MS, maxWaitMs: DEFAULT_MAX_WAIT_MS }
@@ -88,6 +126,12 @@ const WATCH_KEYS = ['settleMs', 'maxWaitMs', 'intervalMs']
 const DTYPES = ['q8', 'fp32', 'fp16', 'int8', 'uint8', 'q4', 'bnb4', 'q4f16']
 /** `owner/name` or `name`, as Hugging Face spells model IDs. */
 const MODEL_ID = /^[\w.-]+(?:\/[\w.-]+)?$/
+/** A model's name on a server may carry a tag (`nomic-embed-text:v1.5`). */
+const SERVER_MODEL_ID = /^[\w.:-]+(?:\/[\w.:-]+)?$/
+const PROVIDERS: ModelProvider[] = ['transformers', 'openai-compatible']
+const SERVER_KEYS = ['baseUrl', 'apiKeyEnv', 'dimensions', 'batchSize', 'maxBatchTokens', 'concurrency', 'timeoutMs'] as const
+/** The example of `model.baseUrl` in messages. */
+const EXAMPLE_SERVER_URL = 'https://api.openai.com/v1'
 
 const TOP_KEYS = ['name', 'description', 'knowledge', 'output', 'cache', 'model', 'chunk', 'search', 'watch', 'routing', '$schema']
 
@@ -185,11 +229,18 @@ export function parseProjectConfig(projectDir: string, source: string, bag: Diag
     const dtype = string(['model', 'dtype'], model.dtype, DEFAULT_MODEL.dtype)
     if (!DTYPES.includes(dtype))
       bag.error('config-invalid', `"model.dtype" must be one of ${DTYPES.join(', ')}.`, at(['model', 'dtype']))
+    const providerValue = model.provider ?? 'transformers'
+    const provider = PROVIDERS.find(p => p === providerValue)
+    if (!provider)
+      bag.error('config-invalid', '"model.provider" must be "transformers" (the model runs in the build) or "openai-compatible" (an embedding server\'s POST /v1/embeddings).', at(['model', 'provider']))
+    const onServer = provider === 'openai-compatible'
     const id = string(['model', 'id'], model.id, DEFAULT_MODEL.id)
+    if (onServer && model.id === undefined)
+      bag.error('config-invalid', '"model.provider" "openai-compatible" needs "model.id": the model\'s name on the server (the "model" of its requests).', at(['model', 'provider']))
     // The ID names a folder under the cache (`<cacheDir>/<id>/`, replaced whole by `skill-kit model`): never a path elsewhere.
-    if (!MODEL_ID.test(id) || id.split('/').some(part => /^\.+$/.test(part)))
-      bag.error('config-invalid', `"model.id" must be a model ID such as "${DEFAULT_MODEL.id}": letters, digits, ".", "_" and "-", with at most one "/".`, at(['model', 'id']))
-    return {
+    else if (!(onServer ? SERVER_MODEL_ID : MODEL_ID).test(id) || id.split('/').some(part => /^\.+$/.test(part)))
+      bag.error('config-invalid', `"model.id" must be a model ID such as "${DEFAULT_MODEL.id}": letters, digits, ".", "_" and "-"${onServer ? ', ":" before a tag' : ''}, with at most one "/".`, at(['model', 'id']))
+    const settings: ModelConfig = {
       id,
       revision: string(['model', 'revision'], model.revision, DEFAULT_MODEL.revision),
       dtype,
@@ -198,6 +249,37 @@ export function parseProjectConfig(projectDir: string, source: string, bag: Diag
       queryPrefix: string(['model', 'queryPrefix'], model.queryPrefix, '', true),
       documentPrefix: string(['model', 'documentPrefix'], model.documentPrefix, '', true),
     }
+    if (!onServer) {
+      for (const key of SERVER_KEYS.filter(key => model[key] !== undefined))
+        bag.error('config-invalid', `"model.${key}" applies to an embedding server only: set "model.provider" to "openai-compatible", or remove it.`, at(['model', key]))
+      return settings
+    }
+    settings.server = embeddingServer(model, settings.maxTokens)
+    return settings
+  }
+  const embeddingServer = (model: Record<string, YamlValue>, maxTokens: number): EmbeddingServerConfig => {
+    const integer = (key: 'batchSize' | 'maxBatchTokens' | 'concurrency' | 'timeoutMs', min: number, max = Infinity): number =>
+      number(['model', key], model[key], DEFAULT_SERVER[key], n => Number.isInteger(n) && n >= min && n <= max, `an integer ${max === Infinity ? `of at least ${min}` : `from ${min} to ${max}`}`)
+    const baseUrl = string(['model', 'baseUrl'], model.baseUrl, '').trim()
+    if (model.baseUrl === undefined)
+      bag.error('config-invalid', `"model.provider" "openai-compatible" needs "model.baseUrl": the server's OpenAI-compatible API, e.g. "http://127.0.0.1:8080/v1" for a server on this machine.`, at(['model', 'provider']))
+    const problem = baseUrl && baseUrlProblem(baseUrl, { settings: 'model', exampleUrl: EXAMPLE_SERVER_URL })
+    if (problem)
+      bag.error('config-invalid', problem, at(['model', 'baseUrl']))
+    const apiKeyEnv = string(['model', 'apiKeyEnv'], model.apiKeyEnv, DEFAULT_SERVER.apiKeyEnv).trim()
+    if (!/^[A-Z_]\w*$/i.test(apiKeyEnv))
+      bag.error('config-invalid', `"model.apiKeyEnv" names the environment variable holding the key, e.g. "${DEFAULT_SERVER.apiKeyEnv}"; the key itself never goes in skill-kit.json.`, at(['model', 'apiKeyEnv']))
+    const server: EmbeddingServerConfig = {
+      baseUrl,
+      apiKeyEnv,
+      batchSize: integer('batchSize', 1, 2048),
+      maxBatchTokens: integer('maxBatchTokens', maxTokens),
+      concurrency: integer('concurrency', 1, 64),
+      timeoutMs: integer('timeoutMs', 100),
+    }
+    if (model.dimensions !== undefined)
+      server.dimensions = number(['model', 'dimensions'], model.dimensions, 0, n => positive(n) && n <= 65_536, 'an integer from 1 to 65536')
+    return server
   }
   const chunk = section('chunk')
   const search = section('search')

@@ -30,7 +30,10 @@ export interface Embedder {
    * limit, embedder version). Equal fingerprints: the same input gives the same vector.
    */
   readonly fingerprint: string
-  /** Length of every vector. */
+  /**
+   * Length of every vector; 0 until the first answer for an embedder that
+   * learns it then (an embedding server without `model.dimensions`).
+   */
   readonly dimensions: number
   /** Tokens of one model input, special tokens and prefix included. */
   readonly maxTokens: number
@@ -51,9 +54,38 @@ export interface Embedder {
    * Embeds windows of token IDs (from `tokenize`, at most `maxTokens - reservedTokens[kind]`
    * each) as they are: input_ids = [CLS] prefix window [SEP]. Unit vectors, in input order.
    */
-  embedTokens: (windows: readonly (readonly number[])[], kind?: EmbedKind) => Promise<Float32Array[]>
+  embedTokens: (windows: readonly (readonly number[])[], kind?: EmbedKind, options?: EmbedCallOptions) => Promise<Float32Array[]>
+  /**
+   * What `tokenize` counts: 1 when it returns the model's token IDs; N when it
+   * returns code points (no tokenizer for the model), N of which make one token
+   * of the window sizes in `skill-kit.json`. `maxTokens` and `reservedTokens`
+   * are in these units. Default 1.
+   */
+  readonly unitsPerToken?: number
+  /**
+   * How an embedder that works in requests (a server) is fed: windows per
+   * request, estimated tokens per request, and requests in flight at once.
+   * Absent: the build hands over 64 windows at a time, one call after another.
+   */
+  readonly requests?: EmbedderRequests
   /** Releases the model. */
   dispose: () => Promise<void>
+}
+
+/** What a caller of `embedTokens` hears while it waits. */
+export interface EmbedCallOptions {
+  /** A line for people each time a request is retried (an embedding server's 429 or 5xx). */
+  log?: (line: string) => void
+}
+
+/** See {@link Embedder.requests}. */
+export interface EmbedderRequests {
+  /** Most windows in one call of `embedTokens`. */
+  inputs: number
+  /** Most estimated tokens (content, prefix and special tokens) in one call. */
+  tokens: number
+  /** Calls of `embedTokens` in flight at once. */
+  concurrency: number
 }
 
 /** Bump when embedding semantics change (pooling, special tokens, truncation): it changes every fingerprint. */
@@ -146,6 +178,45 @@ function sha256(...parts: (string | Uint8Array)[]): string {
     h.update('\0')
   }
   return h.digest('hex')
+}
+
+/** A model's tokenizer, loaded alone from local files. */
+export interface LocalTokenizer {
+  tokenize: (text: string, options?: { specialTokens?: boolean }) => number[]
+  decode: (ids: readonly number[]) => string
+  /** SHA-256 of tokenizer.json and tokenizer_config.json: what its token IDs depend on. */
+  hash: string
+}
+
+/**
+ * The tokenizer of `modelId` when Transformers.js is installed and its files
+ * (`tokenizer.json`, `tokenizer_config.json`) are in `cacheDir` (as the model's
+ * other files would be); `undefined` otherwise. Never touches the network.
+ */
+export async function loadLocalTokenizer(cacheDir: string, modelId: string, revision: string): Promise<LocalTokenizer | undefined> {
+  const files = locateModelFiles(resolve(cacheDir), modelId, revision, 'q8').found
+  const paths = ['tokenizer.json', 'tokenizer_config.json'].map(file => files[file])
+  if (paths.includes(undefined))
+    return undefined
+  try {
+    assertTransformersInstalled()
+  }
+  catch {
+    return undefined
+  }
+  const { env, AutoTokenizer } = await loadTransformers()
+  const tokenizer = await withEnvLock(async () => {
+    env.localModelPath = resolve(cacheDir)
+    env.cacheDir = resolve(cacheDir)
+    env.allowLocalModels = true
+    env.allowRemoteModels = false
+    return AutoTokenizer.from_pretrained(modelId, { revision, cache_dir: resolve(cacheDir), local_files_only: true })
+  })
+  return {
+    tokenize: (text, { specialTokens = false } = {}) => tokenizer.encode(wellFormed(text), { add_special_tokens: specialTokens }),
+    decode: ids => tokenizer.decode([...ids], { skip_special_tokens: true }),
+    hash: sha256(...paths.map(path => readFileSync(path!))),
+  }
 }
 
 /**

@@ -10,8 +10,13 @@
 export type KnowledgeProgress =
   /** Documents read and their windows: `windows - cached` of them are embedded next. */
   | { phase: 'read', documents: number, chunks: number, windows: number, cached: number }
-  /** `done` of the `total` windows to embed are embedded. */
-  | { phase: 'embed', done: number, total: number }
+  /**
+   * `done` of the `total` windows to embed are embedded; `inFlight`, for an
+   * embedding server: its requests in flight as this answer arrived (itself included).
+   */
+  | { phase: 'embed', done: number, total: number, inFlight?: number }
+  /** An embedding server's request is retried (a 429 or 5xx answer): `line` says why and when. */
+  | { phase: 'retry', line: string }
   /** The index is built and published. */
   | { phase: 'done' }
 
@@ -56,7 +61,10 @@ function formatElapsed(ms: number): string {
  * - `docs: 74 documents, 1,020 windows (812 cached, 208 to embed)` when the
  *   build has something to embed;
  * - `docs: embedded 64/208 windows (21/s, about 7 s left)` at most once per
- *   interval (the last batch is left to the final line);
+ *   interval (the last batch is left to the final line), with
+ *   `, 4 requests in flight` before the parenthesis closes on an embedding server;
+ * - `docs: HTTP 429 for a request of 32 inputs; retrying in 7000 ms (attempt
+ *   2 of 4).` each time an embedding server's request is retried;
  * - `docs: built in 12.4 s` when something was embedded, or when the build
  *   took longer than the interval.
  *
@@ -86,9 +94,13 @@ export function knowledgeProgressReporter(name: string, { write, now, intervalMs
         if (embedStarted === undefined || event.done >= event.total || time - lastLine < intervalMs)
           break
         const perSecond = event.done / (Math.max(time - embedStarted, 1) / 1000)
-        line(`embedded ${count(event.done)}/${count(event.total)} windows (${formatRate(perSecond)}, about ${formatEstimate((event.total - event.done) / perSecond)} left)`)
+        const requests = event.inFlight === undefined ? '' : `, ${plural(event.inFlight, 'request')} in flight`
+        line(`embedded ${count(event.done)}/${count(event.total)} windows (${formatRate(perSecond)}, about ${formatEstimate((event.total - event.done) / perSecond)} left${requests})`)
         break
       }
+      case 'retry':
+        line(event.line)
+        break
       case 'done': {
         const time = now()
         if (embedStarted !== undefined || time - started >= intervalMs)

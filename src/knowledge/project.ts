@@ -5,18 +5,20 @@
 
 import type { Diagnostic } from '../core/diagnostics'
 import type { KnowledgeBuildFailure, KnowledgeIndex } from './build'
-import type { ChunkConfig, KnowledgeConfig, ModelConfig, SearchConfig } from './config'
+import type { ChunkConfig, KnowledgeConfig, ModelConfig, ModelSettings, SearchConfig } from './config'
 import type { Embedder } from './embedder'
 import type { KnowledgeProgress } from './progress'
 import type { IndexManifest } from './publish'
 import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs'
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { DiagnosticBag } from '../core/diagnostics'
+import { endpointOf } from '../core/http-json'
 import { hash } from '../core/hash'
 import { parseYaml } from '../core/yaml'
 import { buildKnowledgeIndex, PIPELINE_VERSION } from './build'
 import { parseProjectConfig } from './config'
 import { createTransformersEmbedder } from './embedder'
+import { createServerEmbedder } from './server-embedder'
 import { SNAPSHOT_VERSION } from '../runtime/knowledge/snapshot-reader'
 import { loadKnowledgeFolder } from './load-folder'
 import { publishIndex, readManifest } from './publish'
@@ -26,7 +28,7 @@ export const PROJECT_FILE = 'skill-kit.json'
 /** Settings that replace those of `skill-kit.json` (or the defaults), key by key. */
 export interface KnowledgeOverrides {
   /** `false`: no model (lexical search only), whatever the project says. */
-  model?: Partial<ModelConfig> | false
+  model?: Partial<ModelSettings> | false
   chunk?: Partial<ChunkConfig>
   search?: Partial<SearchConfig>
 }
@@ -197,24 +199,35 @@ const embedders = new Map<string, Promise<Embedder>>()
 
 /**
  * The embedder of a project's model, shared by every project and build of
- * this process that uses the same model settings (loading one takes a second).
+ * this process that uses the same model settings (loading one takes a second):
+ * Transformers.js in this process, or the embedding server of `model.server`.
  */
 export function projectEmbedder(model: ModelConfig, { offline = false, remoteHost, fixCommand }: EmbedderOptions = {}): Promise<Embedder> {
   const key = JSON.stringify([model, offline, remoteHost])
   let embedder = embedders.get(key)
   if (!embedder) {
-    embedder = createTransformersEmbedder({
-      model: model.id,
-      revision: model.revision,
-      dtype: model.dtype,
-      cacheDir: model.cacheDir,
-      offline,
-      remoteHost,
-      fixCommand,
-      maxTokens: model.maxTokens,
-      queryPrefix: model.queryPrefix,
-      documentPrefix: model.documentPrefix,
-    })
+    embedder = model.server
+      ? createServerEmbedder({
+        model: model.id,
+        server: model.server,
+        maxTokens: model.maxTokens,
+        queryPrefix: model.queryPrefix,
+        documentPrefix: model.documentPrefix,
+        cacheDir: model.cacheDir,
+        revision: model.revision,
+      })
+      : createTransformersEmbedder({
+        model: model.id,
+        revision: model.revision,
+        dtype: model.dtype,
+        cacheDir: model.cacheDir,
+        offline,
+        remoteHost,
+        fixCommand,
+        maxTokens: model.maxTokens,
+        queryPrefix: model.queryPrefix,
+        documentPrefix: model.documentPrefix,
+      })
     embedders.set(key, embedder)
     embedder.catch(() => embedders.delete(key))
   }
@@ -288,12 +301,16 @@ export async function buildKnowledgeProject(project: KnowledgeProject, options: 
   return { ...index, snapshotFile: published.snapshotFile, documentsFile: published.documentsFile }
 }
 
-/** Digest of the settings an index depends on: the model (not where its files are, or `false`) and chunking. */
+/**
+ * Digest of the settings an index depends on: the model (not where its files
+ * are, or `false`; for a server, its endpoint without credentials and none of
+ * the request settings, which change no vector) and chunking.
+ */
 export function settingsDigest(config: KnowledgeConfig): string {
-  let model: Omit<ModelConfig, 'cacheDir'> | false = false
+  let model: Record<string, unknown> | false = false
   if (config.model) {
-    const { cacheDir: _, ...rest } = config.model
-    model = rest
+    const { cacheDir: _, server, ...rest } = config.model
+    model = server ? { ...rest, provider: 'openai-compatible', endpoint: endpointOf(server.baseUrl), dimensions: server.dimensions } : rest
   }
   return hash(JSON.stringify([model, config.chunk, PIPELINE_VERSION]))
 }

@@ -42,7 +42,11 @@ export class VectorCache {
   private unsaved = 0
   readonly file: string
 
-  constructor(folder: string, fingerprint: string, readonly dimensions: number) {
+  /** Length of every vector; 0 (given for an embedder that learns it from its first answer) until the file or the first vector tells. */
+  dimensions: number
+
+  constructor(folder: string, fingerprint: string, dimensions: number) {
+    this.dimensions = dimensions
     this.file = join(folder, `vectors-${hash(fingerprint).slice(0, 16)}.bin`)
     removeDeadTemporaries(folder)
     if (existsSync(this.file))
@@ -58,6 +62,8 @@ export class VectorCache {
   }
 
   set(key: string, vector: Float32Array): void {
+    if (this.dimensions === 0)
+      this.dimensions = vector.length
     if (vector.length !== this.dimensions)
       throw new Error(`A ${vector.length}-dimensional vector cannot go into a ${this.dimensions}-dimensional cache.`)
     this.vectors.set(key, vector)
@@ -103,6 +109,8 @@ export class VectorCache {
       return
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
     const count = view.getUint32(12, true)
+    if (this.dimensions === 0 && view.getUint32(0, true) === MAGIC && view.getUint32(4, true) === VERSION)
+      this.dimensions = view.getUint32(8, true)
     const record = KEY_BYTES + CHECK_BYTES + this.dimensions * 4
     if (view.getUint32(0, true) !== MAGIC || view.getUint32(4, true) !== VERSION || view.getUint32(8, true) !== this.dimensions || bytes.byteLength !== HEADER_BYTES + count * record)
       return

@@ -15,6 +15,7 @@ import { hash } from '../core/hash'
 import { closest } from '../core/text'
 import { ModelNotAvailableError } from '../knowledge/embedder-files'
 import { ModelDownloadError } from '../knowledge/model-download'
+import { EmbeddingServerError } from '../knowledge/server-embedder'
 import { knowledgeProgressReporter } from '../knowledge/progress'
 import { buildKnowledgeProject, openKnowledgeProject } from '../knowledge/project'
 import { TransformersMissingError } from '../knowledge/transformers'
@@ -256,7 +257,7 @@ export class KnowledgeService {
     }
     catch (error) {
       // Each names what is missing and the command that gets it.
-      if (error instanceof ModelNotAvailableError || error instanceof ModelDownloadError || error instanceof TransformersMissingError)
+      if (error instanceof ModelNotAvailableError || error instanceof ModelDownloadError || error instanceof TransformersMissingError || error instanceof EmbeddingServerError)
         return { ok: false, watch, message: `${label}: ${error.message}` }
       return { ok: false, watch, message: `${label}: embedding failed: ${(error as Error).message}` }
     }

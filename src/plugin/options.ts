@@ -1,4 +1,4 @@
-import type { ChunkConfig, ModelConfig, SearchConfig } from '../knowledge/config'
+import type { ChunkConfig, ModelSettings, SearchConfig } from '../knowledge/config'
 import type { OnInvalid } from '../skill/compile'
 import { isAbsolute, resolve } from 'node:path'
 import picomatch from 'picomatch'
@@ -53,11 +53,12 @@ export interface KnowledgeOptions {
   /** The folder, relative to `root`. */
   dir: string
   /**
-   * Replaces `model` settings of `skill-kit.json` (or the defaults), key by key;
-   * `cacheDir` is relative to `dir`. `false`: no model at all (no vectors,
-   * lexical search only, Transformers.js never loaded).
+   * Replaces `model` settings of `skill-kit.json` (or the defaults), key by key,
+   * the embedding server's (`provider: 'openai-compatible'`, `baseUrl`, …)
+   * included; `cacheDir` is relative to `dir`. `false`: no model at all (no
+   * vectors, lexical search only, Transformers.js never loaded).
    */
-  model?: Partial<ModelConfig> | false
+  model?: Partial<ModelSettings> | false
   /** Replaces `chunk` settings, key by key. */
   chunk?: Partial<ChunkConfig>
   /** Replaces `search` settings (the module's defaults), key by key. */

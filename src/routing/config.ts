@@ -1,5 +1,6 @@
 import type { DiagnosticBag, Position } from '../core/diagnostics'
 import type { YamlValue } from '../core/yaml'
+import { baseUrlProblem as sharedBaseUrlProblem } from '../core/http-json'
 import { closest } from '../core/text'
 import { isYamlMapping } from '../core/yaml'
 
@@ -38,30 +39,14 @@ export const DEFAULT_ROUTING: RoutingConfig = {
 }
 
 const KEYS = Object.keys(DEFAULT_ROUTING)
-const LOOPBACK_NAMES = new Set(['localhost', '[::1]', '::1'])
 
-/** Whether `hostname` (as `URL` spells it) is this machine: `localhost`, 127.0.0.0/8 or `::1`. */
-export function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK_NAMES.has(hostname.toLowerCase()) || /^127(?:\.\d{1,3}){3}$/.test(hostname)
-}
-
+export { isLoopbackHost } from '../core/http-json'
 /**
- * Why `baseUrl` cannot be used, or `undefined`: it must be an `https://` URL,
- * or `http://` on loopback, since the key and the documents travel with every request.
+ * Why `baseUrl` cannot be used as `routing.baseUrl`, or `undefined`: it must be an
+ * `https://` URL, or `http://` on loopback (see {@link sharedBaseUrlProblem}).
  */
 export function baseUrlProblem(baseUrl: string): string | undefined {
-  let url: URL
-  try {
-    url = new URL(baseUrl)
-  }
-  catch {
-    return `"routing.baseUrl" must be a URL, e.g. "${DEFAULT_ROUTING.baseUrl}".`
-  }
-  if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname)))
-    return undefined
-  if (url.protocol === 'http:')
-    return `"routing.baseUrl" (${baseUrl}) uses plain HTTP, which would send the API key and the documents unencrypted. Use https://, or http:// only for a server on this machine (localhost, 127.0.0.1, ::1).`
-  return `"routing.baseUrl" must be an https:// URL, e.g. "${DEFAULT_ROUTING.baseUrl}".`
+  return sharedBaseUrlProblem(baseUrl, { settings: 'routing', exampleUrl: DEFAULT_ROUTING.baseUrl })
 }
 
 /**

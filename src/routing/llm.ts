@@ -13,7 +13,7 @@ import { chunkDocument } from '../knowledge/chunk'
 import { estimateTokens } from '../runtime/tokens'
 import { CARD_LIMITS, explicitCategories } from './card'
 import { RoutingError } from './client'
-import { mapLimit } from './pool'
+import { mapLimit } from '../core/pool'
 
 /** Bumped whenever prompts or answer rules change: cached answers of another version are not used. */
 export const PROMPT_VERSION = 1

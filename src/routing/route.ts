@@ -7,7 +7,7 @@ import { explicitCategories, offlineCard } from './card'
 import { layoutRoutedSkill } from './layout'
 import { llmCard, llmCardKey, llmSummaries } from './llm'
 import { offlineGroups, offlineSummary } from './offline'
-import { mapLimit } from './pool'
+import { mapLimit } from '../core/pool'
 import { normalizeTopics } from './topics'
 
 export interface RouteOptions {

@@ -163,6 +163,17 @@ describe('skill-kit model --from', () => {
     expect(readdirSync(join(work, 'from-parent/.skill-kit/models/Xenova'))).toEqual(['all-MiniLM-L6-v2'])
   })
 
+  it('puts the local copy of an embedding server\'s model in model.cacheDir, saying what it is for', async () => {
+    project('from-server', { provider: 'openai-compatible', id: MINILM, baseUrl: 'http://user:secret@127.0.0.1:9/v1' })
+    const run = await skillKit(work, 'model', '--project', 'from-server', '--from', relative(work, referenceModels))
+    expect(run.stderr).toBe(`"from-server" is embedded by the server at http://127.0.0.1:9/v1; this puts the local copy of ${MINILM} in model.cacheDir, whose tokenizer then cuts its windows.\n`
+      + `Installing ${MINILM} (q8) from ${relative(work, join(referenceModels, MINILM))} into from-server/.skill-kit/models/${MINILM}\n`)
+    expect(run.code).toBe(0)
+    const summary = JSON.parse(run.stdout)
+    expect(summary).toMatchObject({ model: MINILM, dtype: 'q8', folder: `.skill-kit/models/${MINILM}`, files: MINILM_FILES })
+    expect(summary.fingerprint).toMatch(/^Xenova\/all-MiniLM-L6-v2@751bff37182d\/q8\//)
+  })
+
   it('reports every missing or invalid file at once, and installs nothing', async () => {
     project('from-bad')
     const bad = join(work, 'bad-model')

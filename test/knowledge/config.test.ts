@@ -85,6 +85,45 @@ describe('parseProjectConfig', () => {
     expect(parse('{ "model": {} }').config?.model).toMatchObject({ id: 'Xenova/all-MiniLM-L6-v2' })
   })
 
+  it('reads an embedding server\'s settings beside the model\'s, with defaults', () => {
+    const { config, diagnostics } = parse('{ "model": { "provider": "openai-compatible", "id": "nomic-embed-text:v1.5", "baseUrl": "http://localhost:11434/v1/", "dimensions": 256 } }')
+    expect(diagnostics).toEqual([])
+    expect(config?.model).toEqual({
+      id: 'nomic-embed-text:v1.5',
+      revision: '751bff37182d3f1213fa05d7196b954e230abad9',
+      dtype: 'q8',
+      cacheDir: '/projects/home/.skill-kit/models',
+      maxTokens: 256,
+      queryPrefix: '',
+      documentPrefix: '',
+      server: { baseUrl: 'http://localhost:11434/v1/', apiKeyEnv: 'OPENAI_API_KEY', dimensions: 256, batchSize: 32, maxBatchTokens: 16384, concurrency: 4, timeoutMs: 60000 },
+    })
+  })
+
+  it('reports every problem of an embedding server\'s settings at its place', () => {
+    const lines = (model: string) => parse(`{\n  "model": ${model}\n}`).diagnostics
+    expect(lines('{ "provider": "tei" }')).toEqual([
+      ['config-invalid', 2, 26, '"model.provider" must be "transformers" (the model runs in the build) or "openai-compatible" (an embedding server\'s POST /v1/embeddings).'],
+    ])
+    expect(lines('{ "provider": "openai-compatible" }')).toEqual([
+      ['config-invalid', 2, 26, '"model.provider" "openai-compatible" needs "model.id": the model\'s name on the server (the "model" of its requests).'],
+      ['config-invalid', 2, 26, '"model.provider" "openai-compatible" needs "model.baseUrl": the server\'s OpenAI-compatible API, e.g. "http://127.0.0.1:8080/v1" for a server on this machine.'],
+    ])
+    expect(lines('{ "provider": "openai-compatible", "id": "bge", "baseUrl": "ftp://x", "apiKeyEnv": "sk-123", "batchSize": 0, "maxBatchTokens": 100, "concurrency": 65, "timeoutMs": 5, "dimensions": 1.5 }')).toEqual([
+      ['config-invalid', 2, 71, '"model.baseUrl" must be an https:// URL, e.g. "https://api.openai.com/v1".'],
+      ['config-invalid', 2, 95, '"model.apiKeyEnv" names the environment variable holding the key, e.g. "OPENAI_API_KEY"; the key itself never goes in skill-kit.json.'],
+      ['config-invalid', 2, 118, '"model.batchSize" must be an integer from 1 to 2048.'],
+      ['config-invalid', 2, 139, '"model.maxBatchTokens" must be an integer of at least 256.'],
+      ['config-invalid', 2, 159, '"model.concurrency" must be an integer from 1 to 64.'],
+      ['config-invalid', 2, 176, '"model.timeoutMs" must be an integer of at least 100.'],
+      ['config-invalid', 2, 193, '"model.dimensions" must be an integer from 1 to 65536.'],
+    ])
+    expect(lines('{ "id": "bge", "baseUrl": "https://example.com/v1", "concurrency": 2 }')).toEqual([
+      ['config-invalid', 2, 38, '"model.baseUrl" applies to an embedding server only: set "model.provider" to "openai-compatible", or remove it.'],
+      ['config-invalid', 2, 79, '"model.concurrency" applies to an embedding server only: set "model.provider" to "openai-compatible", or remove it.'],
+    ])
+  })
+
   it('reads the watch settings, and the Semantic Skill Kit\'s', () => {
     expect(parse('{ "watch": { "settleMs": 0, "maxWaitMs": 300 } }')).toEqual({ config: expect.objectContaining({ watch: { settleMs: 0, maxWaitMs: 300 } }), diagnostics: [] })
     // A seed project's watch settings: its settle time is ours, its polling period is checked and unused.

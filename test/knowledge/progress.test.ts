@@ -31,6 +31,25 @@ describe('knowledgeProgressReporter', () => {
     ])
   })
 
+  it('says how many requests an embedding server has in flight, and each retry', () => {
+    const { lines, at } = reporter()
+    at(0, { phase: 'read', documents: 9, chunks: 300, windows: 1_000, cached: 0 })
+    at(1_000, { phase: 'embed', done: 128, total: 1_000, inFlight: 4 })
+    at(2_000, { phase: 'retry', line: 'HTTP 429 for a request of 32 inputs; retrying in 7000 ms (attempt 2 of 4).' })
+    at(4_000, { phase: 'embed', done: 512, total: 1_000, inFlight: 4 })
+    at(6_000, { phase: 'embed', done: 992, total: 1_000, inFlight: 1 })
+    at(6_100, { phase: 'embed', done: 1_000, total: 1_000, inFlight: 1 })
+    at(6_200, { phase: 'done' })
+    expect(lines).toEqual([
+      'docs: 9 documents, 1,000 windows (0 cached, 1,000 to embed)',
+      'docs: HTTP 429 for a request of 32 inputs; retrying in 7000 ms (attempt 2 of 4).',
+      // 512 windows in 4 s: 128/s, 488 left.
+      'docs: embedded 512/1,000 windows (128/s, about 4 s left, 4 requests in flight)',
+      'docs: embedded 992/1,000 windows (165/s, about 1 s left, 1 request in flight)',
+      'docs: built in 6.2 s',
+    ])
+  })
+
   it('counts the interval from the last line, and gives slow rates a decimal and long estimates in minutes', () => {
     const { lines, at } = reporter()
     at(0, { phase: 'read', documents: 1, chunks: 1, windows: 5_000, cached: 0 })

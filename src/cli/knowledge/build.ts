@@ -1,5 +1,6 @@
 import type { Command } from '../command'
 import { buildKnowledgeProject, hasModel } from '../../knowledge/project'
+import { EmbeddingServerError } from '../../knowledge/server-embedder'
 import { flag, PROJECT_HELP, PROJECT_OPTION } from '../command'
 import { CliError, json } from '../io'
 import { countDiagnostics, displayPath } from '../report'
@@ -37,6 +38,12 @@ ${PROJECT_HELP}`,
     let result
     try {
       result = await buildKnowledgeProject(project, { embedder, force: flag(args, 'force'), onProgress: progress.onProgress })
+    }
+    catch (error) {
+      // Said whole by the error (the server, what it answered, what is cached): no stack trace.
+      if (error instanceof EmbeddingServerError)
+        throw new CliError(`${error.message} The published index is unchanged.`)
+      throw error
     }
     finally {
       progress.done()

@@ -3,6 +3,7 @@ import type { EmbeddedProject } from '../../knowledge/project'
 import { ModelNotAvailableError } from '../../knowledge/embedder-files'
 import { ModelDownloadError } from '../../knowledge/model-download'
 import { projectCommand, projectEmbedder } from '../../knowledge/project'
+import { EmbeddingServerError } from '../../knowledge/server-embedder'
 import { assertTransformersInstalled, TransformersMissingError } from '../../knowledge/transformers'
 import { CliError } from '../io'
 
@@ -19,7 +20,7 @@ export async function loadEmbedder(project: EmbeddedProject, offline: boolean, r
     return await projectEmbedder(model, { offline, remoteHost, fixCommand: projectCommand(project, 'model') })
   }
   catch (error) {
-    if (error instanceof ModelNotAvailableError || error instanceof ModelDownloadError || error instanceof TransformersMissingError)
+    if (error instanceof ModelNotAvailableError || error instanceof ModelDownloadError || error instanceof TransformersMissingError || error instanceof EmbeddingServerError)
       throw new CliError(error.message)
     throw new CliError(`Cannot load the embedding model ${model.id} (revision ${model.revision}, ${model.dtype}): ${(error as Error).message}`)
   }

