@@ -4,9 +4,8 @@
 // default with a bag-of-words vector of each input (so that search works).
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { createHash } from 'node:crypto'
-import { createServer } from 'node:http'
+import { listenLoopback } from '../core/loopback-server'
 
 /** A request the server received. */
 export interface EmbeddingCall {
@@ -87,15 +86,5 @@ export async function startEmbeddingServer(hooks: EmbeddingServerHooks = {}): Pr
       inFlight--
     }
   }
-  const server = createServer((request, response) => void handle(request, response))
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    calls,
-    peakInFlight: () => peak,
-    close: async () => {
-      server.closeAllConnections()
-      await new Promise(resolve => server.close(resolve))
-    },
-  }
+  return { ...await listenLoopback(handle), calls, peakInFlight: () => peak }
 }

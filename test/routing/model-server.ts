@@ -3,9 +3,8 @@
 // answers as the test says, by default with a valid card or page summary.
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { createServer } from 'node:http'
 import { hash } from '../../src/core/hash'
+import { listenLoopback } from '../core/loopback-server'
 
 /** A request the server received. */
 export interface Call {
@@ -87,13 +86,5 @@ export async function startModelServer(hooks: ModelServerHooks): Promise<{ baseU
       inFlight--
     }
   }
-  const server = createServer((request, response) => void handle(request, response))
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    close: async () => {
-      server.closeAllConnections()
-      await new Promise(resolve => server.close(resolve))
-    },
-  }
+  return listenLoopback(handle)
 }
