@@ -23,6 +23,13 @@ export interface YamlDocument {
 /** Aliases may not copy more values than this into a document (alias bombs). */
 export const MAX_YAML_VALUES = 10_000
 
+/**
+ * Characters of YAML parsed at most (256 KiB of ASCII): frontmatter holds
+ * fields, not text, and a bound on its size bounds every cost of parsing it
+ * (the parser's garbage grows faster than its input past a few megabytes).
+ */
+export const MAX_YAML_CHARS = 262_144
+
 /** Clearer wording for the YAML errors skill authors hit most; the argument is the source text at the error. */
 const FRIENDLY: Record<string, (token: string) => { code: string, message: string }> = {
   TAB_AS_INDENT: () => ({
@@ -47,6 +54,11 @@ const FRIENDLY: Record<string, (token: string) => { code: string, message: strin
  * YAML text's first line.
  */
 export function parseYaml(text: string, firstLine: number, bag: DiagnosticBag): YamlDocument {
+  if (text.length > MAX_YAML_CHARS) {
+    const at = { line: firstLine, column: 1 }
+    bag.error('yaml-too-long', `The frontmatter has ${text.length.toLocaleString('en-US')} characters; at most ${MAX_YAML_CHARS.toLocaleString('en-US')} are allowed. Move long text into the body.`, at)
+    return { value: undefined, locate: () => at }
+  }
   const tooDeep = yamlDepthExceeded(text)
   if (tooDeep !== undefined) {
     const at = positionAt(text, tooDeep, firstLine)

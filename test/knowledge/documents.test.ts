@@ -59,6 +59,7 @@ describe('invalid knowledge folders', () => {
     ['tags.md', '---\ntags: [a, 2]\n---\nText.\n', 'document-field-invalid', 2, 7, '"tags" must be a list of non-empty strings, e.g. tags: [restore, recovery].'],
     ['yaml.md', '---\ndescription: [unclosed\n---\nText.\n', 'yaml-syntax', 2, 23, 'Invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]. Fix the frontmatter syntax.'],
     ['deep.md', `---\ntags: ${'['.repeat(8000)}${']'.repeat(8000)}\n---\nText.\n`, 'yaml-too-deep', 2, 70, 'The frontmatter nests more than 64 levels of mappings, lists or brackets. Flatten it: fields need a few levels at most.'],
+    ['long.md', `---\ntitle: "${'a'.repeat(262_144)}"\n---\nText.\n`, 'yaml-too-long', 2, 1, 'The frontmatter has 262,153 characters; at most 262,144 are allowed. Move long text into the body.'],
     ['cycle.md', '---\ntags: &t [a, *t]\n---\nText.\n', 'yaml-alias-cycle', 2, 14, 'The alias *t refers to a value that contains it, so it never ends. Repeat the value itself instead of the alias.'],
   ])('%s: %s', (file, text, code, line, column, message) => {
     write({ [file]: text })

@@ -180,6 +180,14 @@ describe('validation rules', () => {
     expectDiagnostics(join(fixtures, 'invalid', 'name-mismatch'), [['error', 'name-mismatch', 2, 7, 'must match its folder']], { strict: true })
   })
 
+  it('refuses frontmatter over 262,144 characters before parsing it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skill-kit-'))
+    mkdirSync(join(dir, 'long'))
+    writeFileSync(join(dir, 'long', 'SKILL.md'), `---\nname: long\ndescription: "${'a'.repeat(262_144)}"\n---\nBody.\n`)
+    expectDiagnostics(join(dir, 'long'), [['error', 'yaml-too-long', 2, 1, 'The frontmatter has 262,170 characters; at most 262,144 are allowed. Move long text into the body.']])
+    rmSync(dir, { recursive: true })
+  })
+
   it('checks a x.skill.md name against its file name', () => {
     const dir = mkdtempSync(join(tmpdir(), 'skill-kit-'))
     writeFileSync(join(dir, 'deploy.skill.md'), '---\nname: ship\ndescription: Ships.\n---\nBody.\n')
