@@ -1,0 +1,115 @@
+// A knowledge build of a large synthetic corpus (deterministic: by default
+// 10,000 documents of 10 sections, 100,000 chunks, about 40 words each)
+// embedded by a fake embedding server on loopback that answers at a fixed
+// rate (bench/fake-embedding-server.mjs, its own process). The baseline is the
+// time the server itself needs at that rate, windows / rate; the goal is a
+// build within 10 % of it. Also the build's peak memory (the process's maximum
+// resident set) and the snapshot's size. Windows are cut on characters (no
+// local tokenizer for the model), one per chunk here.
+//
+//   npm run build && node bench/embedding-server.bench.mjs [--documents 10000] [--sections 10] [--rate 5000] [--concurrency 4] [--batch 32] [--dims 384] [--json]
+
+import { spawn } from 'node:child_process'
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { createRng } from './corpus.mjs'
+import { benchCache, bundleSource, root } from './knowledge.mjs'
+import { emitResult, fmtMs, isMain, numberArg } from './util.mjs'
+
+export const GOAL_OVERHEAD = 0.1
+const VOCABULARY = 30_000
+const WORDS = 40
+
+/** Writes the corpus once per shape into .cache/bench (a marker file says it is whole). */
+function writeCorpus(dir, documents, sections) {
+  const done = join(dir, '.complete')
+  if (existsSync(done))
+    return
+  rmSync(dir, { recursive: true, force: true })
+  const rng = createRng(documents * 31 + sections)
+  // Zipf-like word frequencies: word k is picked with weight 1 / (k + 1).
+  const word = () => `w${Math.floor(Math.exp(rng.next() * Math.log(VOCABULARY))) - 1}`
+  const words = n => Array.from({ length: n }, word).join(' ')
+  for (let d = 0; d < documents; d++) {
+    const folder = join(dir, `group-${d % 100}`)
+    mkdirSync(folder, { recursive: true })
+    const body = Array.from({ length: sections }, (_, s) => `## Section ${s} of ${d}\n\n${words(WORDS)}.\n`).join('\n')
+    writeFileSync(join(folder, `doc-${d}.md`), `# Document ${d}\n\n${words(12)}.\n\n${body}`)
+  }
+  writeFileSync(done, '')
+}
+
+function startServer(rate, concurrency) {
+  const child = spawn(process.execPath, [join(root, 'bench/fake-embedding-server.mjs'), String(rate), String(concurrency)], { stdio: ['ignore', 'pipe', 'inherit'] })
+  return new Promise((resolve, reject) => {
+    child.stdout.setEncoding('utf8').on('data', (line) => {
+      const port = /listening (\d+)/.exec(line)?.[1]
+      if (port)
+        resolve({ baseUrl: `http://127.0.0.1:${port}/v1`, stop: () => child.kill() })
+    })
+    child.on('exit', code => reject(new Error(`the fake embedding server exited (${code})`)))
+  })
+}
+
+export async function run({ documents = 10_000, sections = 10, rate = 5000, concurrency = 4, batch = 32, dims = 384, log = console.log } = {}) {
+  const shape = `${documents}x${sections}`
+  const project = join(benchCache, `server-corpus-${shape}`)
+  log(`corpus: ${documents.toLocaleString('en-US')} documents of ${sections} sections (${shape}), written once into ${project}`)
+  writeCorpus(join(project, 'knowledge'), documents, sections)
+  const { openKnowledgeProject, buildKnowledgeProject } = await bundleSource('embedding-server-bench', `export { openKnowledgeProject, buildKnowledgeProject } from './src/knowledge/project'\n`)
+  const server = await startServer(rate, concurrency)
+  try {
+    rmSync(join(project, '.skill-kit'), { recursive: true, force: true })
+    writeFileSync(join(project, 'skill-kit.json'), JSON.stringify({
+      name: 'large',
+      model: { provider: 'openai-compatible', baseUrl: server.baseUrl, id: 'fake/all-MiniLM-L6-v2', dimensions: dims, batchSize: batch, concurrency },
+    }))
+    const opened = openKnowledgeProject(project)
+    if (!opened.project)
+      throw new Error(opened.diagnostics.map(d => d.message).join('\n'))
+    let windows = 0
+    const started = performance.now()
+    const built = await buildKnowledgeProject(opened.project, {
+      onProgress: (event) => {
+        if (event.phase === 'read')
+          windows = event.windows - event.cached
+      },
+    })
+    const wallMs = performance.now() - started
+    if (!('snapshotFile' in built))
+      throw new Error(`the build failed: ${built.diagnostics?.map(d => d.message).join('\n')}`)
+    const serverMs = windows / rate * 1000
+    const result = {
+      documents,
+      chunks: documents * (sections + 1),
+      windows,
+      rate,
+      concurrency,
+      batch,
+      dims,
+      wallMs,
+      serverMs,
+      overhead: wallMs / serverMs - 1,
+      peakRssMB: process.resourceUsage().maxRSS / 1024,
+      snapshotMB: statSync(built.snapshotFile).size / 1024 / 1024,
+    }
+    log(`${windows.toLocaleString('en-US')} windows at ${rate.toLocaleString('en-US')}/s, ${concurrency} requests of ${batch} in flight: the server needs ${fmtMs(serverMs)}`)
+    log(`build: ${fmtMs(wallMs)} (${(result.overhead * 100).toFixed(1)} % over the server's time; goal ≤ ${GOAL_OVERHEAD * 100} %)`)
+    log(`peak resident memory ${result.peakRssMB.toFixed(0)} MB, snapshot ${result.snapshotMB.toFixed(1)} MB`)
+    return result
+  }
+  finally {
+    server.stop()
+  }
+}
+
+if (isMain(import.meta)) {
+  emitResult(await run({
+    documents: numberArg('documents', 10_000),
+    sections: numberArg('sections', 10),
+    rate: numberArg('rate', 5000),
+    concurrency: numberArg('concurrency', 4),
+    batch: numberArg('batch', 32),
+    dims: numberArg('dims', 384),
+  }))
+}
