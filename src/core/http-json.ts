@@ -5,8 +5,6 @@
 
 import { isLoopbackHost } from '../runtime/knowledge/loopback'
 
-export { isLoopbackHost }
-
 /** Who calls: the settings key named in messages, the server as people call it, and the error to throw. */
 export interface HttpJsonRole {
   /** The `skill-kit.json` object holding `baseUrl` and `timeoutMs`: `routing` or `model`. */

@@ -9,7 +9,7 @@ import type { Embedder, EmbedderRequests, EmbedKind, LocalTokenizer } from './em
 import type { HttpJsonClient, HttpJsonOptions } from '../core/http-json'
 import { createHash } from 'node:crypto'
 import { createHttpJsonClient } from '../core/http-json'
-import { sequenceFrame, wellFormed } from '../runtime/knowledge/pooling'
+import { sequenceFrame, unitVector, wellFormed } from '../runtime/knowledge/pooling'
 import { loadLocalTokenizer } from './embedder'
 
 /**
@@ -79,21 +79,12 @@ function checkedVectors(answer: unknown, count: number, expected: number | undef
     length ??= embedding.length
     if (embedding.length !== length)
       throw new EmbeddingServerError(`${name} answered ${subject} with ${embedding.length}-dimensional vectors where ${length} dimensions were expected. Check "model.id" and "model.dimensions".`)
-    const vector = new Float32Array(embedding.length)
-    let norm = 0
-    for (let d = 0; d < embedding.length; d++) {
-      const value = embedding[d] as unknown
-      if (typeof value !== 'number' || !Number.isFinite(value))
-        throw new EmbeddingServerError(`${name} answered ${subject} with a vector holding ${JSON.stringify(value)}, which is not a finite number.`)
-      vector[d] = value
-      norm += value * value
+    const vector = unitVector(embedding)
+    if (!(vector instanceof Float32Array)) {
+      throw new EmbeddingServerError(vector.problem === 'zero'
+        ? `${name} answered ${subject} with an all-zero vector, which has no direction to search by.`
+        : `${name} answered ${subject} with a vector holding ${JSON.stringify(vector.value)}, which is not a finite number.`)
     }
-    if (norm === 0)
-      throw new EmbeddingServerError(`${name} answered ${subject} with an all-zero vector, which has no direction to search by.`)
-    // Servers differ: TEI and OpenAI normalize, Ollama and vLLM may not. Cosine similarity needs unit vectors.
-    const scale = 1 / Math.sqrt(norm)
-    for (let d = 0; d < vector.length; d++)
-      vector[d] = vector[d]! * scale
     return vector
   })
 }

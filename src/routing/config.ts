@@ -40,7 +40,6 @@ export const DEFAULT_ROUTING: RoutingConfig = {
 
 const KEYS = Object.keys(DEFAULT_ROUTING)
 
-export { isLoopbackHost } from '../core/http-json'
 /**
  * Why `baseUrl` cannot be used as `routing.baseUrl`, or `undefined`: it must be an
  * `https://` URL, or `http://` on loopback (see {@link sharedBaseUrlProblem}).

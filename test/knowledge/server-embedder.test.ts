@@ -355,6 +355,6 @@ describe('serverQueryEmbedder', () => {
     finally {
       delete process.env.SKILL_KIT_TEST_QUERY_KEY
     }
-    expect(() => serverQueryEmbedder({ baseUrl: 'http://embeddings.example.com/v1', model: 'm' })).toThrow('serverQueryEmbedder: baseUrl (http://embeddings.example.com) must be an https:// URL, or http:// for a server on this machine (localhost, 127.0.0.1, ::1), since the key and the queries travel with every request.')
+    expect(() => serverQueryEmbedder({ baseUrl: 'http://embeddings.example.com/v1', model: 'm' })).toThrow(expect.objectContaining({ name: 'KnowledgeError', code: 'invalid-options', message: 'serverQueryEmbedder: baseUrl (http://embeddings.example.com) must be an https:// URL, or http:// for a server on this machine (localhost, 127.0.0.1, ::1), since the key and the queries travel with every request.' }))
   })
 })

@@ -144,7 +144,11 @@ export function tokenize(text: string): string[] {
  * stopwords, unless it has nothing else ("how do I" still searches those).
  */
 export function queryTerms(query: string): string[] {
-  const all = words(query)
+  return termsOfWords(words(query))
+}
+
+/** {@link queryTerms} of a query's words. */
+function termsOfWords(all: readonly string[]): string[] {
   const informative = all.filter(word => !STOPWORDS.has(word))
   return [...new Set((informative.length > 0 ? informative : all).map(stem))]
 }
@@ -237,8 +241,7 @@ export const TYPO_QUERY_TERMS = 5
  */
 export function searchedTerms(index: LexicalIndex, query: string): number[] {
   const all = words(query)
-  const informative = all.filter(word => !STOPWORDS.has(word))
-  const stems = [...new Set((informative.length > 0 ? informative : all).map(stem))]
+  const stems = termsOfWords(all)
   const { terms, offsets } = index
   const frequency = (t: number) => offsets[t + 1]! - offsets[t]!
   const found: number[] = []
@@ -260,7 +263,7 @@ export function searchedTerms(index: LexicalIndex, query: string): number[] {
 }
 
 /** Per index: each chunk's BM25 length term, and each document's chunks with text (CSR, ascending). */
-interface IndexStats {
+export interface IndexStats {
   /** k1 · (1 − b + b · length / average length), per chunk. */
   lengthTerms: Float64Array
   /** Document `d`'s text chunks are `textChunks[textOffsets[d]…textOffsets[d + 1]]`. */
@@ -270,7 +273,8 @@ interface IndexStats {
 
 const indexStats = new WeakMap<LexicalIndex, IndexStats>()
 
-function statsOf(index: LexicalIndex): IndexStats {
+/** The per-index figures of {@link IndexStats}, worked out once per index. */
+export function statsOf(index: LexicalIndex): IndexStats {
   let stats = indexStats.get(index)
   if (!stats) {
     const { lengths, chunkDocuments, documentCount } = index

@@ -63,3 +63,32 @@ export function meanPoolNormalize(hidden: Float32Array, batch: number, sequence:
   }
   return out
 }
+
+/** Why a vector an embedding server sent cannot be searched by. */
+export type VectorProblem =
+  | { problem: 'not-finite', value: unknown }
+  | { problem: 'zero' }
+
+/**
+ * `values` (a vector as an embedding server sends it) scaled to unit length,
+ * as cosine similarity needs: TEI and OpenAI normalize, Ollama and vLLM may
+ * not. A value that is not a finite number, or a vector of zeros (no
+ * direction), is the problem instead.
+ */
+export function unitVector(values: readonly unknown[]): Float32Array | VectorProblem {
+  const vector = new Float32Array(values.length)
+  let norm = 0
+  for (let d = 0; d < values.length; d++) {
+    const value = values[d]
+    if (typeof value !== 'number' || !Number.isFinite(value))
+      return { problem: 'not-finite', value }
+    vector[d] = value
+    norm += value * value
+  }
+  if (norm === 0)
+    return { problem: 'zero' }
+  const scale = 1 / Math.sqrt(norm)
+  for (let d = 0; d < vector.length; d++)
+    vector[d] = vector[d]! * scale
+  return vector
+}

@@ -21,7 +21,7 @@ import type { Snapshot } from './snapshot-reader'
 import type { SearchResult } from './search-rank'
 import type { VectorSearchOptions } from './search'
 import { KnowledgeError } from './errors'
-import { LEXICAL_THRESHOLD, lexicalEvidence, lexicalPooled, queryTerms } from './lexical'
+import { LEXICAL_THRESHOLD, lexicalEvidence, lexicalPooled, queryTerms, statsOf } from './lexical'
 import { POOLING_TEMPERATURE } from './search-pool'
 import { DEFAULT_THRESHOLD, DEFAULT_TOP_K, scoreDocuments } from './search'
 import { selectTop, toResult } from './search-rank'
@@ -71,17 +71,13 @@ export function searchFused(snapshot: Snapshot, query: string, queryVector: Arra
   const evidence = lexicalEvidence(index, query)
   const weight = lexicalWeight(query)
   if (evidence) {
-    // A document's lexical score lies between its best chunk's and that minus T · ln(its chunks).
-    const chunks = new Uint32Array(documentCount)
-    for (let c = 0; c < index.lengths.length; c++) {
-      if (index.lengths[c]! > 0)
-        chunks[index.chunkDocuments[c]!]!++
-    }
+    // A document's lexical score lies between its best chunk's and that minus T · ln(its text chunks).
+    const { textOffsets } = statsOf(index)
     for (let d = 0; d < documentCount; d++) {
       if (evidence.bestChunk[d]! >= 0) {
         const best = evidence.best[d]!
         upper[d] = weight * best
-        lower[d] = weight * (pooling === 'max' ? best : best - POOLING_TEMPERATURE * Math.log(chunks[d]!))
+        lower[d] = weight * (pooling === 'max' ? best : best - POOLING_TEMPERATURE * Math.log(textOffsets[d + 1]! - textOffsets[d]!))
         eligible[d] = best >= lexicalThreshold ? 1 : 0
       }
     }

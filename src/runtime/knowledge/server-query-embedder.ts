@@ -4,9 +4,11 @@
 // queries land in the space of its vectors. Needs only `fetch`.
 
 import type { EmbedQuery } from './query-embedder'
+import { KnowledgeError } from './errors'
 import { QueryModelUnavailableError } from './knowledge'
 import { isLoopbackHost } from './loopback'
 import { nodeProcess } from './node-host'
+import { unitVector } from './pooling'
 
 /** The part of `fetch` this module uses, so that apps compiled without the DOM's or Node's types can pass one. */
 export type FetchLike = (url: string, init: { method: 'POST', headers: Record<string, string>, body: string, signal: unknown }) => Promise<{ ok: boolean, status: number, json: () => Promise<unknown> }>
@@ -40,7 +42,7 @@ export interface ServerQueryEmbedderOptions {
 export function serverQueryEmbedder(options: ServerQueryEmbedderOptions): EmbedQuery {
   const url = new URL(options.baseUrl)
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname)))
-    throw new TypeError(`serverQueryEmbedder: baseUrl (${url.origin}) must be an https:// URL, or http:// for a server on this machine (localhost, 127.0.0.1, ::1), since the key and the queries travel with every request.`)
+    throw new KnowledgeError('invalid-options', `serverQueryEmbedder: baseUrl (${url.origin}) must be an https:// URL, or http:// for a server on this machine (localhost, 127.0.0.1, ::1), since the key and the queries travel with every request.`)
   url.username = ''
   url.password = ''
   const endpoint = url.href.replace(/\/+$/, '')
@@ -74,15 +76,9 @@ export function serverQueryEmbedder(options: ServerQueryEmbedderOptions): EmbedQ
     const embedding = (answer as { data?: { embedding?: unknown }[] } | null)?.data?.[0]?.embedding
     if (!Array.isArray(embedding) || embedding.length === 0 || (dimensions !== undefined && embedding.length !== dimensions))
       throw unusable(`answered without ${dimensions ? `a ${dimensions}-dimensional embedding` : 'an embedding'}`)
-    let norm = 0
-    for (const value of embedding) {
-      if (typeof value !== 'number' || !Number.isFinite(value))
-        throw unusable('answered a vector holding something other than finite numbers')
-      norm += value * value
-    }
-    if (norm === 0)
-      throw unusable('answered an all-zero vector')
-    const scale = 1 / Math.sqrt(norm)
-    return Float32Array.from(embedding as number[], value => value * scale)
+    const vector = unitVector(embedding)
+    if (!(vector instanceof Float32Array))
+      throw unusable(vector.problem === 'zero' ? 'answered an all-zero vector' : 'answered a vector holding something other than finite numbers')
+    return vector
   }
 }
