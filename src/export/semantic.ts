@@ -3,7 +3,9 @@
 // published (index/), the original documents (references/), the search
 // runtime (search.mjs), and, for a project with a model, a package.json and
 // lockfile that pin @huggingface/transformers for vector search, plus the
-// model's files with includeModel (models/).
+// model's files with includeModel (models/). An index embedded by a server
+// (`model.provider: "openai-compatible"`) and exported without its model
+// embeds queries through that server instead, with no package to install.
 
 import type { KnowledgeDocument } from '../knowledge/document'
 import type { KnowledgeProject } from '../knowledge/project'
@@ -13,6 +15,7 @@ import type { ExportSettings } from './settings'
 import type { SearchKind } from './skill-md'
 import { readdirSync, readFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
+import { endpointOf } from '../core/http-json'
 import { locateModelFiles, onnxFileOf } from '../knowledge/embedder-files'
 import { projectCommand } from '../knowledge/project'
 import { MANIFEST_FORMAT } from '../knowledge/publish'
@@ -64,6 +67,8 @@ function modelFiles(project: KnowledgeProject): ExportFile[] {
   if (!model)
     throw new ExportError('model-unavailable', `"${project.config.name}" has no model ("model": false in skill-kit.json), so --include-model has nothing to copy: export without it.`)
   const located = locateModelFiles(model.cacheDir, model.id, model.revision, model.dtype)
+  if (located.missing.length > 0 && model.server)
+    throw new ExportError('model-unavailable', `"${project.config.name}" is embedded by the server at ${endpointOf(model.server.baseUrl)}. --include-model copies the local copy of ${model.id} (the same vectors only when the server runs the same weights), but its model folder lacks ${located.missing.join(', ')}. Run "${projectCommand(project, 'model')}" first, or export without --include-model: search.mjs then embeds queries through the server.`)
   if (located.missing.length > 0)
     throw new ExportError('model-unavailable', `--include-model copies the embedding model ${model.id} into the export, but its model folder lacks ${located.missing.join(', ')}. Run "${projectCommand(project, 'model')}" first.`)
   const onnx = located.found[onnxFileOf(model.dtype)]!
@@ -84,20 +89,21 @@ export async function semanticExportFiles(project: KnowledgeProject, index: Expo
   const files: ExportFile[] = []
   if (options.includeModel)
     files.push(...modelFiles(project))
-  const search: SearchKind = !model ? 'lexical-only' : options.includeModel ? 'model-included' : 'model-absent'
+  const server = model && model.server && { baseUrl: endpointOf(model.server.baseUrl), apiKeyEnv: model.server.apiKeyEnv, ...(model.server.dimensions ? { dimensions: model.server.dimensions } : {}) }
+  const search: SearchKind = !model ? 'lexical-only' : options.includeModel ? 'model-included' : server ? 'server' : 'model-absent'
   const settings: ExportSettings = {
     format: 1,
     name: config.name,
     snapshot: 'index/snapshot.skillkit',
     documents: 'index/documents.json',
     search: config.search,
-    model: model && { id: model.id, revision: model.revision, dtype: model.dtype, maxTokens: model.maxTokens, queryPrefix: model.queryPrefix },
+    model: model && { id: model.id, revision: model.revision, dtype: model.dtype, maxTokens: model.maxTokens, queryPrefix: model.queryPrefix, ...(server ? { server } : {}) },
     modelFolder: options.includeModel ? MODEL_DIR : null,
   }
   // The bodies exactly as publishIndex writes them, so that retrieve prints what `skill-kit retrieve` does.
   const bodies = { format: MANIFEST_FORMAT, documents: index.documents.map(d => ({ id: d.id, path: d.path, body: d.body })) }
   files.push(
-    fileOf('SKILL.md', semanticSkillMarkdown({ config, documents: index.documents.length, search, modelId: model ? model.id : undefined })),
+    fileOf('SKILL.md', semanticSkillMarkdown({ config, documents: index.documents.length, search, modelId: model ? model.id : undefined, server: server || undefined })),
     fileOf(SETTINGS_FILE, json(settings)),
     fileOf(settings.snapshot, index.snapshot),
     fileOf(settings.documents, JSON.stringify(bodies)),
@@ -105,7 +111,8 @@ export async function semanticExportFiles(project: KnowledgeProject, index: Expo
     ...licenseFiles(project.dir),
     ...await originalDocuments(config.knowledge, index.documents.map(d => d.path), index.digest),
   )
-  if (model)
+  // A server's queries need fetch alone; the local model needs Transformers.js.
+  if (search === 'model-included' || search === 'model-absent')
     files.push(...packageFiles(exportSkillName(config.name), options.assets.packageLock))
   return files
 }

@@ -3,6 +3,7 @@
 // commands the folder has.
 
 import type { KnowledgeConfig } from '../knowledge/config'
+import type { ExportedServer } from './settings'
 import { DESCRIPTION_MAX, toSkillName } from '../skill/spec'
 import { REFERENCES_DIR } from './sources'
 
@@ -20,7 +21,7 @@ export function exportSkillDescription(config: Pick<KnowledgeConfig, 'name' | 'd
 }
 
 /** How the export's search ranks, as its SKILL.md tells the agent. */
-export type SearchKind = 'lexical-only' | 'model-included' | 'model-absent'
+export type SearchKind = 'lexical-only' | 'model-included' | 'model-absent' | 'server'
 
 /** The commands of a semantic export, exactly as SKILL.md names them. */
 export const SEARCH_COMMAND = 'node search.mjs'
@@ -30,13 +31,16 @@ export interface SemanticSkillInput {
   documents: number
   search: SearchKind
   modelId?: string
+  /** The embedding server that embeds queries (`server`). */
+  server?: Pick<ExportedServer, 'baseUrl' | 'apiKeyEnv'>
 }
 
 /** SKILL.md of a semantic export. */
-export function semanticSkillMarkdown({ config, documents, search, modelId }: SemanticSkillInput): string {
+export function semanticSkillMarkdown({ config, documents, search, modelId, server }: SemanticSkillInput): string {
   const ranking = {
     'lexical-only': 'Search ranks documents by their words (BM25) and needs Node.js only.',
     'model-included': `Search needs Node.js only, and ranks by meaning with the embedding model in \`models/\` once its one package is installed: run \`npm ci\` in this folder once (with \`ONNXRUNTIME_NODE_INSTALL=skip\` set, it downloads no CUDA libraries). Until then it ranks by words (BM25) and says so on stderr.`,
+    'server': `Search needs Node.js only, and ranks by meaning through the embedding server at ${server?.baseUrl} (model ${modelId}), which each search sends its query to; set \`${server?.apiKeyEnv}\` to its API key when it needs one. When the server cannot be reached, search ranks by words (BM25) and says so on stderr.`,
     'model-absent': `Search needs Node.js only. This export has no embedding model, so it ranks by words (BM25) and says so on stderr; to rank by meaning, run \`npm ci\` in this folder once and set \`SKILL_KIT_MODEL_PATH\` to a folder that holds ${modelId}/.`,
   }[search]
   return [

@@ -12,6 +12,7 @@ import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { basename, dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { endpointOf } from '../core/http-json'
 import { hash } from '../core/hash'
 import { locateModelFiles, onnxFileOf } from '../knowledge/embedder-files'
 
@@ -62,7 +63,7 @@ export function snapshotReference(mode: AssetMode, file: string, name: string, b
   }
 }
 
-type ModelSpec = { id: string, revision: string, dtype: string, cacheDir: string }
+type ModelSpec = { id: string, revision: string, dtype: string, cacheDir: string, server?: { baseUrl: string } }
 type WasmFiles = Record<'mjs' | 'wasm', string>
 
 /** The files of `includeModel`: the model's, then ONNX Runtime Web's (none for Node only: there the installed Transformers.js runs ONNX Runtime Node). */
@@ -101,6 +102,8 @@ export interface BundledModelReference {
 /** URL expressions of the bundle's copy of the model and ONNX Runtime Web's files; or why this build cannot ship them. */
 export function modelReference(mode: Exclude<AssetMode, { kind: 'file' }>, model: ModelSpec, read: (file: string) => Uint8Array): BundledModelReference | { error: string } {
   const files = modelFiles(model, mode.kind === 'dev-server' ? 'browser' : mode.platform)
+  if ('missing' in files && model.server)
+    return { error: `includeModel ships the local copy of ${model.id}, which embeds queries as the server at ${endpointOf(model.server.baseUrl)} does only when that server runs the same weights, but ${files.missing}. Run "skill-kit model" first, or leave includeModel out and embed queries with serverQueryEmbedder.` }
   if ('missing' in files)
     return { error: `includeModel cannot ship ${model.id}: ${files.missing}. Run "skill-kit model" first.` }
   // Under a hash of the files: Transformers.js keeps them in the browser's Cache API by URL, and a

@@ -12,10 +12,10 @@ export interface CliRun {
   stderr: string
 }
 
-/** Runs `node …nodeArgs <script> …args` in `cwd`; resolves with the exit code, whatever it is. */
-export function runCli(script: string, cwd: string, args: readonly string[], nodeArgs: readonly string[] = []): Promise<CliRun> {
+/** Runs `node …nodeArgs <script> …args` in `cwd` (with this process's environment plus `env`); resolves with the exit code, whatever it is. */
+export function runCli(script: string, cwd: string, args: readonly string[], nodeArgs: readonly string[] = [], env: Record<string, string> = {}): Promise<CliRun> {
   return new Promise((done) => {
-    execFile(process.execPath, [...nodeArgs, script, ...args], { cwd }, (error, stdout, stderr) => {
+    execFile(process.execPath, [...nodeArgs, script, ...args], { cwd, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
       done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr })
     })
   })

@@ -4,7 +4,8 @@
 
 import type { CliRun } from './cli'
 import type { EmbeddingServer } from '../knowledge/embedding-server'
-import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultProjectConfig } from '../../src/knowledge/config'
@@ -21,6 +22,9 @@ let server: EmbeddingServer
 /** Whether the server refuses every request (HTTP 400) or answers. */
 let refuse = false
 
+/** The API key the project's `apiKeyEnv` names, for the runs that set it. */
+const KEY = 'sk-served-test-0f3a9c27SECRET'
+const withKey = { SKILL_KIT_TEST_UNSET_KEY: KEY }
 const skillKit = (...args: string[]): Promise<CliRun> => runCli(script, work, args, hideTransformers)
 
 beforeAll(async () => {
@@ -59,5 +63,43 @@ describe('skill-kit build with an embedding server', () => {
     const snapshot = decodeSnapshot(readFileSync(join(work, 'served/.skill-kit/index', manifest.snapshot)))
     expect(snapshot.dimensions).toBe(16)
     expect(snapshot.model).toMatch(/^openai-compatible:test-embedder\//)
+  })
+
+  it('exports a skill whose search.mjs embeds queries through the same server, with no package and no key in its files', async () => {
+    const exported = await runCli(script, work, ['export', 'out/served', '--project', 'served'], hideTransformers, withKey)
+    expect(exported.code, exported.stderr).toBe(0)
+    const dir = join(work, 'out/served')
+    expect(existsSync(join(dir, 'package.json')) || existsSync(join(dir, 'package-lock.json'))).toBe(false)
+    const settings = JSON.parse(readFileSync(join(dir, 'index/settings.json'), 'utf8'))
+    expect(settings.model.server).toEqual({ baseUrl: server.baseUrl, apiKeyEnv: 'SKILL_KIT_TEST_UNSET_KEY' })
+    expect(readFileSync(join(dir, 'SKILL.md'), 'utf8')).toContain(`ranks by meaning through the embedding server at ${server.baseUrl} (model test-embedder), which each search sends its query to; set \`SKILL_KIT_TEST_UNSET_KEY\` to its API key when it needs one.`)
+    for (const file of readdirSync(dir, { recursive: true, withFileTypes: true }).filter(entry => entry.isFile()))
+      expect(readFileSync(join(file.parentPath, file.name), 'utf8')).not.toContain(KEY)
+
+    // Moved away from this repository: Node alone, the query sent to the server with the key, the ranking of skill-kit search.
+    const copy = mkdtempSync(join(tmpdir(), 'skill-kit-served-'))
+    cpSync(dir, copy, { recursive: true })
+    const before = server.calls.length
+    const searched = await runCli(join(copy, 'search.mjs'), copy, ['restore a backup', '--mode', 'vector'], [], withKey)
+    const expected = await runCli(script, work, ['search', 'restore a backup', '--project', 'served', '--mode', 'vector'], hideTransformers, withKey)
+    rmSync(copy, { recursive: true, force: true })
+    expect(searched).toEqual({ code: 0, stderr: '', stdout: expected.stdout })
+    expect(JSON.parse(searched.stdout)[0].id).toBe('restore-backup')
+    expect(server.calls[before]).toMatchObject({ model: 'test-embedder', input: ['restore a backup'], authorization: `Bearer ${KEY}` })
+
+    // With the server refusing, auto searches by words and says why on stderr.
+    refuse = true
+    const auto = await runCli(join(dir, 'search.mjs'), dir, ['restore a backup'])
+    refuse = false
+    expect(auto.code).toBe(0)
+    expect(auto.stdout).toBe((await skillKit('search', 'restore a backup', '--project', 'served', '--mode', 'lexical')).stdout)
+    expect(auto.stderr).toBe(`[skill-kit] Knowledge base "served" searches lexically: the embedding server at ${server.baseUrl} answered HTTP 400. For vector search, check that the embedding server at ${server.baseUrl} runs test-embedder, the model the knowledge base was built with.\n`)
+  })
+
+  it('refuses --include-model without a local copy of the model, saying what to do', async () => {
+    const run = await skillKit('export', 'out/served-model', '--project', 'served', '--include-model')
+    expect(run).toMatchObject({ code: 1, stdout: '' })
+    expect(run.stderr).toBe(`skill-kit export: "served" is embedded by the server at ${server.baseUrl}. --include-model copies the local copy of test-embedder (the same vectors only when the server runs the same weights), but its model folder lacks config.json, tokenizer.json, tokenizer_config.json, onnx/model_quantized.onnx. Run "skill-kit model --project served" first, or export without --include-model: search.mjs then embeds queries through the server.\n`)
+    expect(existsSync(join(work, 'out/served-model'))).toBe(false)
   })
 })

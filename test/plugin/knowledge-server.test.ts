@@ -73,4 +73,15 @@ describe.each(['vite', 'rollup'] as Bundler[])('a knowledge base embedded by a s
     expect(found[0]).toMatchObject({ id: 'setup/proxy' })
     expect(server.calls.at(-1)!.input).toEqual(['corporate proxy HTTPS_PROXY'])
   })
+
+  it('refuses includeModel without a local copy of the server\'s model, saying what to do', async () => {
+    const name = `docs-${bundler}-model`
+    cpSync(join(repo, 'test/fixtures/knowledge-app/docs'), join(work, name), { recursive: true })
+    const settings = options(name)
+    const withModel = { ...settings, knowledge: { docs: { ...settings.knowledge.docs, includeModel: true } } }
+    const error = await build(bundler, entry, withModel, `knowledge-server-${bundler}-model`).then(() => undefined, (e: unknown) => e as Error)
+    expect(error).toBeInstanceOf(Error)
+    expect(error!.message).toContain(`${name}: includeModel ships the local copy of test-embedder, which embeds queries as the server at ${server.baseUrl} does only when that server runs the same weights, but `)
+    expect(error!.message).toContain(' lacks config.json, tokenizer.json, tokenizer_config.json, onnx/model_quantized.onnx. Run "skill-kit model" first, or leave includeModel out and embed queries with serverQueryEmbedder.')
+  })
 })

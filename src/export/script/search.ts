@@ -5,7 +5,8 @@
 // skill's own node_modules (its package.json and lockfile pin it) and loads
 // the model from the skill's models/ folder (export --include-model) or from
 // SKILL_KIT_MODEL_PATH; without either, `auto` searches lexically and says
-// so on stderr. It ranks and retrieves exactly as `skill-kit search` and
+// so on stderr. An index embedded by a server, exported without its model,
+// embeds queries through that server (fetch alone). It ranks and retrieves exactly as `skill-kit search` and
 // `skill-kit retrieve` do, through the same runtime, and prints the same JSON.
 
 import type { KnowledgeBase } from '../../runtime/knowledge/knowledge'
@@ -18,6 +19,7 @@ import { parseArgs } from 'node:util'
 import { createKnowledgeBase, KnowledgeError, QueryModelUnavailableError } from '../../runtime/knowledge/knowledge'
 import { modelFilesOf } from '../../runtime/knowledge/model-files'
 import { transformersQueryEmbedder } from '../../runtime/knowledge/query-embedder'
+import { serverQueryEmbedder } from '../../runtime/knowledge/server-query-embedder'
 import { decodeSnapshot, SnapshotError } from '../../runtime/knowledge/snapshot-reader'
 import { SETTINGS_FILE } from '../settings'
 
@@ -35,7 +37,8 @@ search prints the best documents for the query as a JSON array (id,
 description, category, categories, tags, path, tokenCount, score, heading),
 best first, never their text. retrieve prints one document's complete text.
 --mode auto (the default) searches by vector when the embedding model and
-@huggingface/transformers are here, else lexically (and says so on stderr).
+@huggingface/transformers are here (or, for an index embedded by a server,
+when that server answers), else lexically (and says so on stderr).
 `
 
 /** A command line that makes no sense: exit 2 with the usage. */
@@ -74,6 +77,14 @@ function exportEmbedder(model: Exclude<ExportSettings['model'], false>, modelFol
     embed ??= transformersQueryEmbedder(load, spec)
     return embed(query)
   }
+}
+
+/** The export's own model when it has one, else the server that embedded the index, else the model named by SKILL_KIT_MODEL_PATH. */
+function queryEmbedder(model: Exclude<ExportSettings['model'], false>, modelFolder: string | null): EmbedQuery {
+  const { server } = model
+  if (server && !modelFolder)
+    return serverQueryEmbedder({ baseUrl: server.baseUrl, model: model.id, apiKeyEnv: server.apiKeyEnv, dimensions: server.dimensions, queryPrefix: model.queryPrefix })
+  return exportEmbedder(model, modelFolder)
 }
 
 function numberOption(text: string | undefined, name: string, check: (value: number) => boolean, expected: string): number | undefined {
@@ -141,7 +152,7 @@ function exportedKnowledgeBase(): KnowledgeBase {
     loadSnapshot: async () => snapshot,
     bodies: documents.map(d => async () => bodies.get(d.id) ?? ''),
     search: settings.search,
-    embedQuery: settings.model ? exportEmbedder(settings.model, settings.modelFolder) : undefined,
+    embedQuery: settings.model ? queryEmbedder(settings.model, settings.modelFolder) : undefined,
     vectors: settings.model !== false,
   })
 }
