@@ -118,7 +118,8 @@ function unitVector(chunk: SnapshotChunkInput, c: number, dims: number): Float64
   return u
 }
 
-interface PendingSection { tag: string, type: ElementTypeCode, bytes: Uint8Array }
+/** A section to write: its tag, element type and little-endian bytes. */
+export interface PendingSection { tag: string, type: ElementTypeCode, bytes: Uint8Array }
 
 const encoder = new TextEncoder()
 const bytesOf = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength)
@@ -293,7 +294,8 @@ function documentRow(doc: SnapshotDocument): unknown[] {
   return [doc.id, doc.description, doc.category, doc.categories, doc.tags, doc.path, doc.tokenCount]
 }
 
-function assemble(dims: number, chunkCount: number, documentCount: number, sections: PendingSection[], flags: number): Uint8Array {
+/** The snapshot file of `sections` (already little-endian), header, directory and CRC-32 included. */
+export function assemble(dims: number, chunkCount: number, documentCount: number, sections: PendingSection[], flags: number): Uint8Array {
   const directoryEnd = HEADER_BYTES + sections.length * DIRECTORY_ENTRY_BYTES
   let end = directoryEnd
   const offsets = sections.map((section) => {
