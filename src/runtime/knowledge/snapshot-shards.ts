@@ -50,6 +50,8 @@ export const SHRD_LENGTH = 5
 export interface ShardSource {
   load: (index: number) => Promise<ArrayBufferLike | ArrayBufferView>
   name: (index: number) => string
+  /** How many shards the source has, when it knows: a core that lists another number is refused. */
+  count?: number
 }
 
 /** A sharded snapshot being loaded: its snapshot answers a search once that search's shards are in. */
@@ -109,6 +111,8 @@ export function openShardedSnapshot(coreBytes: ArrayBufferLike | ArrayBufferView
   if (ends[ShardKind.lexical] !== terms || ends[ShardKind.vectors] !== (withVectors ? snapshot.chunkCount : 0))
     corrupt('its shards do not tile the terms and chunks')
 
+  if (source.count !== undefined && source.count !== shards.length)
+    throw new KnowledgeError('snapshot-mismatch', `The knowledge snapshot core lists ${shards.length} shards where its module names ${source.count}: they come from different builds. Deploy the build's whole output folder again, so that all of its files match.`)
   const loading = new Map<number, Promise<void>>()
   const load = (index: number): Promise<void> => {
     let promise = loading.get(index)

@@ -40,7 +40,7 @@ function fixtureCorpus(dir: string, encoding: 'int8' | 'float32', dims = 24): Co
   const documents: SnapshotDocumentInput[] = folder.documents.map(d => ({ id: d.id, description: d.description, path: d.path, tags: d.tags, tokenCount: d.body.length >> 2 }))
   const words = chunks.flatMap(c => c.text!.split(/\W+/).filter(w => w.length > 3))
   const queries = [...words.filter((_, i) => i % 7 === 0).slice(0, 30), 'nightly bakcup schedule', 'wi fi router', 'how do I restore a backup', 'printer', '']
-  return { name: dir, snapshot: encodeSnapshot({ model: 'test', encoding, documents, chunks, lexical: true }), vectors: chunks.map(c => [...c.vector!]), queries, dims }
+  return { name: dir, snapshot: encodeSnapshot({ model: 'test', encoding, documents, chunks, lexical: true }), vectors: chunks.map(c => Array.from(c.vector!)), queries, dims }
 }
 
 /** Many chunks and terms (Zipf-distributed words), so that there are many shards of both kinds. */
@@ -65,7 +65,7 @@ function generatedCorpus(chunkCount: number, encoding: 'int8' | 'float32' | 'non
     return text.slice(0, q % 4 === 3 ? 30 : 3).join(' ')
   })
   const snapshot = encodeSnapshot({ model: encoding === 'none' ? '' : 'test', encoding, documents, chunks, lexical: true })
-  return { name: `${chunkCount} generated chunks (${encoding})`, snapshot, vectors: chunks.map(c => c.vector ? [...c.vector] : []), queries, dims }
+  return { name: `${chunkCount} generated chunks (${encoding})`, snapshot, vectors: chunks.map(c => c.vector ? Array.from(c.vector) : []), queries, dims }
 }
 
 /** A query's embedding: near a chunk picked from its text, so vector search finds something. */
@@ -182,7 +182,8 @@ describe('a damaged or mismatched shard', () => {
   it('fails the search with a KnowledgeError that says what to redeploy, never a result', async () => {
     const damaged = files.shards.map(s => s.slice())
     const last = damaged.length - 1
-    damaged[last]![200] ^= 0xFF
+    const target = damaged[last]!
+    target[200] = target[200]! ^ 0xFF
     const kb = sharded(corpus, { core: files.core, shards: damaged }, true)
     const error = await kb.search('anything', { mode: 'vector' }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(KnowledgeError)
