@@ -114,10 +114,15 @@ export function openShardedSnapshot(coreBytes: ArrayBufferLike | ArrayBufferView
   if (source.count !== undefined && source.count !== shards.length)
     throw new KnowledgeError('snapshot-mismatch', `The knowledge snapshot core lists ${shards.length} shards where its module names ${source.count}: they come from different builds. Deploy the build's whole output folder again, so that all of its files match.`)
   const loading = new Map<number, Promise<void>>()
+  /** Shards filled, by kind: once all of a kind are in, searches await nothing. */
+  const filled = [0, 0]
   const load = (index: number): Promise<void> => {
     let promise = loading.get(index)
     if (!promise) {
-      promise = source.load(index).then(bytes => fill(index, bytesOf(bytes)))
+      promise = source.load(index).then((bytes) => {
+        fill(index, bytesOf(bytes))
+        filled[shards[index]!.kind]!++
+      })
       promise.catch(() => loading.delete(index))
       loading.set(index, promise)
     }
@@ -206,13 +211,14 @@ export function openShardedSnapshot(coreBytes: ArrayBufferLike | ArrayBufferView
     snapshot,
     shards,
     async loadLexical(query) {
-      if (!lexical)
+      if (!lexical || filled[ShardKind.lexical] === lexicalShards.length)
         return
       const needed = new Set(scoredTerms(lexical, query).map(shardOfTerm))
       await Promise.all([...needed].map(load))
     },
     async loadVectors() {
-      await Promise.all(vectorShards.map(load))
+      if (filled[ShardKind.vectors] !== vectorShards.length)
+        await Promise.all(vectorShards.map(load))
     },
     async loadAll() {
       await Promise.all(shards.map((_, i) => load(i)))
