@@ -69,7 +69,7 @@ export interface KnowledgeOptions {
    * browsers fetch what a search reads: a lexical search, the core and its terms'
    * postings; a vector search, every vector shard, in parallel while the query
    * model loads. Rankings are the same as with one snapshot. `true` uses the
-   * default sizes (64 KiB of postings, 1 MiB of vectors a shard). Builds only:
+   * default sizes (16 KiB of postings, 1 MiB of vectors a shard). Builds only:
    * the Vite dev server serves one snapshot.
    */
   shards?: boolean | ShardOptions

@@ -249,7 +249,7 @@ export const postingArray = (chunkCount: number, length: number): IndexArray =>
   chunkCount - 1 > 0xFFFF ? new Uint32Array(length) : new Uint16Array(length)
 
 function readLexical(bytes: Uint8Array, sections: Map<string, Section>, chunkCount: number, documentCount: number, chunkDocuments: IndexArray, { sharded }: ReadKind): LexicalIndex | null {
-  const tags = sharded ? ['LTRM', 'LOFF', 'LLEN'] : ['LTRM', 'LOFF', 'LPST', 'LFRQ', 'LLEN']
+  const tags = sharded ? ['LTRM', 'LDFV', 'LLEN'] : ['LTRM', 'LOFF', 'LPST', 'LFRQ', 'LLEN']
   const present = tags.filter(tag => sections.has(tag))
   if (present.length === 0)
     return null
@@ -261,10 +261,7 @@ function readLexical(bytes: Uint8Array, sections: Map<string, Section>, chunkCou
     if (!(terms[i - 1]! < terms[i]!))
       corrupt('lexical terms are not unique and sorted')
   }
-  const offSection = sections.get('LOFF')!
-  if (offSection.type !== ElementType.u32)
-    corrupt('section LOFF is not u32')
-  const offsets = view(bytes, offSection, ElementType.u32, terms.length + 1) as Uint32Array
+  const offsets = sharded ? offsetsOfFrequencies(bytes, sections.get('LDFV')!, terms.length) : lexicalOffsets(bytes, sections.get('LOFF')!, terms.length)
   const postingCount = offsets[terms.length]!
   if (offsets[0] !== 0)
     corrupt('lexical offsets do not start at 0')
@@ -292,6 +289,43 @@ function readLexical(bytes: Uint8Array, sections: Map<string, Section>, chunkCou
   const lenSection = sections.get('LLEN')
   const lengths = indexArray(bytes, lenSection, 'LLEN', chunkCount, 2 ** 32)
   return { terms, offsets, postings, frequencies, lengths, chunkDocuments, documentCount }
+}
+
+function lexicalOffsets(bytes: Uint8Array, section: Section, termCount: number): Uint32Array {
+  if (section.type !== ElementType.u32)
+    corrupt('section LOFF is not u32')
+  return view(bytes, section, ElementType.u32, termCount + 1) as Uint32Array
+}
+
+/**
+ * The term → first posting offsets of a sharded core, from its LDFV section:
+ * each term's posting count (its document frequency) as an unsigned LEB128
+ * varint, a byte for most terms where LOFF takes four (and compresses worse).
+ */
+function offsetsOfFrequencies(bytes: Uint8Array, section: Section, termCount: number): Uint32Array {
+  if (section.type !== ElementType.u8)
+    corrupt('section LDFV is not u8')
+  const offsets = new Uint32Array(termCount + 1)
+  let at = section.offset
+  const end = section.offset + section.length
+  for (let t = 0; t < termCount; t++) {
+    let value = 0
+    let shift = 0
+    let byte: number
+    do {
+      if (at >= end || shift > 28)
+        corrupt('section LDFV does not hold a frequency per term')
+      byte = bytes[at++]!
+      value += (byte & 0x7F) * 2 ** shift
+      shift += 7
+    } while (byte & 0x80)
+    if (offsets[t]! + value > 0xFFFFFFFF)
+      corrupt('section LDFV adds up to more postings than the format holds')
+    offsets[t + 1] = offsets[t]! + value
+  }
+  if (at !== end)
+    corrupt('section LDFV has bytes after its last frequency')
+  return offsets
 }
 
 /**

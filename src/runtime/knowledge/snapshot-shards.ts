@@ -5,9 +5,10 @@
 // in parallel, while the query model loads.
 //
 // The core is a snapshot file (see snapshot-reader.ts) flagged SHARDED_CORE:
-// META, CDOC, HEAD, LTRM, LOFF and LLEN as in a whole snapshot (so document
-// frequencies, typo correction and joined words work from the core alone),
-// without LPST, LFRQ, SCAL, VECT or VREF, plus
+// META, CDOC, HEAD, LTRM and LLEN as in a whole snapshot, each term's
+// document frequency in place of LOFF (so BM25, typo correction and joined
+// words work from the core alone), without LPST, LFRQ, SCAL, VECT or VREF; its own sections:
+//   LDFV  u8   per term, its posting count as an unsigned LEB128 varint (LOFF is their running sum)
 //   SDIR  u32  [VECT element type (0 with NO_VECTORS), CRC-32 of the whole snapshot, shard count S,
 //              then per shard: kind (0 lexical, 1 vectors), from, to, byte length, CRC-32 of the shard file]
 // A lexical shard holds the postings of terms [from, to); a vector shard the
