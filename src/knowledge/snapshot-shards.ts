@@ -5,7 +5,7 @@
 
 import type { PendingSection } from './snapshot'
 import type { ShardEntry } from '../runtime/knowledge/snapshot-shards'
-import { crc32, decodeContainer, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, readContainer, refineRowBytes } from '../runtime/knowledge/snapshot-reader'
+import { crc32, decodeContainer, ELEMENT_SIZE, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, readContainer, refineRowBytes } from '../runtime/knowledge/snapshot-reader'
 import { SDIR_HEAD, SDIR_ENTRY, ShardKind } from '../runtime/knowledge/snapshot-shards'
 import { assemble } from './snapshot'
 
@@ -76,7 +76,7 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
     const end = to === undefined ? section.length : to
     return [{ tag, type: section.type as PendingSection['type'], bytes: bytes.subarray(section.offset + from, section.offset + end) }]
   }
-  const elementBytes = (tag: string) => sections.get(tag)!.type === ElementType.u16 ? 2 : sections.get(tag)!.type === ElementType.u8 || sections.get(tag)!.type === ElementType.i8 ? 1 : 4
+  const elementBytes = (tag: string) => ELEMENT_SIZE[sections.get(tag)!.type as PendingSection['type']]
 
   const planned: Omit<ShardEntry, 'byteLength' | 'crc'>[] = []
   const lexical = decoded.lexical

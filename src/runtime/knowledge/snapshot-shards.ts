@@ -22,7 +22,7 @@
 // in. A shard whose CRC-32 is not the one the core lists (another build's, or
 // damaged) is refused with a KnowledgeError, never searched.
 
-import type { IndexArray, Snapshot } from './snapshot-reader'
+import type { IndexArray, Snapshot, SnapshotContainer } from './snapshot-reader'
 import { KnowledgeError } from './errors'
 import { scoredTerms } from './lexical'
 import { bytesOf, checkPostings, checkScales, corrupt, crc32, decodeContainer, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, readContainer, refineRowBytes, view } from './snapshot-reader'
@@ -69,7 +69,7 @@ export interface ShardedSnapshot {
 }
 
 /** The shard directory of a core (its SDIR section). */
-function readDirectory(core: ReturnType<typeof readContainer>): { vectorType: number, snapshotCrc: number, shards: ShardEntry[] } {
+function readDirectory(core: SnapshotContainer): { vectorType: number, snapshotCrc: number, shards: ShardEntry[] } {
   const section = core.sections.get('SDIR')
   if (!section || section.type !== ElementType.u32 || section.length < SDIR_HEAD * 4)
     corrupt('the sharded core has no u32 SDIR section')
@@ -99,7 +99,7 @@ export function openShardedSnapshot(coreBytes: ArrayBufferLike | ArrayBufferView
     corrupt('it is not the core of a sharded snapshot')
   const { vectorType, snapshotCrc, shards } = readDirectory(core)
   const withVectors = (core.flags & FLAG_NO_VECTORS) === 0
-  const snapshot = decodeContainer(core, { sharded: withVectors ? { vectorType } : { vectorType: ElementType.f32 } })
+  const snapshot = decodeContainer(core, { sharded: { vectorType } })
   const lexical = snapshot.lexical
   const terms = lexical?.terms.length ?? 0
   // Every term and every chunk is in exactly one shard of its kind, in order.
@@ -149,7 +149,7 @@ export function openShardedSnapshot(coreBytes: ArrayBufferLike | ArrayBufferView
     else fillVectors(shard, entry)
   }
 
-  const fillPostings = ({ bytes, sections }: ReturnType<typeof readContainer>, { from, to }: ShardEntry): void => {
+  const fillPostings = ({ bytes, sections }: SnapshotContainer, { from, to }: ShardEntry): void => {
     const { offsets, postings, frequencies } = lexical!
     const base = offsets[from]!
     const count = offsets[to]! - base
@@ -168,7 +168,7 @@ export function openShardedSnapshot(coreBytes: ArrayBufferLike | ArrayBufferView
     frequencies.set(frequencySlice, base)
   }
 
-  const fillVectors = ({ bytes, sections }: ReturnType<typeof readContainer>, { from, to }: ShardEntry): void => {
+  const fillVectors = ({ bytes, sections }: SnapshotContainer, { from, to }: ShardEntry): void => {
     const dims = snapshot.dimensions
     const rows = to - from
     const vect = sections.get('VECT')
