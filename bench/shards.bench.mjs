@@ -118,7 +118,7 @@ for (const count of COUNTS) {
     prompt: await firstResult(prompts, 'lexical'),
   }
   const vector = { short: await firstResult(short, 'auto'), prompt: await firstResult(prompts, 'auto') }
-  const lexicalShards = S.openShardedSnapshot(files.core, { load: async () => new Uint8Array(0), name: String }).shards.filter(shard => shard.kind === 0).length
+  const lexicalShards = S.openShardedSnapshot(files.core, decoded, { load: async () => new Uint8Array(0), name: String }).shards.filter(shard => shard.kind === 0).length
 
   // Latency once loaded: the same searches of both knowledge bases, interleaved.
   const one = knowledgeBase(decoded, { whole })

@@ -120,9 +120,19 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
   if (directory.length !== SDIR_HEAD + shards.length * SDIR_ENTRY)
     fail('its shard directory is inconsistent.')
   const frequencies: PendingSection[] = lexical ? [{ tag: 'LDFV', type: ElementType.u8, bytes: varints(lexical.offsets) }] : []
-  const coreSections = [...['META', 'CDOC', 'HEAD', 'LTRM'].flatMap(tag => raw(tag)), ...frequencies, ...raw('LLEN'), { tag: 'SDIR', type: ElementType.u32, bytes: u32Bytes(directory) }]
+  const coreSections = [coreMeta(raw('META')[0]!.bytes), ...['CDOC', 'HEAD', 'LTRM'].flatMap(tag => raw(tag)), ...frequencies, ...raw('LLEN'), { tag: 'SDIR', type: ElementType.u32, bytes: u32Bytes(directory) }]
   const flags = (withVectors ? 0 : FLAG_NO_VECTORS) | FLAG_SHARDED_CORE
   return { core: assemble(dims, chunkCount, documentCount, coreSections, flags), shards }
+}
+
+/**
+ * The core's META: the snapshot's, with the CRC-32 of its document table in
+ * place of the table, which the knowledge module carries already.
+ */
+function coreMeta(meta: Uint8Array): PendingSection {
+  const { documents, ...rest } = JSON.parse(new TextDecoder().decode(meta)) as { documents: unknown }
+  const documentsCrc = crc32(new TextEncoder().encode(JSON.stringify(documents)))
+  return { tag: 'META', type: ElementType.utf8, bytes: new TextEncoder().encode(JSON.stringify({ ...rest, documentsCrc })) }
 }
 
 /** Each term's posting count (offsets[t + 1] − offsets[t]) as an unsigned LEB128 varint. */

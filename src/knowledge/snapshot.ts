@@ -4,7 +4,7 @@
 import type { LexicalIndex } from '../runtime/knowledge/lexical'
 import type { ElementTypeCode, SnapshotDocument } from '../runtime/knowledge/snapshot-reader'
 import { buildLexicalIndex } from '../runtime/knowledge/lexical'
-import { crc32, DIRECTORY_ENTRY_BYTES, ElementType, FLAG_NO_VECTORS, HEADER_BYTES, refineRowBytes, SECTION_ALIGN, SNAPSHOT_MAGIC, SNAPSHOT_VERSION } from '../runtime/knowledge/snapshot-reader'
+import { crc32, DIRECTORY_ENTRY_BYTES, documentRow, ElementType, FLAG_NO_VECTORS, HEADER_BYTES, refineRowBytes, SECTION_ALIGN, SNAPSHOT_MAGIC, SNAPSHOT_VERSION } from '../runtime/knowledge/snapshot-reader'
 
 export { decodeSnapshot, SnapshotError } from '../runtime/knowledge/snapshot-reader'
 export type { Snapshot, SnapshotDocument, SnapshotErrorCode } from '../runtime/knowledge/snapshot-reader'
@@ -288,10 +288,6 @@ export function encodeSnapshot(input: SnapshotInput): Uint8Array {
   if (lexical)
     sections.push(...lexicalSections(lexical, chunks))
   return assemble(dims, n, documents.length, sections.map(littleEndian), withVectors ? 0 : FLAG_NO_VECTORS)
-}
-
-function documentRow(doc: SnapshotDocument): unknown[] {
-  return [doc.id, doc.description, doc.category, doc.categories, doc.tags, doc.path, doc.tokenCount]
 }
 
 /** The snapshot file of `sections` (already little-endian), header, directory and CRC-32 included. */

@@ -42,6 +42,10 @@ function shardFiles(dir: string): { core: string, shards: Map<number, string> } 
   return { core, shards }
 }
 
+/** The index the builds published (one snapshot), and its documents. */
+const published = () => readPublishedIndex(openKnowledgeProject(join(work, 'guides'), { root: work }).project!.config.output)!
+const publishedDocuments = () => decodeSnapshot(published().snapshot).documents
+
 describe('a Vite app with shards, served by vite preview to Chromium', () => {
   let browser: Browser | undefined
   let one: AppPage | undefined
@@ -79,13 +83,12 @@ describe('a Vite app with shards, served by vite preview to Chromium', () => {
 
   it('searches lexically having fetched the core and its terms\' shards only: no vector shard, no model', async () => {
     const { core, shards } = shardFiles(shardedDir)
-    const directory = openShardedSnapshot(readFileSync(join(shardedDir, core)), { load: async () => new Uint8Array(0), name: String }).shards
+    const directory = openShardedSnapshot(readFileSync(join(shardedDir, core)), publishedDocuments(), { load: async () => new Uint8Array(0), name: String }).shards
     expect(directory.filter(s => s.kind === ShardKind.lexical).length).toBeGreaterThan(3)
     expect(directory.filter(s => s.kind === ShardKind.vectors).length).toBeGreaterThan(1)
     expect(shards.size).toBe(directory.length)
     // The shards holding the postings of the query's terms, from the whole snapshot the build published.
-    const published = readPublishedIndex(openKnowledgeProject(join(work, 'guides'), { root: work }).project!.config.output)!
-    const terms = scoredTerms(decodeSnapshot(published.snapshot).lexical!, LEXICAL_QUERY)
+    const terms = scoredTerms(decodeSnapshot(published().snapshot).lexical!, LEXICAL_QUERY)
     const needed = new Set(terms.map(t => directory.findIndex(s => s.kind === ShardKind.lexical && s.from <= t && t < s.to)))
     expect(needed.size).toBeGreaterThan(0)
     expect(needed.size).toBeLessThan(directory.filter(s => s.kind === ShardKind.lexical).length)
@@ -108,7 +111,7 @@ describe('a Vite app with shards, served by vite preview to Chromium', () => {
     expect(await autoSearch(split!)).toEqual(await autoSearch(one!))
     // Vector search fetched every vector shard; no file was fetched twice.
     const { core, shards } = shardFiles(shardedDir)
-    const directory = openShardedSnapshot(readFileSync(join(shardedDir, core)), { load: async () => new Uint8Array(0), name: String }).shards
+    const directory = openShardedSnapshot(readFileSync(join(shardedDir, core)), publishedDocuments(), { load: async () => new Uint8Array(0), name: String }).shards
     const fetched = split!.requests.filter(u => u.endsWith('.skillkit')).map(u => new URL(u).pathname.slice(1))
     expect(new Set(fetched).size).toBe(fetched.length)
     for (const [index, file] of shards) {

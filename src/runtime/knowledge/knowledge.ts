@@ -141,7 +141,7 @@ async function loadedSnapshot(init: KnowledgeBaseInit): Promise<LoadedSnapshot> 
     const ready = () => Promise.resolve()
     return { snapshot, lexical: ready, vectors: ready, all: () => Promise.resolve(snapshot) }
   }
-  const sharded = openShardedSnapshot(bytes, init.shards)
+  const sharded = openShardedSnapshot(bytes, init.documents, init.shards)
   return { snapshot: sharded.snapshot, lexical: sharded.loadLexical, vectors: sharded.loadVectors, all: sharded.loadAll }
 }
 

@@ -119,6 +119,11 @@ export class SnapshotError extends Error {
   }
 }
 
+/** A document as a row of META's document table. */
+export function documentRow(doc: SnapshotDocument): unknown[] {
+  return [doc.id, doc.description, doc.category, doc.categories, doc.tags, doc.path, doc.tokenCount]
+}
+
 // --- CRC-32 -----------------------------------------------------------------
 
 let crcTable: Int32Array | undefined
@@ -240,8 +245,11 @@ function readDocuments(raw: unknown, count: number): SnapshotDocument[] {
 
 /** How a snapshot is read: whole, or as the core of a sharded one (see snapshot-shards.ts), whose slices arrive later. */
 export interface ReadKind {
-  /** Sharded: the postings and vectors are allocated empty, for the shards to fill; VECT's element type is given. */
-  sharded: false | { vectorType: number }
+  /**
+   * Sharded: the postings and vectors are allocated empty, for the shards to fill; VECT's element
+   * type is given, and the documents, which the core leaves to its module (checked by the caller).
+   */
+  sharded: false | { vectorType: number, documents: SnapshotDocument[] }
 }
 
 /** The posting → chunk array for `chunkCount` chunks, as the encoder types it. */
@@ -497,7 +505,7 @@ export function decodeContainer({ bytes, version, flags, dimensions, chunkCount,
   }
   if (typeof meta !== 'object' || meta === null || !isString(meta.model))
     corrupt('section META has no model fingerprint')
-  const documents = readDocuments(meta.documents, documentCount)
+  const documents = kind.sharded ? kind.sharded.documents : readDocuments(meta.documents, documentCount)
   const chunkDocuments = indexArray(bytes, sections.get('CDOC'), 'CDOC', chunkCount, documentCount)
 
   let vectors: Float32Array | Int8Array = new Float32Array(0)

@@ -5,9 +5,12 @@
 // in parallel, while the query model loads.
 //
 // The core is a snapshot file (see snapshot-reader.ts) flagged SHARDED_CORE:
-// META, CDOC, HEAD, LTRM and LLEN as in a whole snapshot, each term's
-// document frequency in place of LOFF (so BM25, typo correction and joined
-// words work from the core alone), without LPST, LFRQ, SCAL, VECT or VREF; its own sections:
+// CDOC, HEAD, LTRM and LLEN as in a whole snapshot; META without its document
+// table, which the knowledge module carries already, but with its CRC-32
+// ("documentsCrc", of the table's JSON) to check the module's against; each
+// term's document frequency in place of LOFF (so BM25, typo correction and
+// joined words work from the core alone); no LPST, LFRQ, SCAL, VECT or VREF.
+// Its own sections:
 //   LDFV  u8   per term, its posting count as an unsigned LEB128 varint (LOFF is their running sum)
 //   SDIR  u32  [VECT element type (0 with NO_VECTORS), CRC-32 of the whole snapshot, shard count S,
 //              then per shard: kind (0 lexical, 1 vectors), from, to, byte length, CRC-32 of the shard file]
@@ -22,10 +25,10 @@
 // in. A shard whose CRC-32 is not the one the core lists (another build's, or
 // damaged) is refused with a KnowledgeError, never searched.
 
-import type { IndexArray, Snapshot, SnapshotContainer } from './snapshot-reader'
+import type { IndexArray, Snapshot, SnapshotContainer, SnapshotDocument } from './snapshot-reader'
 import { KnowledgeError } from './errors'
 import { scoredTerms } from './lexical'
-import { bytesOf, checkPostings, checkScales, corrupt, crc32, decodeContainer, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, readContainer, refineRowBytes, view } from './snapshot-reader'
+import { bytesOf, checkPostings, checkScales, corrupt, crc32, decodeContainer, documentRow, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, readContainer, refineRowBytes, view } from './snapshot-reader'
 
 /** What a shard holds. */
 export const ShardKind = { lexical: 0, vectors: 1 } as const
@@ -88,18 +91,36 @@ function readDirectory(core: SnapshotContainer): { vectorType: number, snapshotC
   return { vectorType: head[0]!, snapshotCrc: head[1]!, shards }
 }
 
+/** The CRC-32 of the document table the core's META stands in for (see `coreMeta` of the writer). */
+function documentsCrcOf(core: SnapshotContainer): unknown {
+  const section = core.sections.get('META')
+  if (!section || section.type !== ElementType.utf8)
+    corrupt('section META is missing')
+  try {
+    return (JSON.parse(new TextDecoder().decode(core.bytes.subarray(section.offset, section.offset + section.length))) as { documentsCrc?: unknown }).documentsCrc
+  }
+  catch {
+    corrupt('section META is not valid JSON')
+  }
+}
+
 /**
- * Opens the core of a sharded snapshot (its bytes); shards are loaded from
- * `source` as searches need them, each once (again after a failure). Throws
- * a SnapshotError for a core that is not intact.
+ * Opens the core of a sharded snapshot (its bytes), with the documents its
+ * knowledge module lists (the core holds only their CRC-32); shards are
+ * loaded from `source` as searches need them, each once (again after a
+ * failure). Throws a SnapshotError for a core that is not intact, a
+ * KnowledgeError for documents or shards of another build.
  */
-export function openShardedSnapshot(coreBytes: ArrayBufferLike | ArrayBufferView, source: ShardSource): ShardedSnapshot {
+export function openShardedSnapshot(coreBytes: ArrayBufferLike | ArrayBufferView, documents: readonly SnapshotDocument[], source: ShardSource): ShardedSnapshot {
   const core = readContainer(coreBytes, true, FLAG_NO_VECTORS | FLAG_SHARDED_CORE)
   if ((core.flags & FLAG_SHARDED_CORE) === 0)
     corrupt('it is not the core of a sharded snapshot')
   const { vectorType, snapshotCrc, shards } = readDirectory(core)
   const withVectors = (core.flags & FLAG_NO_VECTORS) === 0
-  const snapshot = decodeContainer(core, { sharded: { vectorType } })
+  const table = new TextEncoder().encode(JSON.stringify(documents.map(documentRow)))
+  if (documents.length !== core.documentCount || crc32(table) !== documentsCrcOf(core))
+    throw new KnowledgeError('snapshot-mismatch', `The knowledge snapshot core does not list the ${documents.length} documents its module does: they come from different builds. Deploy the build's whole output folder again, so that all of its files match.`)
+  const snapshot = decodeContainer(core, { sharded: { vectorType, documents: [...documents] } })
   const lexical = snapshot.lexical
   const terms = lexical?.terms.length ?? 0
   // Every term and every chunk is in exactly one shard of its kind, in order.

@@ -121,7 +121,7 @@ describe.each(corpora)('a sharded snapshot of $name', (corpus, options) => {
   const files = encodeShardedSnapshot(corpus.snapshot, options)
   const withVectors = decodeSnapshot(corpus.snapshot).encoding !== 'none'
   const modes: KnowledgeSearchMode[] = withVectors ? ['lexical', 'vector', 'hybrid', 'auto'] : ['lexical', 'auto']
-  const entries = (): readonly ShardEntry[] => openShardedSnapshot(files.core, { load: async () => new Uint8Array(0), name: String }).shards
+  const entries = (): readonly ShardEntry[] => openShardedSnapshot(files.core, decodeSnapshot(corpus.snapshot).documents, { load: async () => new Uint8Array(0), name: String }).shards
 
   it('is split into several shards of each kind, deterministically, with a core smaller than the snapshot', () => {
     const shards = entries()
@@ -207,6 +207,34 @@ describe('a damaged or mismatched shard', () => {
     expect((error as KnowledgeError).code).toBe('snapshot-mismatch')
     serve = files.shards
     expect(await kb.search(query, { mode: 'lexical' })).toEqual(await whole(corpus, false).search(query, { mode: 'lexical' }))
+  })
+
+  it('refuses a core whose documents are not those its module lists', async () => {
+    const documents = decodeSnapshot(corpus.snapshot).documents.map((d, i) => i === 3 ? { ...d, description: 'Edited since' } : d)
+    const kb = createKnowledgeBase({
+      name: 'mixed',
+      documents,
+      bodies: [],
+      loadSnapshot: async () => files.core,
+      shards: { load: async index => files.shards[index]!, name: index => `shard-${index}.skillkit` },
+    })
+    const error = await kb.search('anything', { mode: 'lexical' }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(KnowledgeError)
+    expect((error as KnowledgeError).code).toBe('snapshot-mismatch')
+    expect((error as Error).message).toBe(`The knowledge snapshot core does not list the ${documents.length} documents its module does: they come from different builds. Deploy the build's whole output folder again, so that all of its files match.`)
+  })
+
+  it('refuses a core that lists another number of shards than its module names', async () => {
+    const kb = createKnowledgeBase({
+      name: 'mixed',
+      documents: decodeSnapshot(corpus.snapshot).documents,
+      bodies: [],
+      loadSnapshot: async () => files.core,
+      shards: { load: async index => files.shards[index]!, name: String, count: files.shards.length + 1 },
+    })
+    const error = await kb.search('anything', { mode: 'lexical' }).catch((e: unknown) => e)
+    expect((error as KnowledgeError).code).toBe('snapshot-mismatch')
+    expect((error as Error).message).toBe(`The knowledge snapshot core lists ${files.shards.length} shards where its module names ${files.shards.length + 1}: they come from different builds. Deploy the build's whole output folder again, so that all of its files match.`)
   })
 
   it('is not a snapshot to decodeSnapshot, nor is the core', () => {
