@@ -195,11 +195,14 @@ export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
       const data = loaded.snapshot
       if (query.trim() === '')
         return []
+      // A sharded snapshot loads the shards this search reads while the query is embedded (and its model loads).
+      const lexicalReady = mode === 'vector' ? undefined : loaded.lexical(query)
+      const vectorsReady = mode === 'lexical' ? undefined : loaded.vectors()
+      // Awaited below; a failure before then (the embedder's) must not leave them unhandled.
+      lexicalReady?.catch(() => {})
+      vectorsReady?.catch(() => {})
       let vector: ArrayLike<number> | undefined
       if (mode !== 'lexical') {
-        // A sharded snapshot's vectors load while the query is embedded (and its model loads).
-        const vectorsReady = loaded.vectors()
-        vectorsReady.catch(() => {})
         try {
           vector = await embedQuery!(query)
           await vectorsReady
@@ -214,12 +217,11 @@ export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
             console.warn(`[skill-kit] Knowledge base "${init.name}" searches lexically: ${error.reason}. For vector search, ${error.fix}.`)
           }
           // The caller's threshold, if any, is on the scale of the vector search it expected.
-          await loaded.lexical(query)
+          await (lexicalReady ?? loaded.lexical(query))
           return searchLexical(data, query, { topK, threshold: LEXICAL_THRESHOLD }).map(result)
         }
       }
-      if (mode !== 'vector')
-        await loaded.lexical(query)
+      await lexicalReady
       if (mode === 'lexical')
         return searchLexical(data, query, { topK, threshold: options.threshold ?? LEXICAL_THRESHOLD }).map(result)
       const threshold = options.threshold ?? thresholdDefault
