@@ -5,6 +5,7 @@
 import type { Bundler, BuildResult, Settled } from './build'
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { buildTinyModel } from '../../scripts/models/tiny-bert.mjs'
 import { rng, unitVector } from '../random'
@@ -88,6 +89,22 @@ describe('the shards option', () => {
     expect(String((wrongSize as { error: Error }).error.message)).toContain('Knowledge base "docs" (docs): shards.vectorBytes must be a positive integer (bytes a shard), got 0.')
     const wrongType = await settle(build('rollup', entry, options('yes'), 'knowledge-shards-invalid'))
     expect(String((wrongType as { error: Error }).error.message)).toContain('Knowledge base "docs" (docs): shards must be true, false or { lexicalBytes, vectorBytes }, got "yes".')
+  }, 120_000)
+
+  it('says which shard is missing from a deployment, and what to deploy', async () => {
+    const { outDir, module } = await build('rollup', entry, options(SIZES), 'knowledge-shards-missing')
+    const shard = filesOf(outDir).filter(f => f.endsWith('.skillkit') && readFileSync(join(outDir, f)).readUInt16LE(10) === 4).sort()[0]!
+    rmSync(join(outDir, shard))
+    const error = await module.docs.snapshot().catch((e: unknown) => e)
+    expect(error).toMatchObject({ name: 'KnowledgeError', code: 'snapshot-unavailable' })
+    expect((error as Error).message).toBe(`Cannot read the knowledge snapshot shard ${join(outDir, shard)} (ENOENT): it belongs beside the bundle; deploy the bundle's whole output folder.`)
+  }, 120_000)
+
+  it('with esbuild, needs outdir: the core and the shards are written there', async () => {
+    const esbuild = await import('esbuild')
+    const plugin = (await import(pathToFileURL(join(repo, 'dist/esbuild.mjs')).href)).default
+    const failed = await esbuild.build({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'node', outfile: join(work, 'out/index.mjs'), logLevel: 'silent', plugins: [plugin(options(SIZES))] }).catch((e: { errors: { text: string }[] }) => e)
+    expect((failed as { errors: { text: string }[] }).errors.map(e => e.text)).toEqual(['docs: shards with esbuild writes the core and its shards into the output folder: set outdir.'])
   }, 120_000)
 
   it('fails loading with a KnowledgeError when a shard of the deployment is another build\'s', async () => {
