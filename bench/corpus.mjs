@@ -467,6 +467,38 @@ function generateSkill(r, name, subject, verb) {
 }
 
 /**
+ * Words of a 30,000-word vocabulary made of syllables, drawn with Zipf
+ * frequencies (s = 1: word k with weight 1 / (k + 1)) from `rng`: the chunk
+ * texts of the synthetic knowledge corpora (search.bench.mjs, shards.bench.mjs).
+ */
+export function zipfWords(rng, size = 30_000) {
+  const syllables = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'to', 'vi', 'den', 'mar', 'pol', 'ster', 'tion', 'ing', 'er', 'al']
+  const vocabulary = Array.from({ length: size }, (_, i) => {
+    let word = ''
+    for (let n = i + 17; word.length < 4 || n > 0; n = Math.floor(n / syllables.length))
+      word += syllables[n % syllables.length]
+    return word
+  })
+  // Inverse CDF of Zipf (s = 1) over the vocabulary.
+  const cdf = new Float64Array(vocabulary.length)
+  let sum = 0
+  for (let i = 0; i < cdf.length; i++)
+    cdf[i] = sum += 1 / (i + 1)
+  return () => {
+    const x = rng.next() * sum
+    let lo = 0
+    let hi = cdf.length - 1
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (cdf[mid] < x)
+        lo = mid + 1
+      else hi = mid
+    }
+    return vocabulary[lo]
+  }
+}
+
+/**
  * `count` skills from `seed`, each `{ name, source, progressive }`. Names are
  * unique and valid skill names (the folder name to write them under).
  */

@@ -38,7 +38,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { gunzipSync, gzipSync } from 'node:zlib'
 import { build } from 'esbuild'
-import { createRng } from './corpus.mjs'
+import { createRng, zipfWords } from './corpus.mjs'
 import { emitResult, median, numberArg } from './util.mjs'
 
 export const SEARCH_RATIO_GOAL = 5
@@ -156,31 +156,7 @@ try {
   console.log(`  JavaScript fallback vs naive: float32 ${latency.map(r => `${(r.naive / r.f32js).toFixed(1)}×`).join(', ')}; int8 ${latency.map(r => `${(r.naive / r.i8js).toFixed(1)}×`).join(', ')}`)
 
   // --- 4. Lexical, hybrid and fused latency ----------------------------------------
-  const syllables = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'to', 'vi', 'den', 'mar', 'pol', 'ster', 'tion', 'ing', 'er', 'al']
-  const vocabulary = Array.from({ length: 30_000 }, (_, i) => {
-    let word = ''
-    for (let n = i + 17; word.length < 4 || n > 0; n = Math.floor(n / syllables.length))
-      word += syllables[n % syllables.length]
-    return word
-  })
-  const zipf = (() => { // inverse CDF of Zipf (s = 1) over the vocabulary
-    const cdf = new Float64Array(vocabulary.length)
-    let sum = 0
-    for (let i = 0; i < cdf.length; i++)
-      cdf[i] = sum += 1 / (i + 1)
-    return () => {
-      const x = rng.next() * sum
-      let lo = 0
-      let hi = cdf.length - 1
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1
-        if (cdf[mid] < x)
-          lo = mid + 1
-        else hi = mid
-      }
-      return vocabulary[lo]
-    }
-  })()
+  const zipf = zipfWords(rng)
   const fusedLatency = []
   console.log(`\nLexical, hybrid and fused (auto) search, int8 + lexical index, median of ${QUERIES} queries (short: 3 words; prompt: 40 words)`)
   for (const count of [1_000, 100_000]) {

@@ -4,7 +4,7 @@
 import type { LexicalIndex } from '../runtime/knowledge/lexical'
 import type { ElementTypeCode, SnapshotDocument } from '../runtime/knowledge/snapshot-reader'
 import { buildLexicalIndex } from '../runtime/knowledge/lexical'
-import { crc32, DIRECTORY_ENTRY_BYTES, ElementType, FLAG_NO_VECTORS, HEADER_BYTES, refineRowBytes, SECTION_ALIGN, SNAPSHOT_MAGIC, SNAPSHOT_VERSION } from '../runtime/knowledge/snapshot-reader'
+import { crc32, DIRECTORY_ENTRY_BYTES, documentRow, ElementType, FLAG_NO_VECTORS, HEADER_BYTES, refineRowBytes, SECTION_ALIGN, SNAPSHOT_MAGIC, SNAPSHOT_VERSION } from '../runtime/knowledge/snapshot-reader'
 
 export { decodeSnapshot, SnapshotError } from '../runtime/knowledge/snapshot-reader'
 export type { Snapshot, SnapshotDocument, SnapshotErrorCode } from '../runtime/knowledge/snapshot-reader'
@@ -118,7 +118,8 @@ function unitVector(chunk: SnapshotChunkInput, c: number, dims: number): Float64
   return u
 }
 
-interface PendingSection { tag: string, type: ElementTypeCode, bytes: Uint8Array }
+/** A section to write: its tag, element type and little-endian bytes. */
+export interface PendingSection { tag: string, type: ElementTypeCode, bytes: Uint8Array }
 
 const encoder = new TextEncoder()
 const bytesOf = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength)
@@ -289,11 +290,8 @@ export function encodeSnapshot(input: SnapshotInput): Uint8Array {
   return assemble(dims, n, documents.length, sections.map(littleEndian), withVectors ? 0 : FLAG_NO_VECTORS)
 }
 
-function documentRow(doc: SnapshotDocument): unknown[] {
-  return [doc.id, doc.description, doc.category, doc.categories, doc.tags, doc.path, doc.tokenCount]
-}
-
-function assemble(dims: number, chunkCount: number, documentCount: number, sections: PendingSection[], flags: number): Uint8Array {
+/** The snapshot file of `sections` (already little-endian), header, directory and CRC-32 included. */
+export function assemble(dims: number, chunkCount: number, documentCount: number, sections: PendingSection[], flags: number): Uint8Array {
   const directoryEnd = HEADER_BYTES + sections.length * DIRECTORY_ENTRY_BYTES
   let end = directoryEnd
   const offsets = sections.map((section) => {

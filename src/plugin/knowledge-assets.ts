@@ -8,6 +8,7 @@
 // of a build is relative to the bundle, so it runs wherever it is copied; only
 // the Vite dev server, which runs in place, names the build machine's files.
 
+import type { ShardedSnapshotFiles } from '../knowledge/snapshot-shards'
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { basename, dirname, join } from 'node:path'
@@ -60,6 +61,38 @@ export function snapshotReference(mode: AssetMode, file: string, name: string, b
     }
     case 'file':
       return { url: json(pathToFileURL(file).href) }
+  }
+}
+
+/**
+ * Expressions of the URLs (`URL` objects) of a sharded snapshot's core and shards (in the
+ * core's order), emitted as assets under names made from their content; or
+ * why this build cannot. `undefined` where the snapshot is served in place (the
+ * Vite dev server and its SSR), which read the whole snapshot.
+ */
+export function shardedReference(mode: AssetMode, name: string, files: ShardedSnapshotFiles): { core: string, shards: string[] } | { error: string } | undefined {
+  switch (mode.kind) {
+    case 'emit': {
+      const url = (ref: string) => `new URL(import.meta.ROLLUP_FILE_URL_${ref}, import.meta.url)`
+      return {
+        core: url(mode.emit(undefined, `${name}.skillkit`, files.core)),
+        shards: files.shards.map(shard => url(mode.emit(undefined, `${name}-shard.skillkit`, shard))),
+      }
+    }
+    case 'url-asset':
+    case 'esbuild': {
+      const output = fixedOutput(mode)
+      if ('error' in output)
+        return { error: mode.kind === 'esbuild' && !mode.emit ? 'shards with esbuild writes the core and its shards into the output folder: set outdir.' : output.error.replace('includeModel', 'shards') }
+      const emit = (bytes: Uint8Array, kind: string) => {
+        const fileName = `skill-kit/knowledge/${name.replace(/[^\w-]/g, '_')}-${kind}-${hash(bytes).slice(0, 10)}.skillkit`
+        output.emit(fileName, bytes)
+        return output.url(fileName)
+      }
+      return { core: emit(files.core, 'core'), shards: files.shards.map(shard => emit(shard, 'shard')) }
+    }
+    default:
+      return undefined
   }
 }
 

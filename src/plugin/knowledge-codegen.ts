@@ -14,6 +14,8 @@ export interface KnowledgeModuleSource {
   model: { id: string, revision: string, dtype: string, maxTokens: number, queryPrefix: string } | false
   /** An expression for the snapshot's URL (or a string it resolves against `base`). */
   snapshotUrl: string
+  /** A sharded snapshot (the `shards` option): expressions of the URLs (`URL` objects) of its core, which replaces `snapshotUrl`, and of its shards, in the core's order. */
+  sharded?: { core: string, shards: readonly string[] }
   /** The URL relative ones resolve against: `import.meta.url`, unless the output has none (esbuild's CommonJS). */
   base?: string
   /** Statements the URL expression needs (an asset import for esbuild). */
@@ -45,7 +47,9 @@ export function generateKnowledgeModule(source: KnowledgeModuleSource): string {
     `  documents: JSON.parse(${json(json(source.documents))}),`,
     `  search: ${json(source.search)},`,
     `  model: ${json(source.model)},`,
-    `  snapshotUrl: () => new URL(${source.snapshotUrl}, ${source.base ?? 'import.meta.url'}),`,
+    ...(source.sharded
+      ? [`  snapshotUrl: () => ${source.sharded.core},`, `  shardUrls: () => [${source.sharded.shards.join(', ')}],`]
+      : [`  snapshotUrl: () => new URL(${source.snapshotUrl}, ${source.base ?? 'import.meta.url'}),`]),
     `  bodies: [`,
     ...source.bodies.map(id => `    () => import(${json(id)}),`),
     `  ],`,

@@ -14,7 +14,8 @@ import { dirname, join, resolve } from 'node:path'
 import { formatDiagnostic } from '../core/diagnostics'
 import { bundlerMessage, fileTexts } from './bundler-message'
 import { BODY_QUERY, bodyVersion, devBodyId, KNOWLEDGE_PREFIX } from './knowledge'
-import { modelReference, snapshotReference } from './knowledge-assets'
+import { encodeShardedSnapshot } from '../knowledge/snapshot-shards'
+import { modelReference, shardedReference, snapshotReference } from './knowledge-assets'
 import { generateKnowledgeModule } from './knowledge-codegen'
 
 /** The Vite dev server's base and the files the plugin's middleware serves (URL path after the base → file). */
@@ -170,7 +171,13 @@ export async function loadKnowledgeModule(context: UnpluginBuildContext & Unplug
   }
   const { project, build } = outcome
   const mode = assetMode(context, env)
-  const snapshot = snapshotReference(mode, build.snapshotFile, outcome.name, build.snapshot)
+  const sharded = outcome.shards ? shardedReference(mode, outcome.name, encodeShardedSnapshot(build.snapshot, outcome.shards)) : undefined
+  if (sharded && 'error' in sharded) {
+    context.error(bundlerMessage(framework, `${relativize(project.dir)}: ${sharded.error}`, undefined))
+    return undefined
+  }
+  // esbuild finds the output folder from the snapshot its `file` loader copies: it stays the anchor of the shards' URLs.
+  const snapshot: ReturnType<typeof snapshotReference> = sharded && mode.kind !== 'esbuild' ? { url: '' } : snapshotReference(mode, build.snapshotFile, outcome.name, build.snapshot)
   let bundledModel
   const { model, search } = project.config
   // The Vite dev server's SSR runs in place: it loads the model from the build's cache.
@@ -199,6 +206,7 @@ export async function loadKnowledgeModule(context: UnpluginBuildContext & Unplug
     search,
     model: model && { id: model.id, revision: model.revision, dtype: model.dtype, maxTokens: model.maxTokens, queryPrefix: model.queryPrefix },
     snapshotUrl: snapshot.url,
+    sharded,
     base: snapshot.base,
     imports: snapshot.imports,
     devModelPath: model && mode.kind === 'file' ? model.cacheDir.replace(/\\/g, '/') : undefined,

@@ -5,6 +5,7 @@ import type { Diagnostic } from '../core/diagnostics'
 import type { WatchConfig } from '../knowledge/config'
 import type { Embedder } from '../knowledge/embedder'
 import type { KnowledgeProject, ProjectBuild } from '../knowledge/project'
+import type { ShardOptions } from '../knowledge/snapshot-shards'
 import type { SnapshotDocument } from '../runtime/knowledge/snapshot-reader'
 import type { KnowledgeOptions, Options } from './options'
 import type { ProgressWrite } from './progress'
@@ -74,13 +75,35 @@ export function bodyVersion(body: string): string {
 
 /** A built knowledge base, or the report of why it could not be built. */
 export type KnowledgeOutcome =
-  | { ok: true, name: string, project: KnowledgeProject, build: ProjectBuild, documents: SnapshotDocument[], includeModel: boolean, warnings: Diagnostic[], watch: string[] }
+  | { ok: true, name: string, project: KnowledgeProject, build: ProjectBuild, documents: SnapshotDocument[], includeModel: boolean, /** Publish as a core and shards. */ shards: ShardOptions | false, warnings: Diagnostic[], watch: string[] }
   | { ok: false, message: string, /** Where the message points: its first error. */ diagnostic?: Diagnostic, watch: string[] }
 
 /** What a module is generated from: equal for two builds, the module is the same (a folder swapped in with the same documents, a file saved unchanged). */
 function servedAs(outcome: KnowledgeOutcome & { ok: true }): string {
-  const { name, build, project, includeModel } = outcome
-  return JSON.stringify([name, build.snapshotFile, build.documentsFile, project.config, includeModel])
+  const { name, build, project, includeModel, shards } = outcome
+  return JSON.stringify([name, build.snapshotFile, build.documentsFile, project.config, includeModel, shards])
+}
+
+/** A knowledge base's `shards` option, checked. */
+function shardOptions(value: unknown): { value: ShardOptions | false } | { error: string } {
+  if (value === undefined || value === false)
+    return { value: false }
+  if (value === true)
+    return { value: {} }
+  const sizes = ['lexicalBytes', 'vectorBytes']
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const entries = Object.entries(value)
+    const unknown = entries.find(([key]) => !sizes.includes(key))
+    const invalid = entries.find(([, size]) => !Number.isSafeInteger(size) || (size as number) < 1)
+    if (!unknown && !invalid)
+      return { value: value as ShardOptions }
+    if (unknown) {
+      const guess = closest(unknown[0], sizes)
+      return { error: `shards has no option "${unknown[0]}"${guess ? `: did you mean "${guess}"?` : '.'} Its options are lexicalBytes and vectorBytes.` }
+    }
+    return { error: `shards.${invalid![0]} must be a positive integer (bytes a shard), got ${JSON.stringify(invalid![1])}.` }
+  }
+  return { error: `shards must be true, false or { lexicalBytes, vectorBytes }, got ${JSON.stringify(value)}.` }
 }
 
 /** Diagnostics as one report, a line each; the message's code frame shows the first error (see `bundler-message.ts`). */
@@ -249,6 +272,9 @@ export class KnowledgeService {
     const withModel = project.config.model !== false
     if (!withModel && entry.includeModel)
       return { ok: false, watch, message: `${label} has no model ("model": false), so includeModel has nothing to emit: remove includeModel from its options, or replace "model": false with the model's settings.` }
+    const shards = shardOptions(entry.shards)
+    if ('error' in shards)
+      return { ok: false, watch, message: `${label}: ${shards.error}` }
     const name = target.kind === 'name' ? target.name : project.config.name
     const onProgress = progress && knowledgeProgressReporter(name, { write: progress, now: () => performance.now() })
     let build: Awaited<ReturnType<typeof buildKnowledgeProject>>
@@ -281,6 +307,7 @@ export class KnowledgeService {
       documents: decodeSnapshot(build.snapshot, { verify: false }).documents,
       // The plugin-wide includeModel applies to the knowledge bases that have a model.
       includeModel: withModel && (entry.includeModel ?? this.options.includeModel ?? false),
+      shards: shards.value,
       warnings: [...opened.diagnostics, ...build.diagnostics],
       watch,
     }

@@ -1,4 +1,5 @@
 import type { ChunkConfig, ModelSettings, SearchConfig } from '../knowledge/config'
+import type { ShardOptions } from '../knowledge/snapshot-shards'
 import type { OnInvalid } from '../skill/compile'
 import { isAbsolute, resolve } from 'node:path'
 import picomatch from 'picomatch'
@@ -63,6 +64,15 @@ export interface KnowledgeOptions {
   chunk?: Partial<ChunkConfig>
   /** Replaces `search` settings (the module's defaults), key by key. */
   search?: Partial<SearchConfig>
+  /**
+   * Publishes the snapshot as a small core and shards (default `false`), so that
+   * browsers fetch what a search reads: a lexical search, the core and its terms'
+   * postings; a vector search, every vector shard, in parallel while the query
+   * model loads. Rankings are the same as with one snapshot. `true` uses the
+   * default sizes (16 KiB of postings, 1 MiB of vectors a shard). Builds only:
+   * the Vite dev server serves one snapshot.
+   */
+  shards?: boolean | ShardOptions
   /** Overrides the plugin's `includeModel` for this knowledge base (an error with `model: false`; the plugin's own `includeModel` skips such a base). */
   includeModel?: boolean
   /**

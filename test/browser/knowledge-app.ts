@@ -216,7 +216,11 @@ export interface AppPage {
 
 /** Opens the app built into `dir` (its `index.html`). */
 export async function openApp(browser: Browser, dir: string, isolated: boolean): Promise<AppPage> {
-  const server = await serve(dir, isolated)
+  return openServedApp(browser, await serve(dir, isolated))
+}
+
+/** Opens the app a server at `origin` serves (its `/`); closing the page closes the server. */
+export async function openServedApp(browser: Browser, server: { origin: string, close: () => Promise<void> }): Promise<AppPage> {
   const { origin } = server
   const context = await browser.newContext({ serviceWorkers: 'block' })
   const requests: string[] = []

@@ -272,8 +272,11 @@ describe('snapshot without vectors (built with no model)', () => {
     dv(unflagged).setUint16(10, 0, true)
     expect(expectSnapshotError(() => decodeSnapshot(reseal(unflagged)), 'corrupt').message).toBe('Corrupt knowledge snapshot: section VECT is missing. Rebuild it.')
     const unknown = bytes.slice()
-    dv(unknown).setUint16(10, 3, true)
+    dv(unknown).setUint16(10, 9, true)
     expect(expectSnapshotError(() => decodeSnapshot(reseal(unknown)), 'corrupt').message).toBe('Corrupt knowledge snapshot: unknown header flags. Rebuild it.')
+    // Bit 1 marks the core of a sharded snapshot, which is read with its shards.
+    dv(unknown).setUint16(10, 3, true)
+    expect(expectSnapshotError(() => decodeSnapshot(reseal(unknown)), 'sharded').message).toBe('This is the core of a sharded knowledge snapshot (the plugin\'s shards option): it is read with its shards by the generated knowledge module, not decoded alone.')
     // Without its lexical index (its sections renamed, as a reader ignores unknown tags), nothing is searchable.
     const bare = bytes.slice()
     for (const tag of ['LTRM', 'LOFF', 'LPST', 'LFRQ', 'LLEN'])

@@ -1,4 +1,4 @@
-// Knowledge bases at run time: the snapshot reader, vector and lexical search, fusion and query embedding.
+// Knowledge bases at run time: the snapshot reader (whole or sharded), vector and lexical search, fusion and query embedding.
 export { createKnowledgeBase, KnowledgeError, QueryModelUnavailableError } from './knowledge'
 export type { KnowledgeBase, KnowledgeBaseInit, KnowledgeDocumentInfo, KnowledgeErrorCode, KnowledgeSearchMode, KnowledgeSearchOptions, KnowledgeSearchResult } from './knowledge'
 export type { KnowledgeModule } from './knowledge-module'
@@ -17,3 +17,5 @@ export type { VectorPooling } from './search-pool'
 export type { SearchHit, SearchResult } from './search-rank'
 export { chunkHeading, decodeSnapshot, SnapshotError } from './snapshot-reader'
 export type { DecodeOptions, Snapshot, SnapshotDocument, SnapshotErrorCode } from './snapshot-reader'
+export { openShardedSnapshot } from './snapshot-shards'
+export type { ShardedSnapshot, ShardEntry, ShardSource } from './snapshot-shards'

@@ -13,8 +13,10 @@ import { queryModelSource } from './query-model'
 
 /** Where and how a generated module finds its snapshot and model. */
 export interface KnowledgeModuleInit extends Omit<KnowledgeBaseInit, 'loadSnapshot' | 'embedQuery'> {
-  /** The snapshot's URL (`file:` in Node). */
+  /** The snapshot's URL (`file:` in Node); of a sharded snapshot, its core's. */
   snapshotUrl: () => UrlLike
+  /** A sharded snapshot (the `shards` option): its shards' URLs, in the core's order. */
+  shardUrls?: () => UrlLike[]
   /** The model the snapshot was built with; `false`: built with no model, so the snapshot has no vectors. */
   model: QueryModelSpec | false
   /** The model files the build emitted (`includeModel`). */
@@ -40,17 +42,24 @@ export interface KnowledgeModule extends KnowledgeBase {
   onUpdate: (handler: (knowledge: KnowledgeModule) => void) => () => void
 }
 
-async function readAsset({ href }: UrlLike): Promise<ArrayBuffer | ArrayBufferView> {
+/** Where an asset is, as messages name it: its path in Node, else its URL. */
+function assetName({ href }: UrlLike): string {
+  return href.startsWith('file:') && nodeProcess?.getBuiltinModule ? nodeBuiltin<NodeUrl>('node:url').fileURLToPath(href) : href
+}
+
+/** The bytes of the snapshot (`what`: `knowledge snapshot`) or of one of its shards. */
+async function readAsset(url: UrlLike, what = 'knowledge snapshot'): Promise<ArrayBuffer | ArrayBufferView> {
+  const { href } = url
   if (href.startsWith('file:') && nodeProcess?.getBuiltinModule) {
-    const path = nodeBuiltin<NodeUrl>('node:url').fileURLToPath(href)
+    const path = assetName(url)
     return nodeBuiltin<NodeFsPromises>('node:fs/promises').readFile(path).catch((error: unknown) => {
       const code = (error as { code?: string }).code
-      throw new KnowledgeError('snapshot-unavailable', `Cannot read the knowledge snapshot ${path}${code ? ` (${code})` : ''}: it belongs beside the bundle; deploy the bundle's whole output folder.`)
+      throw new KnowledgeError('snapshot-unavailable', `Cannot read the ${what} ${path}${code ? ` (${code})` : ''}: it belongs beside the bundle; deploy the bundle's whole output folder.`)
     })
   }
   const response = await fetch(href)
   if (!response.ok)
-    throw new KnowledgeError('snapshot-unavailable', `Cannot load the knowledge snapshot ${href}: HTTP ${response.status} ${response.statusText}. It belongs beside the bundle: deploy the bundle's whole output folder, or serve it at that URL.`)
+    throw new KnowledgeError('snapshot-unavailable', `Cannot load the ${what} ${href}: HTTP ${response.status} ${response.statusText}. It belongs beside the bundle: deploy the bundle's whole output folder, or serve it at that URL.`)
   return response.arrayBuffer()
 }
 
@@ -75,7 +84,7 @@ interface LiveState {
 const live = new WeakMap<KnowledgeModule, LiveState>()
 
 function indexState(init: KnowledgeModuleInit): KnowledgeIndexState {
-  const { snapshotUrl, model, bundledModel, devModelPath, ...rest } = init
+  const { snapshotUrl, shardUrls, model, bundledModel, devModelPath, ...rest } = init
   const models: Pick<KnowledgeIndexState, 'source' | 'modelKey'> = {
     // Without a model (`false`) the snapshot has no vectors to compare a query's with: no query model.
     source: model ? queryModelSource({ model, bundled: bundledModel, devModelPath }) : undefined,
@@ -85,6 +94,13 @@ function indexState(init: KnowledgeModuleInit): KnowledgeIndexState {
     ...rest,
     vectors: model !== false,
     loadSnapshot: () => readAsset(snapshotUrl()),
+    ...(shardUrls && {
+      shards: {
+        load: index => readAsset(shardUrls()[index]!, 'knowledge snapshot shard'),
+        name: index => assetName(shardUrls()[index]!),
+        count: shardUrls().length,
+      },
+    }),
     // A getter: the knowledge base reads it at each search, so `useModel` (and an update that keeps the model) applies to the next one.
     get embedQuery(): EmbedQuery | undefined {
       return models.source?.current()

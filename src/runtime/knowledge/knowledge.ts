@@ -6,12 +6,14 @@
 import type { EmbedQuery } from './query-embedder'
 import type { SearchResult } from './search-rank'
 import type { Snapshot, SnapshotDocument } from './snapshot-reader'
+import type { ShardSource } from './snapshot-shards'
 import { closestMatches } from '../closest'
 import { KnowledgeError } from './errors'
 import { LEXICAL_THRESHOLD, searchHybrid, searchLexical } from './lexical'
 import { DEFAULT_THRESHOLD, DEFAULT_TOP_K, searchVectors } from './search'
 import { searchFused } from './search-fused'
 import { decodeSnapshot } from './snapshot-reader'
+import { openShardedSnapshot } from './snapshot-shards'
 
 export { KnowledgeError } from './errors'
 export type { KnowledgeErrorCode } from './errors'
@@ -103,8 +105,13 @@ const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1
 export interface KnowledgeBaseInit {
   name: string
   documents: readonly KnowledgeDocumentInfo[]
-  /** The snapshot's bytes. */
+  /** The snapshot's bytes; with `shards`, its core's. */
   loadSnapshot: () => Promise<ArrayBuffer | ArrayBufferView>
+  /**
+   * A sharded snapshot's shards (see snapshot-shards.ts): a search loads the
+   * ones it reads, lexical search only its terms' postings.
+   */
+  shards?: ShardSource
   /** Loaders of the documents' bodies, in the order of `documents`. */
   bodies: readonly (() => Promise<string | { default: string }>)[]
   /** Search defaults. */
@@ -119,6 +126,25 @@ export interface KnowledgeBaseInit {
   vectors?: boolean
 }
 
+/** A loaded snapshot, and what a search awaits before reading it: nothing for a whole snapshot, its shards for a sharded one. */
+interface LoadedSnapshot {
+  snapshot: Snapshot
+  lexical: (query: string) => Promise<void>
+  vectors: () => Promise<void>
+  all: () => Promise<Snapshot>
+}
+
+async function loadedSnapshot(init: KnowledgeBaseInit): Promise<LoadedSnapshot> {
+  const bytes = await init.loadSnapshot()
+  if (!init.shards) {
+    const snapshot = decodeSnapshot(bytes)
+    const ready = () => Promise.resolve()
+    return { snapshot, lexical: ready, vectors: ready, all: () => Promise.resolve(snapshot) }
+  }
+  const sharded = openShardedSnapshot(bytes, init.documents, init.shards)
+  return { snapshot: sharded.snapshot, lexical: sharded.loadLexical, vectors: sharded.loadVectors, all: sharded.loadAll }
+}
+
 /** Candidates each list gives hybrid fusion, so that it has something to reorder. */
 const HYBRID_DEPTH = 20
 
@@ -127,12 +153,12 @@ export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
   const positions = new Map(ids.map((id, i) => [id, i]))
   const topKDefault = init.search?.topK ?? DEFAULT_TOP_K
   const thresholdDefault = init.search?.threshold ?? DEFAULT_THRESHOLD
-  let snapshot: Promise<Snapshot> | undefined
+  let snapshot: Promise<LoadedSnapshot> | undefined
   /** Whether an `auto` search has said it falls back to lexical: once per knowledge base. */
   let warnedFallback = false
   const bodies = new Map<string, Promise<string>>()
 
-  const loadSnapshot = () => snapshot ??= init.loadSnapshot().then(decodeSnapshot).catch((error: unknown) => {
+  const loadSnapshot = () => snapshot ??= loadedSnapshot(init).catch((error: unknown) => {
     snapshot = undefined
     throw error
   })
@@ -145,7 +171,7 @@ export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
   return {
     name: init.name,
     documents: init.documents,
-    snapshot: loadSnapshot,
+    snapshot: () => loadSnapshot().then(loaded => loaded.all()),
 
     async search(query, options = {}) {
       if (typeof query !== 'string')
@@ -165,13 +191,21 @@ export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
         throw new KnowledgeError('no-vectors', `"${init.name}" was built without a model ("model": false), so it has no vectors for a ${mode} search: search with mode 'lexical' or 'auto', or replace "model": false with the model's settings and build again.`)
       if (mode !== 'lexical' && !embedQuery)
         throw new KnowledgeError('no-embedder', `A ${mode} search of "${init.name}" needs a query embedder: pass embedQuery, build with includeModel for browsers, or search with mode: 'lexical'.`)
-      const data = await loadSnapshot()
+      const loaded = await loadSnapshot()
+      const data = loaded.snapshot
       if (query.trim() === '')
         return []
+      // A sharded snapshot loads the shards this search reads while the query is embedded (and its model loads).
+      const lexicalReady = mode === 'vector' ? undefined : loaded.lexical(query)
+      const vectorsReady = mode === 'lexical' ? undefined : loaded.vectors()
+      // Awaited below; a failure before then (the embedder's) must not leave them unhandled.
+      lexicalReady?.catch(() => {})
+      vectorsReady?.catch(() => {})
       let vector: ArrayLike<number> | undefined
       if (mode !== 'lexical') {
         try {
           vector = await embedQuery!(query)
+          await vectorsReady
         }
         catch (error) {
           if (!(error instanceof QueryModelUnavailableError))
@@ -183,9 +217,11 @@ export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
             console.warn(`[skill-kit] Knowledge base "${init.name}" searches lexically: ${error.reason}. For vector search, ${error.fix}.`)
           }
           // The caller's threshold, if any, is on the scale of the vector search it expected.
+          await (lexicalReady ?? loaded.lexical(query))
           return searchLexical(data, query, { topK, threshold: LEXICAL_THRESHOLD }).map(result)
         }
       }
+      await lexicalReady
       if (mode === 'lexical')
         return searchLexical(data, query, { topK, threshold: options.threshold ?? LEXICAL_THRESHOLD }).map(result)
       const threshold = options.threshold ?? thresholdDefault

@@ -394,6 +394,29 @@ export interface LexicalEvidence {
   bestChunk: Int32Array
 }
 
+/**
+ * Whether the postings of searched term `t` (of `termCount`) are read. In a large index, a term in
+ * more than half the chunks (idf under ln 2) hardly moves the ranking, and its postings are most of
+ * a long prompt's cost: skipped. (On the benchmark's guides, 1,382 chunks, skipping them changed
+ * no ranking; in a small index they still count.)
+ */
+function isScored(index: LexicalIndex, t: number, termCount: number): boolean {
+  const n = index.lengths.length
+  return t >= 0 && !(index.offsets[t + 1]! - index.offsets[t]! > n / 2 && n >= LARGE_INDEX_CHUNKS && termCount > 1)
+}
+
+/**
+ * The terms whose postings a lexical search of `query` reads (positions in
+ * `index.terms`): worked out from the vocabulary and offsets alone, so that a
+ * sharded snapshot fetches those postings, and only those, before searching.
+ */
+export function scoredTerms(index: LexicalIndex, query: string): number[] {
+  if (index.lengths.length === 0)
+    return []
+  const terms = searchedTerms(index, query)
+  return terms.filter(t => isScored(index, t, terms.length))
+}
+
 /** The normalised BM25 score of every chunk for a query (see `searchLexical`); null for a query without terms or an empty index. */
 export function lexicalEvidence(index: LexicalIndex, query: string): LexicalEvidence | null {
   const n = index.lengths.length
@@ -410,10 +433,7 @@ export function lexicalEvidence(index: LexicalIndex, query: string): LexicalEvid
     const df = t < 0 ? 0 : offsets[t + 1]! - offsets[t]!
     const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5))
     weights.push(Math.max(idf, Math.LN2))
-    // In a large index, a term in more than half the chunks (idf under ln 2) hardly moves the
-    // ranking, and its postings are most of a long prompt's cost: skipped. (On the benchmark's
-    // guides, 1,382 chunks, skipping them changed no ranking; in a small index they still count.)
-    if (t < 0 || (df > n / 2 && n >= LARGE_INDEX_CHUNKS && terms.length > 1))
+    if (!isScored(index, t, terms.length))
       continue
     const gain = idf * (BM25_K1 + 1)
     for (let p = offsets[t]!, end = offsets[t + 1]!; p < end; p++) {

@@ -10,6 +10,8 @@
 //                 plural-folded words with no fields: its queries would no longer meet its terms)
 //   10      2     u16 flags: bit 0 NO_VECTORS (a lexical-only snapshot, built with no model:
 //                 dimensions 0, no SCAL, VECT or VREF, and the lexical index required);
+//                 bit 1 SHARDED_CORE and bit 2 SHARD: the core and the shards of a sharded
+//                 snapshot (see snapshot-shards.ts), which `decodeSnapshot` refuses;
 //                 readers reject other bits
 //   12      4     u32 CRC-32 (IEEE 802.3, as zlib's crc32) of bytes [16, byteLength)
 //   16      4     u32 byteLength of the whole snapshot
@@ -50,13 +52,17 @@ export const DIRECTORY_ENTRY_BYTES = 16
 export const SECTION_ALIGN = 16
 /** Header flag of a snapshot without vectors (built with no model): lexical search only. */
 export const FLAG_NO_VECTORS = 1
+/** Header flag of the core of a sharded snapshot (see snapshot-shards.ts); `decodeSnapshot` refuses it. */
+export const FLAG_SHARDED_CORE = 2
+/** Header flag of one shard of a sharded snapshot. */
+export const FLAG_SHARD = 4
 /** Bytes of one chunk's row in the VREF section. */
 export const refineRowBytes = (dimensions: number, bits: number): number => Math.ceil(dimensions * bits / 8)
 
 /** Element types of the section directory. */
 export const ElementType = { utf8: 0, u8: 1, u16: 2, u32: 3, i8: 4, f32: 5 } as const
 export type ElementTypeCode = typeof ElementType[keyof typeof ElementType]
-const ELEMENT_SIZE = [1, 1, 2, 4, 1, 4] as const
+export const ELEMENT_SIZE = [1, 1, 2, 4, 1, 4] as const
 
 /** One document of the knowledge folder; its body ships separately. */
 export interface SnapshotDocument {
@@ -103,7 +109,7 @@ export interface Snapshot {
   lexical: LexicalIndex | null
 }
 
-export type SnapshotErrorCode = 'not-a-snapshot' | 'unsupported-version' | 'truncated' | 'checksum' | 'corrupt'
+export type SnapshotErrorCode = 'not-a-snapshot' | 'unsupported-version' | 'truncated' | 'checksum' | 'corrupt' | 'sharded'
 
 /** The bytes are not a readable snapshot; the message says why. Never a partial result. */
 export class SnapshotError extends Error {
@@ -111,6 +117,11 @@ export class SnapshotError extends Error {
   constructor(readonly code: SnapshotErrorCode, message: string) {
     super(message)
   }
+}
+
+/** A document as a row of META's document table. */
+export function documentRow(doc: SnapshotDocument): unknown[] {
+  return [doc.id, doc.description, doc.category, doc.categories, doc.tags, doc.path, doc.tokenCount]
 }
 
 // --- CRC-32 -----------------------------------------------------------------
@@ -161,16 +172,17 @@ export interface DecodeOptions {
   verify?: boolean
 }
 
-interface Section { type: number, offset: number, length: number }
+/** A section's place in the file and its element type. */
+export interface Section { type: number, offset: number, length: number }
 
 const isLittleEndian = () => new Uint8Array(Uint16Array.of(1).buffer)[0] === 1
 const LITTLE_ENDIAN = /* @__PURE__ */ isLittleEndian()
 
-function corrupt(message: string): never {
+export function corrupt(message: string): never {
   throw new SnapshotError('corrupt', `Corrupt knowledge snapshot: ${message}. Rebuild it.`)
 }
 
-function view(bytes: Uint8Array, section: Section, type: number, count: number): Uint8Array | Int8Array | Uint16Array | Uint32Array | Float32Array {
+export function view(bytes: Uint8Array, section: Section, type: number, count: number): Uint8Array | Int8Array | Uint16Array | Uint32Array | Float32Array {
   const size = ELEMENT_SIZE[type as ElementTypeCode]
   if (section.length !== count * size)
     corrupt(`a section holds ${section.length} bytes where ${count * size} were expected`)
@@ -185,7 +197,7 @@ function view(bytes: Uint8Array, section: Section, type: number, count: number):
   return copy
 }
 
-function indexArray(bytes: Uint8Array, section: Section | undefined, tag: string, count: number, bound: number): IndexArray {
+export function indexArray(bytes: Uint8Array, section: Section | undefined, tag: string, count: number, bound: number): IndexArray {
   if (!section)
     corrupt(`section ${tag} is missing`)
   if (section.type !== ElementType.u16 && section.type !== ElementType.u32)
@@ -231,8 +243,21 @@ function readDocuments(raw: unknown, count: number): SnapshotDocument[] {
   return documents
 }
 
-function readLexical(bytes: Uint8Array, sections: Map<string, Section>, chunkCount: number, documentCount: number, chunkDocuments: IndexArray): LexicalIndex | null {
-  const tags = ['LTRM', 'LOFF', 'LPST', 'LFRQ', 'LLEN']
+/** How a snapshot is read: whole, or as the core of a sharded one (see snapshot-shards.ts), whose slices arrive later. */
+export interface ReadKind {
+  /**
+   * Sharded: the postings and vectors are allocated empty, for the shards to fill; VECT's element
+   * type is given, and the documents, which the core leaves to its module (checked by the caller).
+   */
+  sharded: false | { vectorType: number, documents: SnapshotDocument[] }
+}
+
+/** The posting → chunk array for `chunkCount` chunks, as the encoder types it. */
+export const postingArray = (chunkCount: number, length: number): IndexArray =>
+  chunkCount - 1 > 0xFFFF ? new Uint32Array(length) : new Uint16Array(length)
+
+function readLexical(bytes: Uint8Array, sections: Map<string, Section>, chunkCount: number, documentCount: number, chunkDocuments: IndexArray, { sharded }: ReadKind): LexicalIndex | null {
+  const tags = sharded ? ['LTRM', 'LDFV', 'LLEN'] : ['LTRM', 'LOFF', 'LPST', 'LFRQ', 'LLEN']
   const present = tags.filter(tag => sections.has(tag))
   if (present.length === 0)
     return null
@@ -244,83 +269,169 @@ function readLexical(bytes: Uint8Array, sections: Map<string, Section>, chunkCou
     if (!(terms[i - 1]! < terms[i]!))
       corrupt('lexical terms are not unique and sorted')
   }
-  const offSection = sections.get('LOFF')!
-  if (offSection.type !== ElementType.u32)
-    corrupt('section LOFF is not u32')
-  const offsets = view(bytes, offSection, ElementType.u32, terms.length + 1) as Uint32Array
+  const offsets = sharded ? offsetsOfFrequencies(bytes, sections.get('LDFV')!, terms.length) : lexicalOffsets(bytes, sections.get('LOFF')!, terms.length)
   const postingCount = offsets[terms.length]!
   if (offsets[0] !== 0)
     corrupt('lexical offsets do not start at 0')
-  const pstSection = sections.get('LPST')!
-  const postings = indexArray(bytes, pstSection, 'LPST', pstSection.length / ELEMENT_SIZE[pstSection.type as ElementTypeCode], chunkCount)
-  if (postings.length !== postingCount)
-    corrupt('lexical postings and offsets disagree')
   for (let t = 0; t < terms.length; t++) {
-    const from = offsets[t]!
-    const to = offsets[t + 1]!
-    if (to <= from || to > postingCount)
+    if (offsets[t + 1]! <= offsets[t]! || offsets[t + 1]! > postingCount)
       corrupt(`lexical term ${t} has an empty or out-of-range posting list`)
-    for (let p = from + 1; p < to; p++) {
-      if (postings[p]! <= postings[p - 1]!)
-        corrupt(`lexical postings of term ${t} are not ascending`)
-    }
   }
-  const frqSection = sections.get('LFRQ')!
-  if (frqSection.type !== ElementType.u8)
-    corrupt('section LFRQ is not u8')
-  const frequencies = view(bytes, frqSection, ElementType.u8, postingCount) as Uint8Array
-  if (frequencies.includes(0))
-    corrupt('a lexical term frequency is 0')
+  let postings: IndexArray
+  let frequencies: Uint8Array
+  if (sharded) {
+    postings = postingArray(chunkCount, postingCount)
+    frequencies = new Uint8Array(postingCount)
+  }
+  else {
+    const pstSection = sections.get('LPST')!
+    postings = indexArray(bytes, pstSection, 'LPST', pstSection.length / ELEMENT_SIZE[pstSection.type as ElementTypeCode], chunkCount)
+    if (postings.length !== postingCount)
+      corrupt('lexical postings and offsets disagree')
+    const frqSection = sections.get('LFRQ')!
+    if (frqSection.type !== ElementType.u8)
+      corrupt('section LFRQ is not u8')
+    frequencies = view(bytes, frqSection, ElementType.u8, postingCount) as Uint8Array
+    checkPostings(offsets, 0, terms.length, postings, frequencies, 0)
+  }
   const lenSection = sections.get('LLEN')
   const lengths = indexArray(bytes, lenSection, 'LLEN', chunkCount, 2 ** 32)
   return { terms, offsets, postings, frequencies, lengths, chunkDocuments, documentCount }
 }
 
-/** The VECT, SCAL and VREF sections of a snapshot with vectors. */
-function readVectors(bytes: Uint8Array, sections: Map<string, Section>, refineBits: unknown, chunkCount: number, dimensions: number): Pick<Snapshot, 'vectors' | 'encoding' | 'scales' | 'refinement'> {
+function lexicalOffsets(bytes: Uint8Array, section: Section, termCount: number): Uint32Array {
+  if (section.type !== ElementType.u32)
+    corrupt('section LOFF is not u32')
+  return view(bytes, section, ElementType.u32, termCount + 1) as Uint32Array
+}
+
+/**
+ * The term → first posting offsets of a sharded core, from its LDFV section:
+ * each term's posting count (its document frequency) as an unsigned LEB128
+ * varint, a byte for most terms where LOFF takes four (and compresses worse).
+ */
+function offsetsOfFrequencies(bytes: Uint8Array, section: Section, termCount: number): Uint32Array {
+  if (section.type !== ElementType.u8)
+    corrupt('section LDFV is not u8')
+  const offsets = new Uint32Array(termCount + 1)
+  let at = section.offset
+  const end = section.offset + section.length
+  for (let t = 0; t < termCount; t++) {
+    let value = 0
+    let shift = 0
+    let byte: number
+    do {
+      if (at >= end || shift > 28)
+        corrupt('section LDFV does not hold a frequency per term')
+      byte = bytes[at++]!
+      value += (byte & 0x7F) * 2 ** shift
+      shift += 7
+    } while (byte & 0x80)
+    if (offsets[t]! + value > 0xFFFFFFFF)
+      corrupt('section LDFV adds up to more postings than the format holds')
+    offsets[t + 1] = offsets[t]! + value
+  }
+  if (at !== end)
+    corrupt('section LDFV has bytes after its last frequency')
+  return offsets
+}
+
+/**
+ * Checks the postings of terms `from` to `to` (exclusive): ascending chunks within a term, no zero
+ * frequency. `postings[p - base]` is posting `p` (a shard holds a slice).
+ */
+export function checkPostings(offsets: Uint32Array, from: number, to: number, postings: IndexArray, frequencies: Uint8Array, base: number): void {
+  for (let t = from; t < to; t++) {
+    for (let p = offsets[t]! + 1 - base; p < offsets[t + 1]! - base; p++) {
+      if (postings[p]! <= postings[p - 1]!)
+        corrupt(`lexical postings of term ${t} are not ascending`)
+    }
+  }
+  if (frequencies.includes(0))
+    corrupt('a lexical term frequency is 0')
+}
+
+/** Checks that chunk scales are positive and finite (`first` is the chunk of `scales[0]`). */
+export function checkScales(scales: Float32Array, first: number): void {
+  for (let c = 0; c < scales.length; c++) {
+    if (!(scales[c]! > 0 && scales[c]! < Infinity))
+      corrupt(`the scale of chunk ${first + c} is ${scales[c]}`)
+  }
+}
+
+/** The refinement bits of META, checked. */
+function refineBitsOf(encoding: Snapshot['encoding'], refineBits: unknown): number {
+  const bits = refineBits as number
+  if (encoding !== 'int8' || !Number.isInteger(bits) || bits < 1 || bits > 7)
+    corrupt('a VREF section without int8 vectors, as other than u8, or without META.refineBits from 1 to 7')
+  return bits
+}
+
+/** The VECT, SCAL and VREF sections of a snapshot with vectors (or, sharded, empty arrays of their size). */
+function readVectors(bytes: Uint8Array, sections: Map<string, Section>, refineBits: unknown, chunkCount: number, dimensions: number, { sharded }: ReadKind): Pick<Snapshot, 'vectors' | 'encoding' | 'scales' | 'refinement'> {
   const vectSection = sections.get('VECT')
-  if (!vectSection)
+  if (!vectSection && !sharded)
     corrupt('section VECT is missing')
-  if (vectSection.type !== ElementType.f32 && vectSection.type !== ElementType.i8)
+  const type = sharded ? sharded.vectorType : vectSection!.type
+  if (type !== ElementType.f32 && type !== ElementType.i8)
     corrupt('section VECT is neither f32 nor i8')
   if (chunkCount > 0 && dimensions === 0)
     corrupt('it has chunks but 0 dimensions')
-  const vectors = view(bytes, vectSection, vectSection.type, chunkCount * dimensions) as Float32Array | Int8Array
-  const encoding = vectSection.type === ElementType.i8 ? 'int8' : 'float32'
+  const encoding = type === ElementType.i8 ? 'int8' : 'float32'
+  if (sharded) {
+    const bits = refineBits === undefined ? undefined : refineBitsOf(encoding, refineBits)
+    return {
+      vectors: encoding === 'int8' ? new Int8Array(chunkCount * dimensions) : new Float32Array(chunkCount * dimensions),
+      encoding,
+      scales: encoding === 'int8' ? new Float32Array(chunkCount) : null,
+      refinement: bits === undefined ? null : { bits, data: new Uint8Array(chunkCount * refineRowBytes(dimensions, bits)) },
+    }
+  }
+  const vectors = view(bytes, vectSection!, type, chunkCount * dimensions) as Float32Array | Int8Array
   let scales: Float32Array | null = null
   if (encoding === 'int8') {
     const scalSection = sections.get('SCAL')
     if (!scalSection || scalSection.type !== ElementType.f32)
       corrupt('int8 vectors without an f32 SCAL section')
     scales = view(bytes, scalSection, ElementType.f32, chunkCount) as Float32Array
-    for (let c = 0; c < chunkCount; c++) {
-      if (!(scales[c]! > 0 && scales[c]! < Infinity))
-        corrupt(`the scale of chunk ${c} is ${scales[c]}`)
-    }
+    checkScales(scales, 0)
   }
   let refinement: Snapshot['refinement'] = null
   const vrefSection = sections.get('VREF')
   if (vrefSection) {
-    const bits = refineBits as number
-    if (encoding !== 'int8' || vrefSection.type !== ElementType.u8 || !Number.isInteger(bits) || bits < 1 || bits > 7)
+    const bits = refineBitsOf(encoding, refineBits)
+    if (vrefSection.type !== ElementType.u8)
       corrupt('a VREF section without int8 vectors, as other than u8, or without META.refineBits from 1 to 7')
     refinement = { bits, data: view(bytes, vrefSection, ElementType.u8, chunkCount * refineRowBytes(dimensions, bits)) as Uint8Array }
   }
   return { vectors, encoding, scales, refinement }
 }
 
-/**
- * Decodes a snapshot from its bytes (an ArrayBuffer, a Uint8Array or a Node
- * Buffer). Typed arrays are views into `bytes` where alignment allows (which
- * keeps `bytes` alive), else copies. Throws a SnapshotError for anything that is
- * not a complete, intact snapshot of a supported version.
- */
-export function decodeSnapshot(input: ArrayBufferLike | ArrayBufferView, { verify = true }: DecodeOptions = {}): Snapshot {
-  const bytes = input instanceof Uint8Array
+/** A snapshot file's checked header and section directory: whole snapshots, sharded cores and shards alike. */
+export interface SnapshotContainer {
+  bytes: Uint8Array
+  version: number
+  flags: number
+  /** The CRC-32 the header holds (checked with `verify`). */
+  crc: number
+  dimensions: number
+  chunkCount: number
+  documentCount: number
+  sections: Map<string, Section>
+}
+
+/** The bytes of an ArrayBuffer, a typed array or a Node Buffer. */
+export function bytesOf(input: ArrayBufferLike | ArrayBufferView): Uint8Array {
+  return input instanceof Uint8Array
     ? input
     : ArrayBuffer.isView(input)
       ? new Uint8Array(input.buffer, input.byteOffset, input.byteLength)
       : new Uint8Array(input)
+}
+
+/** Reads and checks the header and section directory of a snapshot file whose flags are within `knownFlags`. */
+export function readContainer(input: ArrayBufferLike | ArrayBufferView, verify: boolean, knownFlags: number): SnapshotContainer {
+  const bytes = bytesOf(input)
   if (bytes.length < 8 || SNAPSHOT_MAGIC.some((b, i) => bytes[i] !== b))
     throw new SnapshotError('not-a-snapshot', 'Not a knowledge snapshot (wrong magic bytes).')
   if (bytes.length < HEADER_BYTES)
@@ -334,19 +445,17 @@ export function decodeSnapshot(input: ArrayBufferLike | ArrayBufferView, { verif
     throw new SnapshotError('truncated', `Truncated knowledge snapshot: ${bytes.length} of ${byteLength} bytes. Rebuild it, or check that it was transferred completely.`)
   if (bytes.length > byteLength)
     corrupt(`${bytes.length - byteLength} unexpected bytes after its end`)
+  const crc = dv.getUint32(12, true)
   if (verify) {
-    const expected = dv.getUint32(12, true)
     const actual = crc32(bytes, 16)
-    if (actual !== expected)
-      throw new SnapshotError('checksum', `Corrupt knowledge snapshot: checksum mismatch (CRC-32 ${actual.toString(16).padStart(8, '0')}, expected ${expected.toString(16).padStart(8, '0')}). Rebuild it.`)
+    if (actual !== crc)
+      throw new SnapshotError('checksum', `Corrupt knowledge snapshot: checksum mismatch (CRC-32 ${actual.toString(16).padStart(8, '0')}, expected ${crc.toString(16).padStart(8, '0')}). Rebuild it.`)
   }
   const flags = dv.getUint16(10, true)
-  if ((flags & ~FLAG_NO_VECTORS) !== 0 || dv.getUint32(36, true) !== 0)
+  if ((flags & FLAG_SHARDED_CORE) !== 0 && (knownFlags & FLAG_SHARDED_CORE) === 0)
+    throw new SnapshotError('sharded', 'This is the core of a sharded knowledge snapshot (the plugin\'s shards option): it is read with its shards by the generated knowledge module, not decoded alone.')
+  if ((flags & ~knownFlags) !== 0 || dv.getUint32(36, true) !== 0)
     corrupt('unknown header flags')
-  const withVectors = (flags & FLAG_NO_VECTORS) === 0
-  const dimensions = dv.getUint32(20, true)
-  const chunkCount = dv.getUint32(24, true)
-  const documentCount = dv.getUint32(28, true)
   const sectionCount = dv.getUint32(32, true)
   if (HEADER_BYTES + sectionCount * DIRECTORY_ENTRY_BYTES > byteLength)
     corrupt('its section directory runs past its end')
@@ -362,7 +471,26 @@ export function decodeSnapshot(input: ArrayBufferLike | ArrayBufferView, { verif
       corrupt(`section ${tag} appears twice`)
     sections.set(tag, section)
   }
+  return { bytes, version, flags, crc, dimensions: dv.getUint32(20, true), chunkCount: dv.getUint32(24, true), documentCount: dv.getUint32(28, true), sections }
+}
 
+/**
+ * Decodes a snapshot from its bytes (an ArrayBuffer, a Uint8Array or a Node
+ * Buffer). Typed arrays are views into `bytes` where alignment allows (which
+ * keeps `bytes` alive), else copies. Throws a SnapshotError for anything that is
+ * not a complete, intact snapshot of a supported version.
+ */
+export function decodeSnapshot(input: ArrayBufferLike | ArrayBufferView, { verify = true }: DecodeOptions = {}): Snapshot {
+  return decodeContainer(readContainer(input, verify, FLAG_NO_VECTORS), { sharded: false })
+}
+
+/**
+ * The snapshot a container holds; for a sharded core (`kind.sharded`), with
+ * zero-filled postings, frequencies and vectors of full size for its shards
+ * to fill (see snapshot-shards.ts).
+ */
+export function decodeContainer({ bytes, version, flags, dimensions, chunkCount, documentCount, sections }: SnapshotContainer, kind: ReadKind): Snapshot {
+  const withVectors = (flags & FLAG_NO_VECTORS) === 0
   const metaSection = sections.get('META')
   if (!metaSection)
     corrupt('section META is missing')
@@ -377,7 +505,7 @@ export function decodeSnapshot(input: ArrayBufferLike | ArrayBufferView, { verif
   }
   if (typeof meta !== 'object' || meta === null || !isString(meta.model))
     corrupt('section META has no model fingerprint')
-  const documents = readDocuments(meta.documents, documentCount)
+  const documents = kind.sharded ? kind.sharded.documents : readDocuments(meta.documents, documentCount)
   const chunkDocuments = indexArray(bytes, sections.get('CDOC'), 'CDOC', chunkCount, documentCount)
 
   let vectors: Float32Array | Int8Array = new Float32Array(0)
@@ -385,7 +513,7 @@ export function decodeSnapshot(input: ArrayBufferLike | ArrayBufferView, { verif
   let scales: Float32Array | null = null
   let refinement: Snapshot['refinement'] = null
   if (withVectors) {
-    ({ vectors, encoding, scales, refinement } = readVectors(bytes, sections, meta.refineBits, chunkCount, dimensions))
+    ({ vectors, encoding, scales, refinement } = readVectors(bytes, sections, meta.refineBits, chunkCount, dimensions, kind))
   }
   else {
     if (dimensions !== 0)
@@ -404,7 +532,7 @@ export function decodeSnapshot(input: ArrayBufferLike | ArrayBufferView, { verif
     chunkHeadings = indexArray(bytes, sections.get('HEAD'), 'HEAD', chunkCount, headings.length)
   }
 
-  const lexical = readLexical(bytes, sections, chunkCount, documentCount, chunkDocuments)
+  const lexical = readLexical(bytes, sections, chunkCount, documentCount, chunkDocuments, kind)
   if (!withVectors && !lexical)
     corrupt('it has neither vectors nor a lexical index')
   return { version, model: meta.model, dimensions, encoding, chunkCount, documents, chunkDocuments, vectors, scales, refinement, headings, chunkHeadings, lexical }

@@ -1,0 +1,252 @@
+// Reads a sharded knowledge snapshot: a small core fetched first, and shards
+// fetched as searches need them (written by `src/knowledge/snapshot-shards.ts`).
+// Modelled on Pagefind's chunked index: a lexical search loads only the
+// slices of postings its terms need; vector search loads every vector shard,
+// in parallel, while the query model loads.
+//
+// The core is a snapshot file (see snapshot-reader.ts) flagged SHARDED_CORE:
+// CDOC, HEAD, LTRM and LLEN as in a whole snapshot; META without its document
+// table, which the knowledge module carries already, but with its CRC-32
+// ("documentsCrc", of the table's JSON) to check the module's against; each
+// term's document frequency in place of LOFF (so BM25, typo correction and
+// joined words work from the core alone); no LPST, LFRQ, SCAL, VECT or VREF.
+// Its own sections:
+//   LDFV  u8   per term, its posting count as an unsigned LEB128 varint (LOFF is their running sum)
+//   SDIR  u32  [VECT element type (0 with NO_VECTORS), CRC-32 of the whole snapshot, shard count S,
+//              then per shard: kind (0 lexical, 1 vectors), from, to, byte length, CRC-32 of the shard file]
+// A lexical shard holds the postings of terms [from, to); a vector shard the
+// rows of chunks [from, to). Each shard is a snapshot file flagged SHARD with
+//   SHRD  u32  [CRC-32 of the whole snapshot, shard index, kind, from, to]
+// and the slices: LPST and LFRQ (lexical); SCAL (int8), VECT and VREF (vectors).
+//
+// The reader fills full-size typed arrays as shards arrive, so the ordinary
+// `Snapshot` it returns is searched by the ordinary search functions, and
+// ranks exactly as the whole snapshot does once the shards a search reads are
+// in. A shard whose CRC-32 is not the one the core lists (another build's, or
+// damaged) is refused with a KnowledgeError, never searched.
+
+import type { IndexArray, Snapshot, SnapshotContainer, SnapshotDocument } from './snapshot-reader'
+import { KnowledgeError } from './errors'
+import { scoredTerms } from './lexical'
+import { bytesOf, checkPostings, checkScales, corrupt, crc32, decodeContainer, documentRow, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, readContainer, refineRowBytes, view } from './snapshot-reader'
+
+/** What a shard holds. */
+export const ShardKind = { lexical: 0, vectors: 1 } as const
+
+/** One shard as the core lists it. */
+export interface ShardEntry {
+  kind: typeof ShardKind[keyof typeof ShardKind]
+  /** First term (lexical) or chunk (vectors). */
+  from: number
+  /** One past the last. */
+  to: number
+  byteLength: number
+  crc: number
+}
+
+/** Values of SDIR before its entries, and per entry. */
+export const SDIR_HEAD = 3
+export const SDIR_ENTRY = 5
+/** Values of a shard's SHRD section. */
+export const SHRD_LENGTH = 5
+
+/** Where the shards come from: their bytes, and a name for messages (a URL or a file). */
+export interface ShardSource {
+  load: (index: number) => Promise<ArrayBufferLike | ArrayBufferView>
+  name: (index: number) => string
+  /** How many shards the source has, when it knows: a core that lists another number is refused. */
+  count?: number
+}
+
+/** A sharded snapshot being loaded: its snapshot answers a search once that search's shards are in. */
+export interface ShardedSnapshot {
+  /** The snapshot; postings and vectors are zero until their shards are in. */
+  readonly snapshot: Snapshot
+  readonly shards: readonly ShardEntry[]
+  /** Loads the lexical shards holding the postings a lexical search of `query` reads. */
+  loadLexical: (query: string) => Promise<void>
+  /** Loads every vector shard (in parallel). */
+  loadVectors: () => Promise<void>
+  /** Loads every shard: the complete snapshot. */
+  loadAll: () => Promise<Snapshot>
+}
+
+/** The shard directory of a core (its SDIR section). */
+function readDirectory(core: SnapshotContainer): { vectorType: number, snapshotCrc: number, shards: ShardEntry[] } {
+  const section = core.sections.get('SDIR')
+  if (!section || section.type !== ElementType.u32 || section.length < SDIR_HEAD * 4)
+    corrupt('the sharded core has no u32 SDIR section')
+  const head = view(core.bytes, section, ElementType.u32, section.length / 4) as Uint32Array
+  const count = head[2]!
+  if (head.length !== SDIR_HEAD + count * SDIR_ENTRY)
+    corrupt(`its shard directory does not hold ${count} shards`)
+  const shards: ShardEntry[] = []
+  for (let s = 0; s < count; s++) {
+    const at = SDIR_HEAD + s * SDIR_ENTRY
+    const [kind, from, to, byteLength, crc] = head.subarray(at, at + SDIR_ENTRY) as unknown as number[]
+    if ((kind !== ShardKind.lexical && kind !== ShardKind.vectors) || !(from! < to!))
+      corrupt(`shard ${s} has an invalid kind or range`)
+    shards.push({ kind, from: from!, to: to!, byteLength: byteLength!, crc: crc! })
+  }
+  return { vectorType: head[0]!, snapshotCrc: head[1]!, shards }
+}
+
+/** The CRC-32 of the document table the core's META stands in for (see `coreMeta` of the writer). */
+function documentsCrcOf(core: SnapshotContainer): unknown {
+  const section = core.sections.get('META')
+  if (!section || section.type !== ElementType.utf8)
+    corrupt('section META is missing')
+  try {
+    return (JSON.parse(new TextDecoder().decode(core.bytes.subarray(section.offset, section.offset + section.length))) as { documentsCrc?: unknown }).documentsCrc
+  }
+  catch {
+    corrupt('section META is not valid JSON')
+  }
+}
+
+/**
+ * Opens the core of a sharded snapshot (its bytes), with the documents its
+ * knowledge module lists (the core holds only their CRC-32); shards are
+ * loaded from `source` as searches need them, each once (again after a
+ * failure). Throws a SnapshotError for a core that is not intact, a
+ * KnowledgeError for documents or shards of another build.
+ */
+export function openShardedSnapshot(coreBytes: ArrayBufferLike | ArrayBufferView, documents: readonly SnapshotDocument[], source: ShardSource): ShardedSnapshot {
+  const core = readContainer(coreBytes, true, FLAG_NO_VECTORS | FLAG_SHARDED_CORE)
+  if ((core.flags & FLAG_SHARDED_CORE) === 0)
+    corrupt('it is not the core of a sharded snapshot')
+  const { vectorType, snapshotCrc, shards } = readDirectory(core)
+  const withVectors = (core.flags & FLAG_NO_VECTORS) === 0
+  const table = new TextEncoder().encode(JSON.stringify(documents.map(documentRow)))
+  if (documents.length !== core.documentCount || crc32(table) !== documentsCrcOf(core))
+    throw new KnowledgeError('snapshot-mismatch', `The knowledge snapshot core does not list the ${documents.length} documents its module does: they come from different builds. Deploy the build's whole output folder again, so that all of its files match.`)
+  const snapshot = decodeContainer(core, { sharded: { vectorType, documents: [...documents] } })
+  const lexical = snapshot.lexical
+  const terms = lexical?.terms.length ?? 0
+  // Every term and every chunk is in exactly one shard of its kind, in order.
+  const ends = [0, 0]
+  for (const shard of shards) {
+    if (shard.from !== ends[shard.kind])
+      corrupt('its shards do not tile the terms and chunks')
+    ends[shard.kind] = shard.to
+  }
+  if (ends[ShardKind.lexical] !== terms || ends[ShardKind.vectors] !== (withVectors ? snapshot.chunkCount : 0))
+    corrupt('its shards do not tile the terms and chunks')
+
+  if (source.count !== undefined && source.count !== shards.length)
+    throw new KnowledgeError('snapshot-mismatch', `The knowledge snapshot core lists ${shards.length} shards where its module names ${source.count}: they come from different builds. Deploy the build's whole output folder again, so that all of its files match.`)
+  const loading = new Map<number, Promise<void>>()
+  /** Shards filled, by kind: once all of a kind are in, searches await nothing. */
+  const filled = [0, 0]
+  const load = (index: number): Promise<void> => {
+    let promise = loading.get(index)
+    if (!promise) {
+      promise = source.load(index).then((bytes) => {
+        fill(index, bytesOf(bytes))
+        filled[shards[index]!.kind]!++
+      })
+      promise.catch(() => loading.delete(index))
+      loading.set(index, promise)
+    }
+    return promise
+  }
+
+  /** Checks shard `index` against the core and copies its slices into the snapshot's arrays. */
+  const fill = (index: number, bytes: Uint8Array): void => {
+    const entry = shards[index]!
+    const actual = bytes.length >= 16 ? crc32(bytes, 16) : 0
+    if (bytes.length !== entry.byteLength || actual !== entry.crc) {
+      throw new KnowledgeError('snapshot-mismatch', `The knowledge snapshot shard ${source.name(index)} does not belong to its core (${bytes.length} bytes with CRC-32 ${hex(actual)}; the core lists ${entry.byteLength} bytes with ${hex(entry.crc)}): the core and its shards come from different builds, or the shard was damaged in transfer. Deploy the build's whole output folder again, so that all of its files match.`)
+    }
+    const shard = readContainer(bytes, false, FLAG_SHARD)
+    const shrd = shard.sections.get('SHRD')
+    if (!shrd || shrd.type !== ElementType.u32)
+      corrupt(`shard ${index} has no u32 SHRD section`)
+    const [crc, at, kind, from, to] = view(bytes, shrd, ElementType.u32, SHRD_LENGTH) as Uint32Array
+    if (crc !== snapshotCrc || at !== index || kind !== entry.kind || from !== entry.from || to !== entry.to)
+      corrupt(`shard ${index} is not the one its core lists`)
+    if (entry.kind === ShardKind.lexical)
+      fillPostings(shard, entry)
+    else fillVectors(shard, entry)
+  }
+
+  const fillPostings = ({ bytes, sections }: SnapshotContainer, { from, to }: ShardEntry): void => {
+    const { offsets, postings, frequencies } = lexical!
+    const base = offsets[from]!
+    const count = offsets[to]! - base
+    const pst = sections.get('LPST')
+    const frq = sections.get('LFRQ')
+    if (!pst || (pst.type !== ElementType.u16 && pst.type !== ElementType.u32) || !frq || frq.type !== ElementType.u8)
+      corrupt('a lexical shard lacks its u16 or u32 LPST or its u8 LFRQ')
+    const slice = view(bytes, pst, pst.type, count) as IndexArray
+    const frequencySlice = view(bytes, frq, ElementType.u8, count) as Uint8Array
+    for (let p = 0; p < count; p++) {
+      if (slice[p]! >= snapshot.chunkCount)
+        corrupt(`LPST[${base + p}] = ${slice[p]} is out of range (< ${snapshot.chunkCount})`)
+    }
+    checkPostings(offsets, from, to, slice, frequencySlice, base)
+    postings.set(slice, base)
+    frequencies.set(frequencySlice, base)
+  }
+
+  const fillVectors = ({ bytes, sections }: SnapshotContainer, { from, to }: ShardEntry): void => {
+    const dims = snapshot.dimensions
+    const rows = to - from
+    const vect = sections.get('VECT')
+    if (!vect || vect.type !== vectorType)
+      corrupt('a vector shard lacks its VECT section of the core\'s type')
+    snapshot.vectors.set(view(bytes, vect, vectorType, rows * dims) as Int8Array | Float32Array, from * dims)
+    if (snapshot.scales) {
+      const scal = sections.get('SCAL')
+      if (!scal || scal.type !== ElementType.f32)
+        corrupt('a vector shard of int8 vectors lacks its f32 SCAL section')
+      const scales = view(bytes, scal, ElementType.f32, rows) as Float32Array
+      checkScales(scales, from)
+      snapshot.scales.set(scales, from)
+    }
+    if (snapshot.refinement) {
+      const vref = sections.get('VREF')
+      const row = refineRowBytes(dims, snapshot.refinement.bits)
+      if (!vref || vref.type !== ElementType.u8)
+        corrupt('a vector shard lacks its u8 VREF section')
+      snapshot.refinement.data.set(view(bytes, vref, ElementType.u8, rows * row) as Uint8Array, from * row)
+    }
+  }
+
+  const indexesOf = (kind: ShardEntry['kind']) => shards.flatMap((shard, i) => shard.kind === kind ? [i] : [])
+  const lexicalShards = indexesOf(ShardKind.lexical)
+  const vectorShards = indexesOf(ShardKind.vectors)
+  /** The lexical shard holding term `t`: the last whose range starts at or before it. */
+  const shardOfTerm = (t: number): number => {
+    let lo = 0
+    let hi = lexicalShards.length - 1
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1
+      if (shards[lexicalShards[mid]!]!.from <= t)
+        lo = mid
+      else hi = mid - 1
+    }
+    return lexicalShards[lo]!
+  }
+
+  return {
+    snapshot,
+    shards,
+    async loadLexical(query) {
+      if (!lexical || filled[ShardKind.lexical] === lexicalShards.length)
+        return
+      const needed = new Set(scoredTerms(lexical, query).map(shardOfTerm))
+      await Promise.all([...needed].map(load))
+    },
+    async loadVectors() {
+      if (filled[ShardKind.vectors] !== vectorShards.length)
+        await Promise.all(vectorShards.map(load))
+    },
+    async loadAll() {
+      await Promise.all(shards.map((_, i) => load(i)))
+      return snapshot
+    },
+  }
+}
+
+const hex = (crc: number) => crc.toString(16).padStart(8, '0')
