@@ -65,8 +65,9 @@ export function kthHighest(values: Float64Array, keep: (d: number) => boolean, k
 }
 
 /**
- * Pools `scores` (one per chunk) into `out`; `logCounts[d]` is the log of document `d`'s number of chunks. Soft pooling skips
- * the documents that cannot make the `cut`: their `pooled` is −∞ and their `bestChunk` −1.
+ * Pools `scores` (one per chunk) into `out`; `logCounts[d]` is the log of
+ * document `d`'s number of chunks. Soft pooling skips the documents that cannot
+ * make the `cut`: their `pooled` is −∞ and their `bestChunk` −1.
  * The e^x of every chunk (and fusion's exact lexical score) is most of the cost of
  * pooling; this keeps it to the few documents near the top.
  *
