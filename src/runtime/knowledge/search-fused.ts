@@ -44,7 +44,11 @@ export const SHORT_QUERY_TERMS = 5
 
 /** How much lexical evidence counts for a query: 0.5 for up to five informative terms (see `queryTerms`), else 0.4. */
 export function lexicalWeight(query: string): number {
-  return queryTerms(query).length <= SHORT_QUERY_TERMS ? SHORT_QUERY_WEIGHT : LONG_QUERY_WEIGHT
+  return weightOfTerms(queryTerms(query).length)
+}
+
+function weightOfTerms(count: number): number {
+  return count <= SHORT_QUERY_TERMS ? SHORT_QUERY_WEIGHT : LONG_QUERY_WEIGHT
 }
 
 /**
@@ -69,15 +73,15 @@ export function searchFused(snapshot: Snapshot, query: string, queryVector: Arra
   const upper = new Float64Array(documentCount)
   const eligible = new Uint8Array(documentCount)
   const evidence = lexicalEvidence(index, query)
-  const weight = lexicalWeight(query)
+  const weight = evidence ? weightOfTerms(evidence.queryTermCount) : 0
   if (evidence) {
     // A document's lexical score lies between its best chunk's and that minus T · ln(its text chunks).
-    const { textOffsets } = statsOf(index)
+    const { logTextCounts } = statsOf(index)
     for (let d = 0; d < documentCount; d++) {
       if (evidence.bestChunk[d]! >= 0) {
         const best = evidence.best[d]!
         upper[d] = weight * best
-        lower[d] = weight * (pooling === 'max' ? best : best - POOLING_TEMPERATURE * Math.log(textOffsets[d + 1]! - textOffsets[d]!))
+        lower[d] = weight * (pooling === 'max' ? best : best - POOLING_TEMPERATURE * logTextCounts[d]!)
         eligible[d] = best >= lexicalThreshold ? 1 : 0
       }
     }

@@ -65,27 +65,39 @@ export function kthHighest(values: Float64Array, keep: (d: number) => boolean, k
 }
 
 /**
- * Pools `scores` (one per chunk, chunk `c` in document `documents[c]`) into
- * `out`; `logCounts[d]` is the log of document `d`'s number of chunks. Soft pooling skips
- * the documents that cannot make the `cut` (a soft maximum lies between
- * best − T · ln(n) and best): their `pooled` is −∞ and their `bestChunk` −1.
- * The e^x of every chunk is most of the cost of pooling; this keeps it to the
- * few documents near the top.
+ * Pools `scores` (one per chunk) into `out`; `logCounts[d]` is the log of
+ * document `d`'s number of chunks. Soft pooling skips the documents that cannot
+ * make the `cut`: their `pooled` is −∞ and their `bestChunk` −1.
+ * The e^x of every chunk (and fusion's exact lexical score) is most of the cost of
+ * pooling; this keeps it to the few documents near the top.
+ *
+ * A soft maximum lies between best − T · ln(n) and best, so the K-th highest lower
+ * bound is a first floor. A long prompt's lexical evidence widens the bounds (at
+ * 100k chunks, a thousand documents reach that floor), so the floor then rises to
+ * the K-th highest exact score found so far, and a document's lexical score is
+ * computed only when its exact vector score plus the lexical upper bound still
+ * reaches it. A document skipped is under the final K-th score by more than
+ * `slack`, as every document that pooling all of them would rank or refine is not:
+ * the result is the same.
  */
-export function poolScores(scores: Float64Array, documents: ArrayLike<number>, logCounts: Float64Array, pooling: VectorPooling, out: PooledScores, cut: PoolingCut): void {
+export function poolScores(scores: Float64Array, logCounts: Float64Array, pooling: VectorPooling, out: PooledScores, cut: PoolingCut): void {
   const { best, bestChunk, pooled } = out
-  best.fill(-Infinity)
-  bestChunk.fill(-1)
-  const n = scores.length
-  for (let c = 0; c < n; c++) {
-    const s = scores[c]!
-    const d = documents[c]!
-    if (s > best[d]!) {
-      best[d] = s
-      bestChunk[d] = c
-    }
-  }
   const { topK, threshold, slack, fusion, offsets, chunks } = cut
+  // Document by document, the best so far stays in a register: chunk by chunk, each chunk would
+  // wait for the store of its predecessor's best.
+  for (let d = 0; d < best.length; d++) {
+    let top = -Infinity
+    let at = -1
+    for (let k = offsets[d]!, end = offsets[d + 1]!; k < end; k++) {
+      const c = chunks[k]!
+      if (scores[c]! > top) {
+        top = scores[c]!
+        at = c
+      }
+    }
+    best[d] = top
+    bestChunk[d] = at
+  }
   if (pooling === 'max') {
     pooled.set(best)
     if (fusion) {
@@ -99,19 +111,41 @@ export function poolScores(scores: Float64Array, documents: ArrayLike<number>, l
   // A lower bound of each document's score; the K-th of them bounds the K-th score from below.
   for (let d = 0; d < pooled.length; d++)
     pooled[d] = best[d]! - POOLING_TEMPERATURE * logCounts[d]! + (fusion?.lower[d] ?? 0)
-  const floor = kthHighest(pooled, surely, topK) - slack
+  let floor = kthHighest(pooled, surely, topK) - slack
+  // The K highest exact scores of sure documents so far, descending. ROUNDING absorbs the
+  // last bits by which a computed score may exceed the bound it provably meets.
+  const top: number[] = []
   for (let d = 0; d < pooled.length; d++) {
-    const reachable = bestChunk[d]! >= 0 && (best[d]! >= threshold - slack || eligible?.[d] === 1) && best[d]! + (fusion?.upper[d] ?? 0) >= floor
-    if (reachable) {
+    const upperBonus = fusion?.upper[d] ?? 0
+    if (bestChunk[d]! >= 0 && (best[d]! >= threshold - slack || eligible?.[d] === 1) && best[d]! + upperBonus >= floor) {
       poolDocument(scores, chunks, offsets[d]!, offsets[d + 1]!, d, pooling, out)
-      if (fusion)
-        fusion.bonus[d] = fusion.exact(d)
+      if (pooled[d]! + upperBonus >= floor) {
+        if (fusion)
+          fusion.bonus[d] = fusion.exact(d)
+        if (surely(d) && insertDescending(top, pooled[d]! + (fusion?.bonus[d] ?? 0), topK))
+          floor = Math.max(floor, top[topK - 1]! - slack - ROUNDING)
+        continue
+      }
     }
-    else {
-      pooled[d] = -Infinity
-      bestChunk[d] = -1
-    }
+    pooled[d] = -Infinity
+    bestChunk[d] = -1
   }
+}
+
+/** How far a computed score may exceed the bound it provably meets. */
+const ROUNDING = 1e-9
+
+/** Inserts `s` into `top` (descending, at most `k` long); true when `top` then holds `k`. */
+function insertDescending(top: number[], s: number, k: number): boolean {
+  if (top.length === k && !(s > top[k - 1]!))
+    return true
+  let at = top.length < k ? top.length : k - 1
+  while (at > 0 && top[at - 1]! < s) {
+    top[at] = top[at - 1]!
+    at--
+  }
+  top[at] = s
+  return top.length === k
 }
 
 /**

@@ -119,7 +119,7 @@ export function scoreDocuments(snapshot: Snapshot, queryVector: ArrayLike<number
   const documents = state.pooled
   const refine = scores.encoding === 'int8' && snapshot.refinement !== null
   const slack = refine ? 2 * margin(snapshot, unit, (scores as { queryScale: number }).queryScale) : 0
-  poolScores(similarity, snapshot.chunkDocuments, logCounts, pooling, documents, { topK, threshold, slack, fusion, offsets, chunks })
+  poolScores(similarity, logCounts, pooling, documents, { topK, threshold, slack, fusion, offsets, chunks })
   if (scores.encoding === 'int8' && snapshot.refinement)
     refinePooled(snapshot, unit, scores.queryScale, similarity, documents, pooling, topK, threshold, fusion)
   return documents

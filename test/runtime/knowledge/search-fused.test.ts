@@ -105,3 +105,53 @@ describe('searchFused', () => {
     }
   })
 })
+
+describe('searchFused against a plain reference', () => {
+  // Many documents of 1–12 chunks and Zipf-like word frequencies, so that long prompts widen the
+  // bounds and pooling has documents to skip; the reference pools every document.
+  const random = rng(13)
+  const vocabulary = Array.from({ length: 400 }, (_, i) => `w${i.toString(36)}x`)
+  const word = () => vocabulary[Math.floor(vocabulary.length * random() ** 3)]!
+  const docs = Array.from({ length: 600 }, (_, d) => ({ id: `doc-${String(d).padStart(3, '0')}` }))
+  const chunks: SnapshotChunkInput[] = []
+  for (let d = 0; d < docs.length; d++) {
+    for (let k = 1 + Math.floor(random() * 12); k > 0; k--)
+      chunks.push({ documentIndex: d, vector: unitVector(32, random), heading: [word()], text: Array.from({ length: 20 }, word).join(' ') })
+  }
+  const queries = Array.from({ length: 24 }, (_, q) => {
+    const chunk = chunks[Math.floor(random() * chunks.length)]!
+    const text = chunk.text!.split(' ')
+    const query = q % 2 ? [...text.slice(0, 8), ...Array.from({ length: 24 }, word)].join(' ') : text.slice(0, 3).join(' ')
+    const vector = Array.from(chunk.vector!, x => x + (random() - 0.5) / 4)
+    return { query, vector }
+  })
+
+  /** The fused ranking computed plainly: every document's pooled vector and lexical scores, sorted. */
+  function reference(snap: ReturnType<typeof snapshotOf>, query: string, vector: number[]) {
+    const all = { topK: docs.length }
+    const pooledVector = searchVectors(snap, vector, { ...all, threshold: -1 })
+    const bestVector = new Map(searchVectors(snap, vector, { ...all, threshold: -1, pooling: 'max' }).map(r => [r.documentIndex, r.score]))
+    const pooledLexical = new Map(searchLexical(snap, query, { ...all, threshold: 0 }).map(r => [r.documentIndex, r.score]))
+    const bestLexical = new Map(searchLexical(snap, query, { ...all, threshold: 0, pooling: 'max' }).map(r => [r.documentIndex, r.score]))
+    const weight = lexicalWeight(query)
+    const ranked = pooledVector
+      .map(({ documentIndex: d, score: v }) => ({ documentIndex: d, score: v + weight * (pooledLexical.get(d) ?? 0) }))
+      .sort((a, b) => b.score - a.score || a.documentIndex - b.documentIndex)
+    return (topK: number, threshold: number, lexicalThreshold: number) => ranked
+      .filter(({ documentIndex: d }) => bestVector.get(d)! >= threshold || (bestLexical.get(d) ?? 0) >= lexicalThreshold)
+      .slice(0, topK)
+  }
+
+  for (const encoding of ['float32', 'int8'] as const) {
+    it(`ranks and scores as pooling every document does (${encoding})`, () => {
+      const snap = snapshotOf(docs, chunks, encoding)
+      for (const { query, vector } of queries) {
+        const expected = reference(snap, query, vector)
+        for (const [topK, threshold, lexicalThreshold] of [[5, 0.3, 0.25], [1, 0.3, 0.25], [10, 0, 0], [3, 0.6, 0.5]] as const) {
+          const found = searchFused(snap, query, vector, { topK, threshold, lexicalThreshold }).map(r => ({ documentIndex: r.documentIndex, score: r.score }))
+          expect(found).toEqual(expected(topK, threshold, lexicalThreshold))
+        }
+      }
+    })
+  }
+})
