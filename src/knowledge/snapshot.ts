@@ -47,6 +47,12 @@ export interface SnapshotInput {
   encoding?: 'float32' | 'int8' | 'none'
   /** A lexical index of the chunks: `true` builds it from each chunk's `text`; or pass one built by `buildLexicalIndex`. */
   lexical?: boolean | LexicalIndex
+  /**
+   * The chunks' vectors, encoded already (a streaming build sets each row as its
+   * vector arrives); the chunks then carry none. Its encoding and dimensions must
+   * be the snapshot's, and every row set.
+   */
+  vectors?: SnapshotVectors
 }
 
 /**
@@ -94,28 +100,135 @@ function normaliseDocument(doc: SnapshotDocumentInput): SnapshotDocument {
   }
 }
 
-/** The chunk's vector at unit length, in float64. */
-function unitVector(chunk: SnapshotChunkInput, c: number, dims: number): Float64Array {
-  const v = chunk.vector
-  if (!v || v.length !== dims)
-    fail(`chunk ${c} has ${v?.length ?? 'no'} dimensions, expected ${dims}.`)
-  const u = new Float64Array(dims)
+/**
+ * What chunk `c`'s vector is divided by to be of unit length: its norm, or 1
+ * when it is within {@link UNIT_TOLERANCE} of it (stored as given, so that
+ * decoding and re-encoding is idempotent). Fails on a wrong length, a
+ * non-finite component or a zero vector.
+ */
+function unitScale(v: ArrayLike<number>, c: number, dims: number): number {
+  if (v.length !== dims)
+    fail(`chunk ${c} has ${v.length || 'no'} dimensions, expected ${dims}.`)
   let norm = 0
   for (let i = 0; i < dims; i++) {
     const x = Number(v[i])
     if (!Number.isFinite(x))
       fail(`chunk ${c} has a non-finite component at ${i}.`)
-    u[i] = x
     norm += x * x
   }
   norm = Math.sqrt(norm)
   if (norm === 0)
     fail(`chunk ${c} has a zero vector.`)
-  if (Math.abs(norm - 1) > UNIT_TOLERANCE) {
-    for (let i = 0; i < dims; i++)
-      u[i]! /= norm
+  return Math.abs(norm - 1) > UNIT_TOLERANCE ? norm : 1
+}
+
+/**
+ * The vector sections of a snapshot, filled a row at a time: each vector is
+ * normalised and quantized when it is set, so a build that streams its vectors
+ * keeps one encoded copy instead of every float vector. Rows grow as needed;
+ * `sections(n)` requires rows 0 to n − 1, every one set.
+ */
+export class SnapshotVectors {
+  private vectors: Int8Array | Float32Array = new Int8Array(0)
+  private scales = new Float32Array(0)
+  private refinement = new Uint8Array(0)
+  private filled = new Uint8Array(0)
+  private rows = 0
+  private capacity = 0
+
+  /** `dimensions` 0: learned from the first vector set. */
+  constructor(readonly encoding: 'int8' | 'float32', public dimensions = 0) {}
+
+  /** Rows up to the highest one set. */
+  get count(): number {
+    return this.rows
   }
-  return u
+
+  set(row: number, vector: ArrayLike<number>): void {
+    if (this.dimensions === 0)
+      this.dimensions = vector.length
+    const dims = this.dimensions
+    const scale = unitScale(vector, row, dims)
+    this.reserve(row + 1)
+    this.rows = Math.max(this.rows, row + 1)
+    this.filled[row] = 1
+    const at = row * dims
+    // Component i at unit length is vector[i] / scale (as float64), as unitVector gives it.
+    if (this.encoding === 'float32') {
+      const out = this.vectors as Float32Array
+      for (let i = 0; i < dims; i++)
+        out[at + i] = scale === 1 ? Number(vector[i]) : Number(vector[i]) / scale
+      return
+    }
+    const out = this.vectors as Int8Array
+    let maxAbs = 0
+    for (let i = 0; i < dims; i++)
+      maxAbs = Math.max(maxAbs, Math.abs(scale === 1 ? Number(vector[i]) : Number(vector[i]) / scale))
+    const step = Math.fround(maxAbs / 127)
+    this.scales[row] = step
+    // 8 + REFINE_BITS bits per component: w = round(v / (step / L)) = L·hi + lo, hi the int8
+    // value, lo ∈ [−L/2, L/2) stored + L/2 in the refinement row, bit-packed from the low bits.
+    const levels = 1 << REFINE_BITS
+    const half = levels >> 1
+    const fine = step / levels
+    const refineRow = refineRowBytes(dims, REFINE_BITS)
+    const rowStart = row * refineRow
+    const refinement = this.refinement
+    refinement.fill(0, rowStart, rowStart + refineRow)
+    for (let i = 0; i < dims; i++) {
+      const u = scale === 1 ? Number(vector[i]) : Number(vector[i]) / scale
+      const w = Math.max(-127 * levels - half, Math.min(127 * levels + half - 1, Math.round(u / fine)))
+      const hi = Math.floor((w + half) / levels)
+      out[at + i] = hi
+      const lo = w - levels * hi + half
+      const bit = i * REFINE_BITS
+      const byte = rowStart + (bit >> 3)
+      refinement[byte]! |= (lo << (bit & 7)) & 0xFF
+      if ((bit & 7) + REFINE_BITS > 8)
+        refinement[byte + 1]! |= lo >> (8 - (bit & 7))
+    }
+  }
+
+  /** The SCAL, VECT and VREF sections (int8), or VECT (float32), of rows 0 to `n` − 1. */
+  sections(n: number): PendingSection[] {
+    if (this.rows > n)
+      fail(`the vectors hold ${this.rows} rows for ${n} chunks.`)
+    this.reserve(n)
+    const missing = this.filled.subarray(0, n).indexOf(0)
+    if (missing >= 0)
+      fail(`chunk ${missing} has no dimensions, expected ${this.dimensions}.`)
+    const dims = this.dimensions
+    const vectors = { tag: 'VECT', type: this.encoding === 'int8' ? ElementType.i8 : ElementType.f32, bytes: bytesOf(this.vectors.subarray(0, n * dims)) }
+    if (this.encoding === 'float32')
+      return [vectors]
+    return [
+      { tag: 'SCAL', type: ElementType.f32, bytes: bytesOf(this.scales.subarray(0, n)) },
+      vectors,
+      { tag: 'VREF', type: ElementType.u8, bytes: this.refinement.subarray(0, n * refineRowBytes(dims, REFINE_BITS)) },
+    ]
+  }
+
+  private reserve(rows: number): void {
+    if (rows <= this.capacity)
+      return
+    const capacity = Math.max(rows, this.capacity * 2, 64)
+    const dims = this.dimensions
+    const grow = <T extends Int8Array | Float32Array | Uint8Array>(old: T, make: (length: number) => T, per: number): T => {
+      const next = make(capacity * per)
+      next.set(old as ArrayLike<number> & T)
+      return next
+    }
+    this.filled = grow(this.filled, l => new Uint8Array(l), 1)
+    if (this.encoding === 'float32') {
+      this.vectors = grow(this.vectors as Float32Array, l => new Float32Array(l), dims)
+    }
+    else {
+      this.vectors = grow(this.vectors as Int8Array, l => new Int8Array(l), dims)
+      this.scales = grow(this.scales, l => new Float32Array(l), 1)
+      this.refinement = grow(this.refinement, l => new Uint8Array(l), refineRowBytes(dims, REFINE_BITS))
+    }
+    this.capacity = capacity
+  }
 }
 
 /** A section to write: its tag, element type and little-endian bytes. */
@@ -191,14 +304,21 @@ export function encodeSnapshot(input: SnapshotInput): Uint8Array {
   // Chunks.
   const chunks = input.chunks
   const n = chunks.length
-  const dims = withVectors ? input.dimensions ?? chunks[0]?.vector?.length ?? 0 : 0
+  const dims = withVectors ? input.dimensions ?? input.vectors?.dimensions ?? chunks[0]?.vector?.length ?? 0 : 0
   if (!Number.isSafeInteger(dims) || dims < 0 || (n > 0 && withVectors && dims === 0))
     fail(`invalid dimensions: ${String(dims)}.`)
   const chunkDocuments = new Uint32Array(n)
-  const vectors = encoding === 'int8' ? new Int8Array(n * dims) : new Float32Array(n * dims)
-  const scales = encoding === 'int8' ? new Float32Array(n) : null
-  const refineRow = refineRowBytes(dims, REFINE_BITS)
-  const refinement = scales ? new Uint8Array(n * refineRow) : null
+  let rows: SnapshotVectors | undefined
+  if (input.vectors) {
+    rows = input.vectors
+    if (!withVectors || rows.encoding !== encoding)
+      fail(`the vectors are ${rows.encoding}, but the encoding is ${JSON.stringify(encoding)}.`)
+    if (rows.count !== n || rows.dimensions !== dims)
+      fail(`the vectors hold ${rows.count} of ${n} chunks' vectors, of ${rows.dimensions} dimensions (expected ${dims}).`)
+  }
+  else if (encoding !== 'none') {
+    rows = new SnapshotVectors(encoding, dims)
+  }
   const headingIds = new Map<string, number>()
   const headings: string[][] = []
   const chunkHeadings = new Uint32Array(n)
@@ -206,38 +326,12 @@ export function encodeSnapshot(input: SnapshotInput): Uint8Array {
     if (!Number.isSafeInteger(chunk.documentIndex) || chunk.documentIndex < 0 || chunk.documentIndex >= given.length)
       fail(`chunk ${c} refers to document ${String(chunk.documentIndex)} of ${given.length}.`)
     chunkDocuments[c] = newIndex[chunk.documentIndex]!
-    if (!withVectors) {
+    if (!withVectors || input.vectors) {
       if (chunk.vector !== undefined)
-        fail(`chunk ${c} has a vector, but the encoding is "none".`)
-    }
-    else if (scales && refinement) {
-      const u = unitVector(chunk, c, dims)
-      const row = c * dims
-      let maxAbs = 0
-      for (let i = 0; i < dims; i++)
-        maxAbs = Math.max(maxAbs, Math.abs(u[i]!))
-      const scale = Math.fround(maxAbs / 127)
-      scales[c] = scale
-      // 8 + REFINE_BITS bits per component: w = round(v / (scale / L)) = L·hi + lo, hi the int8
-      // value, lo ∈ [−L/2, L/2) stored + L/2 in the refinement row, bit-packed from the low bits.
-      const levels = 1 << REFINE_BITS
-      const half = levels >> 1
-      const fine = scale / levels
-      const rowStart = c * refineRow
-      for (let i = 0; i < dims; i++) {
-        const w = Math.max(-127 * levels - half, Math.min(127 * levels + half - 1, Math.round(u[i]! / fine)))
-        const hi = Math.floor((w + half) / levels)
-        vectors[row + i] = hi
-        const lo = w - levels * hi + half
-        const bit = i * REFINE_BITS
-        const at = rowStart + (bit >> 3)
-        refinement[at]! |= (lo << (bit & 7)) & 0xFF
-        if ((bit & 7) + REFINE_BITS > 8)
-          refinement[at + 1]! |= lo >> (8 - (bit & 7))
-      }
+        fail(`chunk ${c} has a vector, but ${withVectors ? 'the vectors are given apart' : 'the encoding is "none"'}.`)
     }
     else {
-      vectors.set(unitVector(chunk, c, dims), c * dims)
+      rows!.set(c, chunk.vector ?? [])
     }
     const heading = chunk.heading ?? []
     if (!Array.isArray(heading) || heading.some(h => typeof h !== 'string'))
@@ -271,7 +365,7 @@ export function encodeSnapshot(input: SnapshotInput): Uint8Array {
     model: input.model,
     documents: documents.map(documentRow),
     ...(withHeadings ? { headings } : {}),
-    ...(refinement ? { refineBits: REFINE_BITS } : {}),
+    ...(encoding === 'int8' ? { refineBits: REFINE_BITS } : {}),
   }
   const sections: PendingSection[] = [
     { tag: 'META', type: ElementType.utf8, bytes: encoder.encode(JSON.stringify(meta)) },
@@ -279,12 +373,8 @@ export function encodeSnapshot(input: SnapshotInput): Uint8Array {
   ]
   if (withHeadings)
     sections.push(indexSection('HEAD', chunkHeadings, headings.length - 1))
-  if (scales)
-    sections.push({ tag: 'SCAL', type: ElementType.f32, bytes: bytesOf(scales) })
-  if (withVectors)
-    sections.push({ tag: 'VECT', type: scales ? ElementType.i8 : ElementType.f32, bytes: bytesOf(vectors) })
-  if (refinement)
-    sections.push({ tag: 'VREF', type: ElementType.u8, bytes: refinement })
+  if (rows)
+    sections.push(...rows.sections(n))
   if (lexical)
     sections.push(...lexicalSections(lexical, chunks))
   return assemble(dims, n, documents.length, sections.map(littleEndian), withVectors ? 0 : FLAG_NO_VECTORS)
