@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto'
-import { existsSync, readFileSync } from 'node:fs'
+import { createHash, randomBytes } from 'node:crypto'
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { removeDeadTemporaries, writeFileAtomic } from '../core/atomic'
 import { hash } from '../core/hash'
@@ -12,8 +12,12 @@ const HEADER_BYTES = 16
 const KEY_BYTES = 16
 /** Each record's checksum: the first 4 bytes of the SHA-256 of its key and vector. */
 const CHECK_BYTES = 4
-/** A checkpoint writes the cache once this many vectors (and a quarter of what it holds) are unsaved. */
+/** A checkpoint writes the cache once this many vectors (and half of what is saved, or {@link SEGMENT_VECTORS}) are unsaved. */
 const CHECKPOINT_VECTORS = 1024
+/** Most vectors a checkpoint waits for: a build's last save, after its last answer, then writes little. */
+const SEGMENT_VECTORS = 4096
+/** Segments beside the main file past which a save merges them all into it. */
+export const MAX_SEGMENTS = 64
 
 function checksum(key: Uint8Array, vector: Uint8Array): Uint8Array {
   return createHash('sha256').update(key).update(vector).digest().subarray(0, CHECK_BYTES)
@@ -29,17 +33,29 @@ function finite(vector: Float32Array): boolean {
 }
 
 /**
- * Content-addressed embedding vectors of one model fingerprint, persisted in
- * one file under the cache folder. A vector is keyed by what was embedded
- * (see {@link vectorKey}). What is read is verified: a foreign or truncated
- * file is ignored, and a record whose checksum or values are wrong is a miss,
- * which costs only time. Saved atomically; temporary files that killed
- * writers left are removed when the cache is opened.
+ * Content-addressed embedding vectors of one model fingerprint, persisted
+ * under the cache folder. A vector is keyed by what was embedded (see
+ * {@link vectorKey}). What is read is verified: a foreign or truncated file is
+ * ignored, and a record whose checksum or values are wrong is a miss, which
+ * costs only time.
+ *
+ * The main file holds what the first save had; each later save writes only
+ * the vectors added since as a segment beside it (`vectors-<id>.<random>.bin`),
+ * so the checkpoints of a 100k-window build write each vector once instead of
+ * rewriting the file, and past {@link MAX_SEGMENTS} segments a save merges
+ * them into the main file. Every file is written atomically (temporary file,
+ * then rename); temporary files that killed writers left are removed when the
+ * cache is opened.
  */
 export class VectorCache {
   private readonly vectors = new Map<string, Float32Array>()
-  /** Vectors added since the last save. */
-  private unsaved = 0
+  /** Vectors added since the last save, in order. */
+  private unsaved: string[] = []
+  /** Segment files read or written. */
+  private readonly segments: string[] = []
+  /** Whether the next save rewrites the main file: it is missing or unreadable, or a vector changed. */
+  private rewrite = true
+  /** The main file. */
   readonly file: string
 
   /** Length of every vector; 0 (given for an embedder that learns it from its first answer) until the file or the first vector tells. */
@@ -47,10 +63,18 @@ export class VectorCache {
 
   constructor(folder: string, fingerprint: string, dimensions: number) {
     this.dimensions = dimensions
-    this.file = join(folder, `vectors-${hash(fingerprint).slice(0, 16)}.bin`)
+    const id = `vectors-${hash(fingerprint).slice(0, 16)}`
+    this.file = join(folder, `${id}.bin`)
     removeDeadTemporaries(folder)
-    if (existsSync(this.file))
-      this.read(readFileSync(this.file))
+    if (!existsSync(this.file))
+      return
+    this.rewrite = !this.read(readFileSync(this.file))
+    for (const name of readdirSync(folder).sort()) {
+      if (name.startsWith(`${id}.`) && /^\.[0-9a-f]{16}\.bin$/.test(name.slice(id.length))) {
+        this.segments.push(join(folder, name))
+        this.read(readFileSync(join(folder, name)))
+      }
+    }
   }
 
   get size(): number {
@@ -66,33 +90,56 @@ export class VectorCache {
       this.dimensions = vector.length
     if (vector.length !== this.dimensions)
       throw new Error(`A ${vector.length}-dimensional vector cannot go into a ${this.dimensions}-dimensional cache.`)
+    const old = this.vectors.get(key)
+    if (!old)
+      this.unsaved.push(key)
+    else if (!Buffer.from(old.buffer, old.byteOffset, old.byteLength).equals(Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength)))
+      this.rewrite = true
     this.vectors.set(key, vector)
-    this.unsaved++
   }
 
   /**
    * Saves during a long build, so that a killed build keeps most of its work:
-   * when enough vectors are unsaved, and at least a quarter of what the file
-   * holds (so the writes of a whole build add up to a few times its size).
+   * when enough vectors are unsaved, and at least half as many as are saved
+   * (or 4,096).
    */
   checkpoint(): void {
-    if (this.unsaved >= CHECKPOINT_VECTORS && this.unsaved * 4 >= this.vectors.size - this.unsaved)
+    const n = this.unsaved.length
+    if (n >= CHECKPOINT_VECTORS && (n * 2 >= this.vectors.size - n || n >= SEGMENT_VECTORS))
       this.save()
   }
 
-  /** Writes the cache if anything was added. */
+  /** Writes the vectors added since the last save, if any: the main file, a segment, or all merged. */
   save(): void {
-    if (this.unsaved === 0)
+    if (this.unsaved.length === 0 && !this.rewrite)
       return
+    if (this.rewrite || this.segments.length >= MAX_SEGMENTS) {
+      writeFileAtomic(this.file, this.encode(this.vectors.keys(), this.vectors.size))
+      // Only after the main file holds them: a killed merge leaves duplicates, never a loss.
+      for (const segment of this.segments.splice(0))
+        rmSync(segment, { force: true })
+    }
+    else {
+      const segment = this.file.replace(/\.bin$/, `.${randomBytes(8).toString('hex')}.bin`)
+      writeFileAtomic(segment, this.encode(this.unsaved, this.unsaved.length))
+      this.segments.push(segment)
+    }
+    this.unsaved = []
+    this.rewrite = false
+  }
+
+  /** The file of `count` vectors, those of `keys`. */
+  private encode(keys: Iterable<string>, count: number): Uint8Array {
     const record = KEY_BYTES + CHECK_BYTES + this.dimensions * 4
-    const bytes = new Uint8Array(HEADER_BYTES + this.vectors.size * record)
+    const bytes = new Uint8Array(HEADER_BYTES + count * record)
     const view = new DataView(bytes.buffer)
     view.setUint32(0, MAGIC, true)
     view.setUint32(4, VERSION, true)
     view.setUint32(8, this.dimensions, true)
-    view.setUint32(12, this.vectors.size, true)
+    view.setUint32(12, count, true)
     let offset = HEADER_BYTES
-    for (const [key, vector] of this.vectors) {
+    for (const key of keys) {
+      const vector = this.vectors.get(key)!
       const keyBytes = Buffer.from(key, 'hex')
       const vectorBytes = new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength)
       bytes.set(keyBytes, offset)
@@ -100,20 +147,20 @@ export class VectorCache {
       bytes.set(vectorBytes, offset + KEY_BYTES + CHECK_BYTES)
       offset += record
     }
-    writeFileAtomic(this.file, bytes)
-    this.unsaved = 0
+    return bytes
   }
 
-  private read(bytes: Uint8Array): void {
+  /** Reads a file's verified records; `false` when the file as a whole is foreign or truncated. */
+  private read(bytes: Uint8Array): boolean {
     if (bytes.byteLength < HEADER_BYTES)
-      return
+      return false
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
     const count = view.getUint32(12, true)
     if (this.dimensions === 0 && view.getUint32(0, true) === MAGIC && view.getUint32(4, true) === VERSION)
       this.dimensions = view.getUint32(8, true)
     const record = KEY_BYTES + CHECK_BYTES + this.dimensions * 4
     if (view.getUint32(0, true) !== MAGIC || view.getUint32(4, true) !== VERSION || view.getUint32(8, true) !== this.dimensions || bytes.byteLength !== HEADER_BYTES + count * record)
-      return
+      return false
     for (let offset = HEADER_BYTES; offset < bytes.byteLength; offset += record) {
       const keyBytes = bytes.subarray(offset, offset + KEY_BYTES)
       const vectorBytes = bytes.subarray(offset + KEY_BYTES + CHECK_BYTES, offset + record)
@@ -125,6 +172,7 @@ export class VectorCache {
       if (finite(vector))
         this.vectors.set(Buffer.from(keyBytes).toString('hex'), vector)
     }
+    return true
   }
 }
 
@@ -189,7 +237,8 @@ export class TokenMemo {
   save(): void {
     if (!this.dirty && this.used.size === this.old.size)
       return
-    const entries = Object.fromEntries([...this.used].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    // In the order the build used them, the folder's: as deterministic as sorted, without sorting 100k entries.
+    const entries = Object.fromEntries(this.used)
     writeFileAtomic(this.file, JSON.stringify({ version: VERSION, fingerprint: this.fingerprint, entries }))
     this.dirty = false
   }

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { buildSync } from 'esbuild'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { VectorCache, vectorKey } from '../../src/knowledge/vector-cache'
+import { MAX_SEGMENTS, VectorCache, vectorKey } from '../../src/knowledge/vector-cache'
 
 const DIMENSIONS = 4
 /** Header, then per record: key (16), checksum (4), vector. */
@@ -82,10 +82,44 @@ describe('VectorCache integrity', () => {
     child.kill('SIGKILL')
     await new Promise(resolve => child.once('exit', resolve))
     const kept = new VectorCache(dir, 'model@rev', DIMENSIONS)
-    // Checkpoints happen once a quarter of the file is unsaved: at least 4/5 of the work is on disk.
-    expect(kept.size).toBeGreaterThanOrEqual(4000)
+    // Checkpoints happen once half as many vectors as are saved are unsaved (1,024, 2,048, 3,072, 4,608).
+    expect(kept.size).toBe(4608)
     expect([...kept.get(vectorKey('text 3999'))!]).toEqual([...vector(3999)])
     expect(readdirSync(dir).filter(name => name.endsWith('.tmp'))).toEqual([])
+    // The main file and a segment for each later checkpoint, each holding only what was new.
+    const bins = readdirSync(dir).filter(name => name.endsWith('.bin'))
+    expect(bins.map(name => readFileSync(join(dir, name)).length).sort((a, b) => a - b)).toEqual([1024, 1024, 1024, 1536].map(n => 16 + n * RECORD))
+  })
+
+  it('writes each save after the first as a segment of the new vectors, and merges the segments past MAX_SEGMENTS', () => {
+    const cache = filled(2)
+    const bins = () => readdirSync(dir).filter(name => name.endsWith('.bin'))
+    for (let save = 1; save <= MAX_SEGMENTS; save++) {
+      cache.set(vectorKey(`more ${save}`), vector(save))
+      cache.save()
+    }
+    expect(bins()).toHaveLength(MAX_SEGMENTS + 1)
+    const reopened = new VectorCache(dir, 'model@rev', DIMENSIONS)
+    expect(reopened.size).toBe(MAX_SEGMENTS + 2)
+    expect([...reopened.get(vectorKey(`more ${MAX_SEGMENTS}`))!]).toEqual([...vector(MAX_SEGMENTS)])
+    reopened.set(vectorKey('last'), vector(99))
+    reopened.save()
+    expect(bins()).toEqual([`${reopened.file.split('/').at(-1)}`])
+    expect(readFileSync(reopened.file).length).toBe(16 + (MAX_SEGMENTS + 3) * RECORD)
+    expect(new VectorCache(dir, 'model@rev', DIMENSIONS).size).toBe(MAX_SEGMENTS + 3)
+  })
+
+  it('rewrites the main file when it was unreadable, or when a vector changed', () => {
+    const { file } = filled(2)
+    writeFileSync(file, 'not a cache')
+    const damaged = new VectorCache(dir, 'model@rev', DIMENSIONS)
+    damaged.set(vectorKey('text 0'), vector(0))
+    damaged.save()
     expect(readdirSync(dir).filter(name => name.endsWith('.bin'))).toHaveLength(1)
+    const changed = new VectorCache(dir, 'model@rev', DIMENSIONS)
+    changed.set(vectorKey('text 0'), vector(5))
+    changed.save()
+    expect(readdirSync(dir).filter(name => name.endsWith('.bin'))).toHaveLength(1)
+    expect([...new VectorCache(dir, 'model@rev', DIMENSIONS).get(vectorKey('text 0'))!]).toEqual([...vector(5)])
   })
 })
