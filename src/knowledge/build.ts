@@ -4,15 +4,16 @@ import type { ChunkConfig } from './config'
 import type { KnowledgeDocument } from './document'
 import type { Embedder } from './embedder'
 import type { KnowledgeFolder } from './load-folder'
-import type { SnapshotDocumentInput } from './snapshot'
+import type { SnapshotChunkInput, SnapshotDocumentInput } from './snapshot'
 import type { KnowledgeProgress } from './progress'
 import { hash } from '../core/hash'
-import { mapLimit } from '../core/pool'
+import { LexicalIndexBuilder } from '../runtime/knowledge/lexical'
 import { estimateTokens } from '../runtime/tokens'
 import { chunkDocument } from './chunk'
+import { EmbeddingQueue } from './embedding-queue'
 import { loadKnowledgeFolder } from './load-folder'
-import { encodeSnapshot } from './snapshot'
-import { EmbeddingServerError, planRequests } from './server-embedder'
+import { encodeSnapshot, SnapshotVectors } from './snapshot'
+import { EmbeddingServerError } from './server-embedder'
 import { TokenMemo, VectorCache, vectorKey } from './vector-cache'
 import { tokenWindows } from './windows'
 
@@ -33,7 +34,7 @@ export interface KnowledgeBuildOptions {
   force?: boolean
   /** Vector storage in the snapshot (default `int8`). */
   encoding?: 'int8' | 'float32'
-  /** Called once the folder is read and cut into windows, then after each call of the embedder (a batch, or a server's request) answers. */
+  /** Called after each call of the embedder (a batch, or a server's request) answers, from while the folder is still being cut into windows on, and once it is (see `KnowledgeProgress`). */
   onProgress?: (event: KnowledgeProgress) => void
 }
 
@@ -70,6 +71,13 @@ export function chunkContext(document: KnowledgeDocument, chunk: Chunk): string 
  * Builds the searchable index of a knowledge folder: documents, heading
  * chunks, windows cut on token IDs, vectors (from the cache where the same
  * window was embedded before with the same model and settings), snapshot.
+ *
+ * Once the folder is read and checked, the build streams: each document is
+ * chunked and cut into windows, whose rows of the lexical index are added at
+ * once and whose missing vectors go out in requests while the next documents
+ * are cut (see {@link EmbeddingQueue}); each vector is quantized into the
+ * snapshot as it arrives. So only the windows of requests being filled or in
+ * flight are held as tokens, and the server's time covers most of the build's.
  */
 export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOptions): Promise<KnowledgeIndex | KnowledgeBuildFailure> {
   const { embedder, chunk: chunking } = options
@@ -77,9 +85,8 @@ export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOp
   if (folder.diagnostics.some(d => d.severity === 'error'))
     return { diagnostics: folder.diagnostics, files: folder.files }
 
-  const chunks = folder.documents.flatMap((document, index) => chunkDocument(document, index))
   if (!embedder)
-    return lexicalOnlyIndex(folder, chunks)
+    return lexicalOnlyIndex(folder, folder.documents.flatMap((document, index) => chunkDocument(document, index)))
   // A server without the model's tokenizer cuts windows on code points, `units` of them to a token.
   const units = embedder.unitsPerToken ?? 1
   const windowOptions = {
@@ -90,26 +97,25 @@ export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOp
   const identity = JSON.stringify([embedder.fingerprint, PIPELINE_VERSION, windowOptions])
   const cache = new VectorCache(options.cacheDir, identity, embedder.dimensions)
   const memo = new TokenMemo(options.cacheDir, identity)
-  // Each chunk's windows, as the keys of their vectors. A chunk is tokenized only when the
-  // memo does not know it (new or edited) or misses one of its vectors; the token IDs are
-  // kept for the windows that get embedded.
-  const inputs = new Map<string, number[]>()
-  const windowKeys = chunks.map((chunk) => {
-    const context = `${chunkContext(folder.documents[chunk.document]!, chunk)}\n`
-    const memoKey = hash(context, chunk.text)
-    const known = options.force ? undefined : memo.windowKeys(memoKey)
-    if (known && known.length > 0 && known.every(key => cache.get(key)))
-      return known
-    const windows = tokenWindows(embedder.tokenize(context), embedder.tokenize(chunk.text), windowOptions)
-    const keys = windows.map(window => vectorKey(window))
-    keys.forEach((key, i) => inputs.set(key, windows[i]!))
-    memo.setWindowKeys(memoKey, keys)
-    return keys
+  const encoding = options.encoding ?? 'int8'
+  // The snapshot is filled as the windows are cut and their vectors arrive: each window is a
+  // row of the lexical index at once, and of the vectors when its vector is cached or answered.
+  const lexical = new LexicalIndexBuilder()
+  const vectors = new SnapshotVectors(encoding, cache.dimensions)
+  const rows: SnapshotChunkInput[] = []
+  const waiting = new Map<string, number[]>()
+  const queue = new EmbeddingQueue(embedder, {
+    onVector: (key, vector) => {
+      if (cache.dimensions > 0 && vector.length !== cache.dimensions)
+        throw new EmbeddingServerError(`The embedding model answered ${vector.length}-dimensional vectors, but the vectors cached for it have ${cache.dimensions}. If the server now runs another model, change "model.id" or set "model.dimensions", so that its vectors are cached apart.`)
+      cache.set(key, vector)
+      for (const row of waiting.get(key)!)
+        vectors.set(row, vector)
+      waiting.delete(key)
+    },
+    onAnswer: () => cache.checkpoint(),
+    onProgress: options.onProgress,
   })
-  const keys = windowKeys.flat()
-  const missing = [...new Set(keys.filter(key => options.force || !cache.get(key)))]
-  options.onProgress?.({ phase: 'read', documents: folder.documents.length, chunks: chunks.length, windows: keys.length, cached: keys.length - missing.length })
-  await embedMissing(embedder, missing, inputs, cache, options.onProgress)
   const tokenCount = (text: string) => {
     const key = hash(text)
     let count = memo.tokenCount(key)
@@ -120,18 +126,66 @@ export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOp
     return count
   }
 
+  // Documents are chunked, counted and cut into windows one by one, while earlier windows are embedded.
+  const chunks: Chunk[] = []
+  const documents: SnapshotDocumentInput[] = []
+  let windows = 0
+  try {
+    for (const [d, document] of folder.documents.entries()) {
+      documents.push(snapshotDocument(document, tokenCount))
+      for (const chunk of chunkDocument(document, d)) {
+        chunks.push(chunk)
+        const context = `${chunkContext(document, chunk)}\n`
+        const memoKey = hash(context, chunk.text)
+        // A chunk is tokenized only when the memo does not know it (new or edited) or misses one
+        // of its vectors; its windows' token IDs are kept only until their request is sent.
+        const known = options.force ? undefined : memo.windowKeys(memoKey)
+        let cut: number[][] | undefined
+        let keys = known && known.length > 0 && known.every(key => cache.get(key)) ? known : undefined
+        if (!keys) {
+          cut = tokenWindows(embedder.tokenize(context), embedder.tokenize(chunk.text), windowOptions)
+          keys = cut.map(window => vectorKey(window))
+          memo.setWindowKeys(memoKey, keys)
+        }
+        for (const [w, key] of keys.entries()) {
+          const row = rows.length
+          // The lexical index counts a chunk's words once, with its first window.
+          const entry = { documentIndex: chunk.document, heading: headingPath(chunk), text: w === 0 ? chunk.text : '' }
+          rows.push({ documentIndex: entry.documentIndex, heading: entry.heading })
+          lexical.add(entry.text ? { ...entry, documentId: document.id } : { text: '', documentIndex: entry.documentIndex })
+          const cached = options.force ? undefined : cache.get(key)
+          if (cached) {
+            vectors.set(row, cached)
+            continue
+          }
+          const queued = waiting.get(key)
+          if (queued) {
+            queued.push(row)
+            continue
+          }
+          waiting.set(key, [row])
+          await queue.push(key, cut![w]!)
+        }
+        windows += keys.length
+      }
+    }
+    options.onProgress?.({ phase: 'read', documents: folder.documents.length, chunks: chunks.length, windows, cached: windows - queue.size })
+    await queue.finish()
+  }
+  finally {
+    cache.save()
+  }
   const snapshot = encodeSnapshot({
     model: embedder.fingerprint,
     dimensions: cache.dimensions,
-    encoding: options.encoding ?? 'int8',
-    lexical: true,
-    documents: snapshotDocuments(folder.documents, tokenCount),
-    chunks: chunks.flatMap((chunk, c) => windowKeys[c]!.map((key, w) => {
-      // The lexical index counts a chunk's words once, with its first window.
-      return { documentIndex: chunk.document, vector: cache.get(key)!, heading: headingPath(chunk), text: w === 0 ? chunk.text : '' }
-    })),
+    encoding,
+    lexical: lexical.finish(),
+    vectors,
+    documents,
+    chunks: rows,
   })
   memo.save()
+  const embedded = queue.size
   return {
     documents: folder.documents,
     chunks,
@@ -140,64 +194,12 @@ export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOp
     digest: folder.digest,
     model: embedder.fingerprint,
     diagnostics: folder.diagnostics,
-    stats: { windows: keys.length, embedded: missing.length, cached: keys.length - missing.length },
+    stats: { windows, embedded, cached: windows - embedded },
   }
 }
 
-/** Windows per call of an embedder that does not say how it is fed (see `Embedder.requests`). */
-const LOCAL_BATCH = 64
-
-/**
- * Embeds the `missing` windows into the cache: in calls planned by the
- * embedder's `requests` (bounded windows and tokens, several in flight) or 64
- * at a time. Each call's vectors go into the cache as they arrive. When a call
- * fails, no new one starts, those in flight settle, and the cache is saved
- * before the failure is thrown: a rebuild asks only for what is still missing.
- */
-async function embedMissing(embedder: Embedder, missing: readonly string[], inputs: ReadonlyMap<string, number[]>, cache: VectorCache, onProgress: KnowledgeBuildOptions['onProgress']): Promise<void> {
-  const { requests } = embedder
-  const reserved = embedder.reservedTokens.document
-  const units = embedder.unitsPerToken ?? 1
-  const calls = requests
-    ? planRequests(missing.map(key => Math.ceil((inputs.get(key)!.length + reserved) / units)), requests).map(call => call.map(i => missing[i]!))
-    : Array.from({ length: Math.ceil(missing.length / LOCAL_BATCH) }, (_, i) => missing.slice(i * LOCAL_BATCH, (i + 1) * LOCAL_BATCH))
-  let done = 0
-  let inFlight = 0
-  try {
-    await mapLimit(calls, requests?.concurrency ?? 1, async (keys) => {
-      inFlight++
-      let vectors: Float32Array[]
-      try {
-        vectors = await embedder.embedTokens(keys.map(key => inputs.get(key)!), 'document', { log: line => onProgress?.({ phase: 'retry', line }) })
-      }
-      finally {
-        inFlight--
-      }
-      for (const [i, key] of keys.entries()) {
-        const vector = vectors[i]!
-        if (cache.dimensions > 0 && vector.length !== cache.dimensions)
-          throw new EmbeddingServerError(`The embedding model answered ${vector.length}-dimensional vectors, but the vectors cached for it have ${cache.dimensions}. If the server now runs another model, change "model.id" or set "model.dimensions", so that its vectors are cached apart.`)
-        cache.set(key, vector)
-      }
-      done += keys.length
-      cache.checkpoint()
-      // In flight as this answer arrived, itself included.
-      onProgress?.({ phase: 'embed', done, total: missing.length, ...(requests ? { inFlight: inFlight + 1 } : {}) })
-    })
-  }
-  catch (error) {
-    if (!(error instanceof EmbeddingServerError))
-      throw error
-    const rest = missing.length - done
-    throw new EmbeddingServerError(`${error.message} ${done} of ${missing.length} ${missing.length === 1 ? 'window to embed is' : 'windows to embed are'} embedded and cached, so the next build requests only the other ${rest}.`, { cause: error })
-  }
-  finally {
-    cache.save()
-  }
-}
-
-function snapshotDocuments(documents: readonly KnowledgeDocument[], tokenCount: (text: string) => number): SnapshotDocumentInput[] {
-  return documents.map(d => ({
+function snapshotDocument(d: KnowledgeDocument, tokenCount: (text: string) => number): SnapshotDocumentInput {
+  return {
     id: d.id,
     description: d.description,
     category: d.category,
@@ -205,7 +207,7 @@ function snapshotDocuments(documents: readonly KnowledgeDocument[], tokenCount: 
     tags: d.tags,
     path: d.path,
     tokenCount: tokenCount(d.body),
-  }))
+  }
 }
 
 /** The headings of a chunk's section, its own included. */
@@ -223,7 +225,7 @@ function lexicalOnlyIndex(folder: KnowledgeFolder, chunks: Chunk[]): KnowledgeIn
     model: '',
     encoding: 'none',
     lexical: true,
-    documents: snapshotDocuments(folder.documents, estimateTokens),
+    documents: folder.documents.map(d => snapshotDocument(d, estimateTokens)),
     chunks: chunks.map(chunk => ({ documentIndex: chunk.document, heading: headingPath(chunk), text: chunk.text })),
   })
   return {

@@ -3,12 +3,14 @@
 // takes a clock, so rates, estimates and throttling are tested without one.
 
 /**
- * What a knowledge build is doing. In order: `read` once (the folder is read
- * and cut into windows), `embed` after each batch of windows embedded (none
- * when every window is cached), `done` once the index is published.
+ * What a knowledge build is doing: `embed` after each batch of windows
+ * embedded (none when every window is cached), `read` once the folder is read
+ * and cut into windows, `done` once the index is published. The build streams,
+ * so the first `embed` events may come before `read`: their `total` is then
+ * the windows to embed found so far.
  */
 export type KnowledgeProgress =
-  /** Documents read and their windows: `windows - cached` of them are embedded next. */
+  /** Documents read and their windows: `windows - cached` of them are embedded (some may be already). */
   | { phase: 'read', documents: number, chunks: number, windows: number, cached: number }
   /**
    * `done` of the `total` windows to embed are embedded; `inFlight`, for an
@@ -74,6 +76,9 @@ function formatElapsed(ms: number): string {
 export function knowledgeProgressReporter(name: string, { write, now, intervalMs = 2000 }: ProgressReporterOptions): (event: KnowledgeProgress) => void {
   const started = now()
   let embedStarted: number | undefined
+  // Windows embedded before the `read` line, left out of the rate measured from it.
+  let doneBefore = 0
+  let doneAtRead = 0
   let lastLine = started
   const line = (text: string) => {
     write(`${name}: ${text}`)
@@ -86,14 +91,17 @@ export function knowledgeProgressReporter(name: string, { write, now, intervalMs
         if (pending > 0) {
           line(`${plural(event.documents, 'document')}, ${plural(event.windows, 'window')} (${count(event.cached)} cached, ${count(pending)} to embed)`)
           embedStarted = lastLine
+          doneAtRead = doneBefore
         }
         break
       }
       case 'embed': {
         const time = now()
+        if (embedStarted === undefined)
+          doneBefore = event.done
         if (embedStarted === undefined || event.done >= event.total || time - lastLine < intervalMs)
           break
-        const perSecond = event.done / (Math.max(time - embedStarted, 1) / 1000)
+        const perSecond = (event.done - doneAtRead) / (Math.max(time - embedStarted, 1) / 1000)
         const requests = event.inFlight === undefined ? '' : `, ${plural(event.inFlight, 'request')} in flight`
         line(`embedded ${count(event.done)}/${count(event.total)} windows (${formatRate(perSecond)}, about ${formatEstimate((event.total - event.done) / perSecond)} left${requests})`)
         break

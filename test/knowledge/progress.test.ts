@@ -31,6 +31,22 @@ describe('knowledgeProgressReporter', () => {
     ])
   })
 
+  it('leaves out of the rate what was embedded before the folder was cut into windows (the build streams)', () => {
+    const { lines, at } = reporter()
+    at(0, { phase: 'embed', done: 32, total: 96, inFlight: 2 })
+    at(500, { phase: 'embed', done: 200, total: 400, inFlight: 4 })
+    at(1_000, { phase: 'read', documents: 9, chunks: 300, windows: 1_000, cached: 0 })
+    at(3_500, { phase: 'embed', done: 450, total: 1_000, inFlight: 4 })
+    at(5_000, { phase: 'embed', done: 1_000, total: 1_000, inFlight: 1 })
+    at(5_000, { phase: 'done' })
+    expect(lines).toEqual([
+      'docs: 9 documents, 1,000 windows (0 cached, 1,000 to embed)',
+      // 250 windows in 2.5 s since the read line: 100/s, 550 left.
+      'docs: embedded 450/1,000 windows (100/s, about 6 s left, 4 requests in flight)',
+      'docs: built in 5.0 s',
+    ])
+  })
+
   it('says how many requests an embedding server has in flight, and each retry', () => {
     const { lines, at } = reporter()
     at(0, { phase: 'read', documents: 9, chunks: 300, windows: 1_000, cached: 0 })

@@ -115,12 +115,15 @@ describe('an embedding server', () => {
         held.splice(0).forEach(release => release())
     })
     const events: KnowledgeProgress[] = []
+    let requestedBeforeRead = 0
     const build = await published(project, {
       embedder,
       onProgress: (event) => {
         events.push(event)
-        if (event.phase === 'read')
+        if (event.phase === 'read') {
           expected = Math.ceil((event.windows - event.cached) / 4)
+          requestedBeforeRead = served() - before
+        }
       },
     })
     reply = undefined
@@ -131,6 +134,8 @@ describe('an embedding server', () => {
     expect(inputs(calls)).toBe(build.stats.windows)
     expect(calls.every(call => call.input.length <= 4 && call.model === 'test-embedder' && call.dimensions === undefined && call.authorization === undefined)).toBe(true)
     expect(server.peakInFlight()).toBe(3)
+    // The build streams: requests went out while the folder was still being cut into windows.
+    expect(requestedBeforeRead).toBeGreaterThanOrEqual(3)
     // Windows of code points: chunk.maxTokens 32 × 3 characters at most.
     expect(Math.max(...calls.flatMap(call => call.input.map(text => [...text].length)))).toBe(32 * CHARS_PER_TOKEN)
     const embeds = events.filter(event => event.phase === 'embed')
