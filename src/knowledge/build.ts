@@ -78,6 +78,7 @@ export function chunkContext(document: KnowledgeDocument, chunk: Chunk): string 
  * are cut (see {@link EmbeddingQueue}); each vector is quantized into the
  * snapshot as it arrives. So only the windows of requests being filled or in
  * flight are held as tokens, and the server's time covers most of the build's.
+ * An in-process model's windows are embedded once the pass is over.
  */
 export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOptions): Promise<KnowledgeIndex | KnowledgeBuildFailure> {
   const { embedder, chunk: chunking } = options

@@ -37,11 +37,18 @@ export class EmbeddingQueue {
   /** Windows pushed, and embedded. */
   private pushed = 0
   private done = 0
+  /**
+   * An in-process model (no `requests`) embeds on the build's own cores, so
+   * overlapping it with the pass gains nothing: its windows wait for `finish`,
+   * and the folder is cut whole before the first batch, as progress says.
+   */
+  private deferred: [string, number[]][] | undefined
 
   constructor(private readonly embedder: Embedder, private readonly options: EmbeddingQueueOptions) {
     const { requests } = embedder
     this.limits = requests ?? { inputs: LOCAL_BATCH, tokens: Number.POSITIVE_INFINITY }
     this.concurrency = requests?.concurrency ?? 1
+    this.deferred = requests ? undefined : []
   }
 
   /** Whether a call failed: pushing more sends nothing. */
@@ -61,6 +68,14 @@ export class EmbeddingQueue {
    */
   async push(key: string, window: number[]): Promise<void> {
     this.pushed++
+    if (this.deferred) {
+      this.deferred.push([key, window])
+      return
+    }
+    await this.enqueue(key, window)
+  }
+
+  private async enqueue(key: string, window: number[]): Promise<void> {
     if (this.failure)
       return
     const estimate = Math.ceil((window.length + this.embedder.reservedTokens.document) / (this.embedder.unitsPerToken ?? 1))
@@ -77,6 +92,10 @@ export class EmbeddingQueue {
    * cached, and what the next build will request.
    */
   async finish(): Promise<void> {
+    const deferred = this.deferred ?? []
+    this.deferred = undefined
+    for (const [key, window] of deferred)
+      await this.enqueue(key, window)
     if (!this.failure)
       await this.send()
     await Promise.all(this.inFlight)
