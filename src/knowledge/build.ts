@@ -130,7 +130,6 @@ export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOp
   // Documents are chunked, counted and cut into windows one by one, while earlier windows are embedded.
   const chunks: Chunk[] = []
   const documents: SnapshotDocumentInput[] = []
-  let windows = 0
   try {
     for (const [d, document] of folder.documents.entries()) {
       documents.push(snapshotDocument(document, tokenCount))
@@ -150,10 +149,10 @@ export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOp
         }
         for (const [w, key] of keys.entries()) {
           const row = rows.length
+          const heading = headingPath(chunk)
+          rows.push({ documentIndex: chunk.document, heading })
           // The lexical index counts a chunk's words once, with its first window.
-          const entry = { documentIndex: chunk.document, heading: headingPath(chunk), text: w === 0 ? chunk.text : '' }
-          rows.push({ documentIndex: entry.documentIndex, heading: entry.heading })
-          lexical.add(entry.text ? { ...entry, documentId: document.id } : { text: '', documentIndex: entry.documentIndex })
+          lexical.add(w === 0 ? { text: chunk.text, documentIndex: chunk.document, heading, documentId: document.id } : { text: '', documentIndex: chunk.document })
           const cached = options.force ? undefined : cache.get(key)
           if (cached) {
             vectors.set(row, cached)
@@ -167,10 +166,9 @@ export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOp
           waiting.set(key, [row])
           await queue.push(key, cut![w]!)
         }
-        windows += keys.length
       }
     }
-    options.onProgress?.({ phase: 'read', documents: folder.documents.length, chunks: chunks.length, windows, cached: windows - queue.size })
+    options.onProgress?.({ phase: 'read', documents: folder.documents.length, chunks: chunks.length, windows: rows.length, cached: rows.length - queue.size })
     await queue.finish()
   }
   finally {
@@ -195,7 +193,7 @@ export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOp
     digest: folder.digest,
     model: embedder.fingerprint,
     diagnostics: folder.diagnostics,
-    stats: { windows, embedded, cached: windows - embedded },
+    stats: { windows: rows.length, embedded, cached: rows.length - embedded },
   }
 }
 
