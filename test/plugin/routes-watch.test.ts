@@ -9,7 +9,7 @@
 import type { Bundler } from './build'
 import type { WatchSession } from './watch-session'
 import type { Call } from '../routing/model-server'
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openKnowledgeProject } from '../../src/knowledge/project'
@@ -56,7 +56,11 @@ describe.each(WATCHERS)('routed pages in %s\'s watch mode', (bundler) => {
     expect(first.module!.cards.two.title).toBe('Title of two.md')
 
     const next = session.nextBuild()
-    writeFileSync(join(app, 'handbook/docs/two.md'), '# Two\n\nA handbook page about knots.\n')
+    // One file-system operation (the write lands by rename), as in watch-builds.test.ts, whose
+    // edits webpack's watcher has always seen: a write in place is a truncation, then a write.
+    const staged = join(work, 'two.md')
+    writeFileSync(staged, '# Two\n\nA handbook page about knots.\n')
+    renameSync(staged, join(app, 'handbook/docs/two.md'))
     const edited = await next
     expect(edited.errors).toEqual([])
     expect(edited.module!.cards.two).toMatchObject({ title: 'Two', summary: 'A handbook page about knots.', tasks: [] })
