@@ -182,6 +182,9 @@ export function vectorKey(input: string | readonly number[]): string {
   return Buffer.from(hash(text), 'base64url').subarray(0, KEY_BYTES).toString('hex')
 }
 
+/** The token memo's file format: 3 keeps its entries as a flat list of keys and values. */
+const MEMO_VERSION = 3
+
 /**
  * What tokenizing costs to redo, remembered beside the vector cache: per chunk (keyed by
  * a hash of its context and text) the keys of its windows' vectors, and per document body
@@ -200,10 +203,12 @@ export class TokenMemo {
     if (!existsSync(this.file))
       return
     try {
-      const data = JSON.parse(readFileSync(this.file, 'utf8')) as { version?: number, fingerprint?: string, entries?: Record<string, string> }
-      if (data.version === VERSION && data.fingerprint === fingerprint && data.entries && typeof data.entries === 'object') {
-        for (const [key, value] of Object.entries(data.entries)) {
-          if (typeof value === 'string')
+      const data = JSON.parse(readFileSync(this.file, 'utf8')) as { version?: number, fingerprint?: string, entries?: unknown }
+      if (data.version === MEMO_VERSION && data.fingerprint === fingerprint && Array.isArray(data.entries)) {
+        const entries = data.entries as unknown[]
+        for (let i = 0; i + 1 < entries.length; i += 2) {
+          const [key, value] = [entries[i], entries[i + 1]]
+          if (typeof key === 'string' && typeof value === 'string')
             this.old.set(key, value)
         }
       }
@@ -238,8 +243,11 @@ export class TokenMemo {
     if (!this.dirty && this.used.size === this.old.size)
       return
     // In the order the build used them, the folder's: as deterministic as sorted, without sorting 100k entries.
-    const entries = Object.fromEntries(this.used)
-    writeFileAtomic(this.file, JSON.stringify({ version: VERSION, fingerprint: this.fingerprint, entries }))
+    // A flat list of keys and values: an object of 130k keys took 2 to 4 times as long to write.
+    const entries: string[] = []
+    for (const [key, value] of this.used)
+      entries.push(key, value)
+    writeFileAtomic(this.file, JSON.stringify({ version: MEMO_VERSION, fingerprint: this.fingerprint, entries }))
     this.dirty = false
   }
 
