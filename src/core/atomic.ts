@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { chmod, mkdir, mkdtemp, rename, rm } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 
 /**
@@ -9,7 +9,7 @@ import { basename, dirname, join } from 'node:path'
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array): void {
   mkdirSync(dirname(path), { recursive: true })
-  const temporary = `${path}.${process.pid}.${Date.now().toString(36)}.tmp`
+  const temporary = temporaryPath(path)
   try {
     writeFileSync(temporary, data)
     renameSync(temporary, path)
@@ -18,6 +18,27 @@ export function writeFileAtomic(path: string, data: string | Uint8Array): void {
     rmSync(temporary, { force: true })
     throw error
   }
+}
+
+/**
+ * {@link writeFileAtomic} on libuv's threads, so that the caller's thread goes
+ * on with other work while a large file is written.
+ */
+export async function writeFileAtomicAsync(path: string, data: string | Uint8Array): Promise<void> {
+  await mkdir(dirname(path), { recursive: true })
+  const temporary = temporaryPath(path)
+  try {
+    await writeFile(temporary, data)
+    await rename(temporary, path)
+  }
+  catch (error) {
+    await rm(temporary, { force: true })
+    throw error
+  }
+}
+
+function temporaryPath(path: string): string {
+  return `${path}.${process.pid}.${Date.now().toString(36)}.tmp`
 }
 
 /** The temporary files {@link writeFileAtomic} names: `<file>.<pid>.<time>.tmp`. */

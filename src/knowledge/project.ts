@@ -296,7 +296,7 @@ export async function buildKnowledgeProject(project: KnowledgeProject, options: 
     return { stale: true, diagnostics: index.diagnostics, files: index.files }
   if (!('snapshot' in index))
     return index
-  const published = publishIndex(config.output, { name: config.name, index, settings: settingsDigest(config) })
+  const published = await publishIndex(config.output, { name: config.name, index, settings: settingsDigest(config) })
   options.onProgress?.({ phase: 'done' })
   return { ...index, snapshotFile: published.snapshotFile, documentsFile: published.documentsFile }
 }

@@ -6,7 +6,7 @@
 import type { KnowledgeIndex } from './build'
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { removeDeadTemporaries, writeFileAtomic } from '../core/atomic'
+import { removeDeadTemporaries, writeFileAtomic, writeFileAtomicAsync } from '../core/atomic'
 import { hash } from '../core/hash'
 import { SNAPSHOT_VERSION } from '../runtime/knowledge/snapshot-reader'
 
@@ -54,28 +54,38 @@ const GRACE_MS = 60_000
  * removed, except the previous manifest's, which a reader may still be
  * following, and any written in the last minute.
  */
-export function publishIndex(output: string, { name, index, settings }: { name: string, index: KnowledgeIndex, settings: string }): { snapshotFile: string, documentsFile: string, manifest: IndexManifest } {
+export async function publishIndex(output: string, { name, index, settings }: { name: string, index: KnowledgeIndex, settings: string }): Promise<{ snapshotFile: string, documentsFile: string, manifest: IndexManifest }> {
   removeDeadTemporaries(output)
-  const documents: PublishedDocument[] = index.documents.map(d => ({ id: d.id, path: d.path, body: d.body }))
-  const documentsText = JSON.stringify({ format: MANIFEST_FORMAT, documents })
+  const snapshotName = `snapshot-${hash(index.snapshot).slice(0, 16)}.skillkit`
+  const snapshotFile = join(output, snapshotName)
+  // The snapshot (tens of megabytes for a large folder) is written on libuv's threads while this one serialises the bodies.
+  const snapshotWritten = existsSync(snapshotFile) ? Promise.resolve() : writeFileAtomicAsync(snapshotFile, index.snapshot)
+  let documentsName: string
+  try {
+    const documents: PublishedDocument[] = index.documents.map(d => ({ id: d.id, path: d.path, body: d.body }))
+    const documentsText = JSON.stringify({ format: MANIFEST_FORMAT, documents })
+    documentsName = `documents-${hash(documentsText).slice(0, 16)}.json`
+    if (!existsSync(join(output, documentsName)))
+      writeFileAtomic(join(output, documentsName), documentsText)
+  }
+  catch (error) {
+    await snapshotWritten.catch(() => {})
+    throw error
+  }
+  await snapshotWritten
   const manifest: IndexManifest = {
     format: MANIFEST_FORMAT,
     name,
-    snapshot: `snapshot-${hash(index.snapshot).slice(0, 16)}.skillkit`,
+    snapshot: snapshotName,
     snapshotFormat: SNAPSHOT_VERSION,
-    documents: `documents-${hash(documentsText).slice(0, 16)}.json`,
+    documents: documentsName,
     digest: index.digest,
     settings,
     model: index.model,
     documentCount: index.documents.length,
     chunkCount: index.stats.windows,
   }
-  const snapshotFile = join(output, manifest.snapshot)
-  const documentsFile = join(output, manifest.documents)
-  if (!existsSync(snapshotFile))
-    writeFileAtomic(snapshotFile, index.snapshot)
-  if (!existsSync(documentsFile))
-    writeFileAtomic(documentsFile, documentsText)
+  const documentsFile = join(output, documentsName)
   const previous = readManifest(output)
   const text = `${JSON.stringify(manifest, null, 2)}\n`
   if (!existsSync(join(output, MANIFEST_FILE)) || readFileSync(join(output, MANIFEST_FILE), 'utf8') !== text)
