@@ -239,8 +239,8 @@ const encoder = new TextEncoder()
 const bytesOf = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength)
 const indexSection = (tag: string, values: ArrayLike<number>, max: number): PendingSection =>
   max > 0xFFFF
-    ? { tag, type: ElementType.u32, bytes: bytesOf(Uint32Array.from(values)) }
-    : { tag, type: ElementType.u16, bytes: bytesOf(Uint16Array.from(values)) }
+    ? { tag, type: ElementType.u32, bytes: bytesOf(new Uint32Array(values)) }
+    : { tag, type: ElementType.u16, bytes: bytesOf(new Uint16Array(values)) }
 
 const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1
 
@@ -273,9 +273,9 @@ function lexicalSections(index: LexicalIndex, chunks: readonly SnapshotChunkInpu
     maxLength = Math.max(maxLength, lengths[c]!)
   return [
     { tag: 'LTRM', type: ElementType.utf8, bytes: encoder.encode(terms.join('\n')) },
-    { tag: 'LOFF', type: ElementType.u32, bytes: bytesOf(Uint32Array.from(offsets)) },
+    { tag: 'LOFF', type: ElementType.u32, bytes: bytesOf(new Uint32Array(offsets)) },
     indexSection('LPST', postings, n - 1),
-    { tag: 'LFRQ', type: ElementType.u8, bytes: bytesOf(Uint8Array.from(frequencies)) },
+    { tag: 'LFRQ', type: ElementType.u8, bytes: bytesOf(new Uint8Array(frequencies)) },
     indexSection('LLEN', lengths, maxLength),
   ]
 }
@@ -337,7 +337,8 @@ export function encodeSnapshot(input: SnapshotInput): Uint8Array {
     const heading = chunk.heading ?? []
     if (!Array.isArray(heading) || heading.some(h => typeof h !== 'string'))
       fail(`chunk ${c} has a heading path that is not a list of strings.`)
-    const key = JSON.stringify(heading)
+    // Each heading after its length: an unambiguous key, cheaper than JSON for 100k chunks.
+    const key = heading.map(h => `${h.length}:${h}`).join('')
     let id = headingIds.get(key)
     if (id === undefined) {
       headingIds.set(key, id = headings.length)
