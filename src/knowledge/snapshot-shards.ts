@@ -19,11 +19,19 @@ export interface ShardOptions {
   lexicalBytes?: number
   /** Bytes of vectors per vector shard (default 1,048,576): whole chunk rows. Vector search fetches them all, in parallel. */
   vectorBytes?: number
+  /**
+   * Bytes of refinement bits per refinement shard (default 65,536; int8
+   * snapshots): whole chunk rows. A vector search fetches those of the chunks
+   * it rescores, the documents near its cut.
+   */
+  refinementBytes?: number
 }
 
 /** At 100k chunks, 16 KiB shards cut a short query's first lexical bytes by a sixth against 64 KiB (bench/shards.bench.mjs), for the same number of files. */
 export const DEFAULT_LEXICAL_SHARD_BYTES = 16 * 1024
 export const DEFAULT_VECTOR_SHARD_BYTES = 1024 * 1024
+/** At 100k chunks, 64 KiB shards keep a short query's first lexical bytes where they were (a smaller shard directory in the core) for 1 % more bytes before the first vector result than 16 KiB (bench/shards.bench.mjs). */
+export const DEFAULT_REFINEMENT_SHARD_BYTES = 64 * 1024
 
 /** A sharded snapshot: the core, fetched first, and the shards in the order the core lists them. */
 export interface ShardedSnapshotFiles {
@@ -66,6 +74,7 @@ function ranges(count: number, size: (i: number) => number, target: number): [nu
 export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOptions = {}): ShardedSnapshotFiles {
   const lexicalBytes = positiveSize(options.lexicalBytes, 'lexicalBytes', DEFAULT_LEXICAL_SHARD_BYTES)
   const vectorBytes = positiveSize(options.vectorBytes, 'vectorBytes', DEFAULT_VECTOR_SHARD_BYTES)
+  const refinementBytes = positiveSize(options.refinementBytes, 'refinementBytes', DEFAULT_REFINEMENT_SHARD_BYTES)
   const container = readContainer(snapshot, true, FLAG_NO_VECTORS)
   const decoded = decodeContainer(container, { sharded: false })
   const { bytes, sections, dimensions: dims, chunkCount, documentCount } = container
@@ -90,9 +99,13 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
   const vectorElement = withVectors ? elementBytes('VECT') : 0
   const refineRow = decoded.refinement ? refineRowBytes(dims, decoded.refinement.bits) : 0
   if (withVectors) {
-    const rowBytes = dims * vectorElement + refineRow + (decoded.scales ? 4 : 0)
+    const rowBytes = dims * vectorElement + (decoded.scales ? 4 : 0)
     for (const [from, to] of ranges(chunkCount, () => rowBytes, vectorBytes))
       planned.push({ kind: ShardKind.vectors, from, to })
+  }
+  if (refineRow > 0) {
+    for (const [from, to] of ranges(chunkCount, () => refineRow, refinementBytes))
+      planned.push({ kind: ShardKind.refinement, from, to })
   }
 
   const snapshotCrc = new DataView(bytes.buffer, bytes.byteOffset).getUint32(12, true)
@@ -104,12 +117,11 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
       const [first, last] = [offsets[from]!, offsets[to]!]
       slices = [...raw('LPST', first * elementBytes('LPST'), last * elementBytes('LPST')), ...raw('LFRQ', first, last)]
     }
+    else if (kind === ShardKind.vectors) {
+      slices = [...raw('SCAL', from * 4, to * 4), ...raw('VECT', from * dims * vectorElement, to * dims * vectorElement)]
+    }
     else {
-      slices = [
-        ...raw('SCAL', from * 4, to * 4),
-        ...raw('VECT', from * dims * vectorElement, to * dims * vectorElement),
-        ...raw('VREF', from * refineRow, to * refineRow),
-      ]
+      slices = raw('VREF', from * refineRow, to * refineRow)
     }
     return assemble(dims, chunkCount, documentCount, [shrd, ...slices], FLAG_SHARD)
   })

@@ -131,6 +131,8 @@ interface LoadedSnapshot {
   snapshot: Snapshot
   lexical: (query: string) => Promise<void>
   vectors: () => Promise<void>
+  /** Runs a search, loading the refinement bits it wants and running it again (sharded int8 snapshots). */
+  ranked: <T>(rank: () => T) => Promise<T>
   all: () => Promise<Snapshot>
 }
 
@@ -139,10 +141,10 @@ async function loadedSnapshot(init: KnowledgeBaseInit): Promise<LoadedSnapshot> 
   if (!init.shards) {
     const snapshot = decodeSnapshot(bytes)
     const ready = () => Promise.resolve()
-    return { snapshot, lexical: ready, vectors: ready, all: () => Promise.resolve(snapshot) }
+    return { snapshot, lexical: ready, vectors: ready, ranked: async rank => rank(), all: () => Promise.resolve(snapshot) }
   }
   const sharded = openShardedSnapshot(bytes, init.documents, init.shards)
-  return { snapshot: sharded.snapshot, lexical: sharded.loadLexical, vectors: sharded.loadVectors, all: sharded.loadAll }
+  return { snapshot: sharded.snapshot, lexical: sharded.loadLexical, vectors: sharded.loadVectorRows, ranked: sharded.ranked, all: sharded.loadAll }
 }
 
 /** Candidates each list gives hybrid fusion, so that it has something to reorder. */
@@ -226,12 +228,12 @@ export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
         return searchLexical(data, query, { topK, threshold: options.threshold ?? LEXICAL_THRESHOLD }).map(result)
       const threshold = options.threshold ?? thresholdDefault
       if (mode === 'fused')
-        return (data.lexical ? searchFused(data, query, vector!, { topK, threshold }) : searchVectors(data, vector!, { topK, threshold })).map(result)
+        return (await loaded.ranked(() => data.lexical ? searchFused(data, query, vector!, { topK, threshold }) : searchVectors(data, vector!, { topK, threshold }))).map(result)
       if (mode === 'vector')
-        return searchVectors(data, vector!, { topK, threshold }).map(result)
+        return (await loaded.ranked(() => searchVectors(data, vector!, { topK, threshold }))).map(result)
       const depth = Math.max(topK, HYBRID_DEPTH)
       const fused = searchHybrid(
-        searchVectors(data, vector!, { topK: depth, threshold }),
+        await loaded.ranked(() => searchVectors(data, vector!, { topK: depth, threshold })),
         searchLexical(data, query, { topK: depth, threshold: LEXICAL_THRESHOLD }),
         { topK },
       )

@@ -113,11 +113,16 @@ export function refinePooled(snapshot: Snapshot, unit: Float64Array, queryScale:
   for (let i = 0; i < unit.length; i++)
     unitSum += unit[i]!
   const { offsets, chunks } = documentChunks(snapshot)
+  // Which documents are rescored depends on the int8 scores only, so a search run again once the bits it wanted are in rescores the same ones.
+  const pending = snapshot.refinement!.pending
   for (let d = 0; d < best.length; d++) {
     if (bestChunk[d]! < 0 || (best[d]! < threshold - 2 * m && !eligible(d)) || key[d]! < floor)
       continue
-    for (let k = offsets[d]!; k < offsets[d + 1]!; k++)
+    for (let k = offsets[d]!; k < offsets[d + 1]!; k++) {
+      if (pending?.missing(chunks[k]!))
+        pending.wanted.add(chunks[k]!)
       similarity[chunks[k]!] = refinedScore(snapshot, unit, unitSum, chunks[k]!)
+    }
     poolDocument(similarity, chunks, offsets[d]!, offsets[d + 1]!, d, pooling, documents)
   }
 }

@@ -101,12 +101,23 @@ export interface Snapshot {
    * int8 only, when present: `bits` more bits per component (see the VREF section), so that
    * chunk `c`'s component `i` is `(L · vectors[c·d + i] + lo − L/2) · scales[c] / L`, L = 2^bits.
    */
-  refinement: { bits: number, data: Uint8Array } | null
+  refinement: { bits: number, data: Uint8Array, pending?: RefinementPending } | null
   /** Unique heading paths; `chunkHeadings[c]` indexes it. Null when the snapshot has none. */
   headings: string[][] | null
   chunkHeadings: IndexArray | null
   /** The lexical (BM25) index of the same chunks, when built. */
   lexical: LexicalIndex | null
+}
+
+/**
+ * The refinement bits not loaded yet (a sharded snapshot's, fetched on
+ * demand): a search that rescores a chunk whose bits are `missing` adds it to
+ * `wanted`, and its ranking stands only once they are loaded and it is run
+ * again (see `createKnowledgeBase`).
+ */
+export interface RefinementPending {
+  missing: (chunk: number) => boolean
+  wanted: Set<number>
 }
 
 export type SnapshotErrorCode = 'not-a-snapshot' | 'unsupported-version' | 'truncated' | 'checksum' | 'corrupt' | 'sharded'

@@ -2,7 +2,8 @@
 // fetched as searches need them (written by `src/knowledge/snapshot-shards.ts`).
 // Modelled on Pagefind's chunked index: a lexical search loads only the
 // slices of postings its terms need; vector search loads every vector shard,
-// in parallel, while the query model loads.
+// in parallel, while the query model loads, and then the refinement bits of
+// the few documents near its cut only (int8).
 //
 // The core is a snapshot file (see snapshot-reader.ts) flagged SHARDED_CORE:
 // CDOC, HEAD, LTRM and LLEN as in a whole snapshot; META without its document
@@ -13,11 +14,14 @@
 // Its own sections:
 //   LDFV  u8   per term, its posting count as an unsigned LEB128 varint (LOFF is their running sum)
 //   SDIR  u32  [VECT element type (0 with NO_VECTORS), CRC-32 of the whole snapshot, shard count S,
-//              then per shard: kind (0 lexical, 1 vectors), from, to, byte length, CRC-32 of the shard file]
-// A lexical shard holds the postings of terms [from, to); a vector shard the
-// rows of chunks [from, to). Each shard is a snapshot file flagged SHARD with
+//              then per shard: kind (0 lexical, 1 vectors, 2 refinement), from, to, byte length,
+//              CRC-32 of the shard file]
+// A lexical shard holds the postings of terms [from, to); a vector or
+// refinement shard the rows of chunks [from, to). Each shard is a snapshot
+// file flagged SHARD with
 //   SHRD  u32  [CRC-32 of the whole snapshot, shard index, kind, from, to]
-// and the slices: LPST and LFRQ (lexical); SCAL (int8), VECT and VREF (vectors).
+// and the slices: LPST and LFRQ (lexical); SCAL (int8) and VECT (vectors);
+// VREF (refinement, int8 snapshots with refinement bits only).
 //
 // The reader fills full-size typed arrays as shards arrive, so the ordinary
 // `Snapshot` it returns is searched by the ordinary search functions, and
@@ -31,7 +35,7 @@ import { scoredTerms } from './lexical'
 import { bytesOf, checkPostings, checkScales, corrupt, crc32, decodeContainer, documentRow, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, readContainer, refineRowBytes, view } from './snapshot-reader'
 
 /** What a shard holds. */
-export const ShardKind = { lexical: 0, vectors: 1 } as const
+export const ShardKind = { lexical: 0, vectors: 1, refinement: 2 } as const
 
 /** One shard as the core lists it. */
 export interface ShardEntry {
@@ -65,8 +69,16 @@ export interface ShardedSnapshot {
   readonly shards: readonly ShardEntry[]
   /** Loads the lexical shards holding the postings a lexical search of `query` reads. */
   loadLexical: (query: string) => Promise<void>
-  /** Loads every vector shard (in parallel). */
+  /** Loads every vector shard (in parallel): the vectors, without the refinement bits that {@link ranked} loads as needed. */
+  loadVectorRows: () => Promise<void>
+  /** Loads every vector and refinement shard: any vector search is exact from then on. */
   loadVectors: () => Promise<void>
+  /**
+   * Runs `rank`, a search of {@link snapshot} once the shards it reads are in
+   * ({@link loadLexical}, {@link loadVectorRows}), and again after loading the
+   * refinement bits it wanted, if any: the result is the whole snapshot's.
+   */
+  ranked: <T>(rank: () => T) => Promise<T>
   /** Loads every shard: the complete snapshot. */
   loadAll: () => Promise<Snapshot>
 }
@@ -84,7 +96,7 @@ function readDirectory(core: SnapshotContainer): { vectorType: number, snapshotC
   for (let s = 0; s < count; s++) {
     const at = SDIR_HEAD + s * SDIR_ENTRY
     const [kind, from, to, byteLength, crc] = head.subarray(at, at + SDIR_ENTRY) as unknown as number[]
-    if ((kind !== ShardKind.lexical && kind !== ShardKind.vectors) || !(from! < to!))
+    if ((kind !== ShardKind.lexical && kind !== ShardKind.vectors && kind !== ShardKind.refinement) || !(from! < to!))
       corrupt(`shard ${s} has an invalid kind or range`)
     shards.push({ kind, from: from!, to: to!, byteLength: byteLength!, crc: crc! })
   }
@@ -124,26 +136,28 @@ export function openShardedSnapshot(coreBytes: ArrayBufferLike | ArrayBufferView
   const lexical = snapshot.lexical
   const terms = lexical?.terms.length ?? 0
   // Every term and every chunk is in exactly one shard of its kind, in order.
-  const ends = [0, 0]
+  const ends = [0, 0, 0]
   for (const shard of shards) {
     if (shard.from !== ends[shard.kind])
       corrupt('its shards do not tile the terms and chunks')
     ends[shard.kind] = shard.to
   }
-  if (ends[ShardKind.lexical] !== terms || ends[ShardKind.vectors] !== (withVectors ? snapshot.chunkCount : 0))
+  if (ends[ShardKind.lexical] !== terms || ends[ShardKind.vectors] !== (withVectors ? snapshot.chunkCount : 0) || ends[ShardKind.refinement] !== (snapshot.refinement ? snapshot.chunkCount : 0))
     corrupt('its shards do not tile the terms and chunks')
 
   if (source.count !== undefined && source.count !== shards.length)
     throw new KnowledgeError('snapshot-mismatch', `The knowledge snapshot core lists ${shards.length} shards where its module names ${source.count}: they come from different builds. Deploy the build's whole output folder again, so that all of its files match.`)
   const loading = new Map<number, Promise<void>>()
   /** Shards filled, by kind: once all of a kind are in, searches await nothing. */
-  const filled = [0, 0]
+  const filled = [0, 0, 0]
   const load = (index: number): Promise<void> => {
     let promise = loading.get(index)
     if (!promise) {
       promise = source.load(index).then((bytes) => {
         fill(index, bytesOf(bytes))
         filled[shards[index]!.kind]!++
+        if (shards[index]!.kind === ShardKind.refinement)
+          refinementIn(index)
       })
       promise.catch(() => loading.delete(index))
       loading.set(index, promise)
@@ -167,7 +181,9 @@ export function openShardedSnapshot(coreBytes: ArrayBufferLike | ArrayBufferView
       corrupt(`shard ${index} is not the one its core lists`)
     if (entry.kind === ShardKind.lexical)
       fillPostings(shard, entry)
-    else fillVectors(shard, entry)
+    else if (entry.kind === ShardKind.vectors)
+      fillVectors(shard, entry)
+    else fillRefinement(shard, entry)
   }
 
   const fillPostings = ({ bytes, sections }: SnapshotContainer, { from, to }: ShardEntry): void => {
@@ -204,29 +220,45 @@ export function openShardedSnapshot(coreBytes: ArrayBufferLike | ArrayBufferView
       checkScales(scales, from)
       snapshot.scales.set(scales, from)
     }
-    if (snapshot.refinement) {
-      const vref = sections.get('VREF')
-      const row = refineRowBytes(dims, snapshot.refinement.bits)
-      if (!vref || vref.type !== ElementType.u8)
-        corrupt('a vector shard lacks its u8 VREF section')
-      snapshot.refinement.data.set(view(bytes, vref, ElementType.u8, rows * row) as Uint8Array, from * row)
-    }
+  }
+
+  const fillRefinement = ({ bytes, sections }: SnapshotContainer, { from, to }: ShardEntry): void => {
+    const vref = sections.get('VREF')
+    if (!snapshot.refinement || !vref || vref.type !== ElementType.u8)
+      corrupt('a refinement shard lacks its u8 VREF section, or the core has no refinement bits')
+    const row = refineRowBytes(snapshot.dimensions, snapshot.refinement.bits)
+    snapshot.refinement.data.set(view(bytes, vref, ElementType.u8, (to - from) * row) as Uint8Array, from * row)
   }
 
   const indexesOf = (kind: ShardEntry['kind']) => shards.flatMap((shard, i) => shard.kind === kind ? [i] : [])
   const lexicalShards = indexesOf(ShardKind.lexical)
   const vectorShards = indexesOf(ShardKind.vectors)
-  /** The lexical shard holding term `t`: the last whose range starts at or before it. */
-  const shardOfTerm = (t: number): number => {
+  const refinementShards = indexesOf(ShardKind.refinement)
+  /** The shard of `kinds` (in order) whose range holds `at`: the last that starts at or before it. */
+  const shardAt = (kinds: readonly number[], at: number): number => {
     let lo = 0
-    let hi = lexicalShards.length - 1
+    let hi = kinds.length - 1
     while (lo < hi) {
       const mid = (lo + hi + 1) >>> 1
-      if (shards[lexicalShards[mid]!]!.from <= t)
+      if (shards[kinds[mid]!]!.from <= at)
         lo = mid
       else hi = mid - 1
     }
-    return lexicalShards[lo]!
+    return kinds[lo]!
+  }
+
+  // Refinement bits are fetched for the chunks a search rescores: until all are in, searches say which they want.
+  const refinementLoaded = new Uint8Array(shards.length)
+  if (snapshot.refinement && refinementShards.length > 0)
+    snapshot.refinement.pending = { missing: chunk => refinementLoaded[shardAt(refinementShards, chunk)] === 0, wanted: new Set() }
+  function refinementIn(index: number): void {
+    refinementLoaded[index] = 1
+    if (filled[ShardKind.refinement] === refinementShards.length && snapshot.refinement)
+      delete snapshot.refinement.pending
+  }
+  const loadVectorRows = async (): Promise<void> => {
+    if (filled[ShardKind.vectors] !== vectorShards.length)
+      await Promise.all(vectorShards.map(load))
   }
 
   return {
@@ -235,12 +267,24 @@ export function openShardedSnapshot(coreBytes: ArrayBufferLike | ArrayBufferView
     async loadLexical(query) {
       if (!lexical || filled[ShardKind.lexical] === lexicalShards.length)
         return
-      const needed = new Set(scoredTerms(lexical, query).map(shardOfTerm))
+      const needed = new Set(scoredTerms(lexical, query).map(t => shardAt(lexicalShards, t)))
       await Promise.all([...needed].map(load))
     },
+    loadVectorRows,
     async loadVectors() {
-      if (filled[ShardKind.vectors] !== vectorShards.length)
-        await Promise.all(vectorShards.map(load))
+      await Promise.all([loadVectorRows(), ...refinementShards.map(load)])
+    },
+    async ranked(rank) {
+      // Which chunks a search rescores depends on what it read before, never on refinement bits, so a second run wants nothing more.
+      for (;;) {
+        const result = rank()
+        const pending = snapshot.refinement?.pending
+        if (!pending || pending.wanted.size === 0)
+          return result
+        const wanted = new Set([...pending.wanted].map(chunk => shardAt(refinementShards, chunk)))
+        pending.wanted.clear()
+        await Promise.all([...wanted].map(load))
+      }
     },
     async loadAll() {
       await Promise.all(shards.map((_, i) => load(i)))
