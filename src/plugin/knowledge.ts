@@ -90,7 +90,7 @@ function shardOptions(value: unknown): { value: ShardOptions | false } | { error
     return { value: false }
   if (value === true)
     return { value: {} }
-  const sizes = ['lexicalBytes', 'vectorBytes']
+  const sizes = ['lexicalBytes', 'vectorBytes', 'refinementBytes']
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     const entries = Object.entries(value)
     const unknown = entries.find(([key]) => !sizes.includes(key))
@@ -99,11 +99,11 @@ function shardOptions(value: unknown): { value: ShardOptions | false } | { error
       return { value: value as ShardOptions }
     if (unknown) {
       const guess = closest(unknown[0], sizes)
-      return { error: `shards has no option "${unknown[0]}"${guess ? `: did you mean "${guess}"?` : '.'} Its options are lexicalBytes and vectorBytes.` }
+      return { error: `shards has no option "${unknown[0]}"${guess ? `: did you mean "${guess}"?` : '.'} Its options are lexicalBytes, vectorBytes and refinementBytes.` }
     }
     return { error: `shards.${invalid![0]} must be a positive integer (bytes a shard), got ${JSON.stringify(invalid![1])}.` }
   }
-  return { error: `shards must be true, false or { lexicalBytes, vectorBytes }, got ${JSON.stringify(value)}.` }
+  return { error: `shards must be true, false or { lexicalBytes, vectorBytes, refinementBytes }, got ${JSON.stringify(value)}.` }
 }
 
 /** Diagnostics as one report, a line each; the message's code frame shows the first error (see `bundler-message.ts`). */

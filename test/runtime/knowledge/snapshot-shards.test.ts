@@ -174,6 +174,48 @@ describe.each(corpora)('a sharded snapshot of $name', (corpus, options) => {
   })
 })
 
+describe('refinement bits (int8), sharded apart', () => {
+  const corpus = generatedCorpus(3000, 'int8')
+  // 100 chunks' bits a shard: 30 refinement shards.
+  const files = encodeShardedSnapshot(corpus.snapshot, { lexicalBytes: 2048, vectorBytes: 8192, refinementBytes: 1200 })
+  const shards = openShardedSnapshot(files.core, decodeSnapshot(corpus.snapshot).documents, { load: async () => new Uint8Array(0), name: String }).shards
+  const ofKind = (kind: number) => shards.flatMap((s, i) => s.kind === kind ? [i] : [])
+
+  it('are fetched for the documents near a vector search\'s cut only, and it ranks as the whole snapshot does', async () => {
+    const refinement = ofKind(ShardKind.refinement)
+    expect(refinement.length).toBe(30)
+    const one = whole(corpus, true)
+    const counts: Record<string, number[]> = { vector: [], auto: [], hybrid: [] }
+    for (const mode of ['vector', 'auto', 'hybrid'] as const) {
+      for (const query of corpus.queries) {
+        const fetched: (string | number)[] = []
+        const split = sharded(corpus, files, true, fetched)
+        expect(await split.search(query, { mode, topK: 8 }), `${mode} "${query}"`).toEqual(await one.search(query, { mode, topK: 8 }))
+        expect(ofKind(ShardKind.vectors).every(i => fetched.includes(i))).toBe(true)
+        counts[mode]!.push(refinement.filter(i => fetched.includes(i)).length)
+      }
+    }
+    // Every search rescores the documents from its K-th best up (8 chunks each here, in one or two
+    // shards), and those that could pass it: hybrid takes 20 from each side.
+    const all = Object.values(counts).flat()
+    expect(Math.min(...all)).toBeGreaterThan(0)
+    expect(Math.max(...all)).toBeLessThan(refinement.length)
+    expect(Math.max(...counts.vector!, ...counts.auto!)).toBeLessThanOrEqual(refinement.length / 2)
+  })
+
+  it('are all in once loadVectors or loadAll resolves, and searches then fetch nothing more', async () => {
+    const fetched: number[] = []
+    const opened = openShardedSnapshot(files.core, decodeSnapshot(corpus.snapshot).documents, { load: async (i) => {
+      fetched.push(i)
+      return files.shards[i]!
+    }, name: String })
+    await opened.loadVectors()
+    expect(new Set(fetched)).toEqual(new Set([...ofKind(ShardKind.vectors), ...ofKind(ShardKind.refinement)]))
+    expect(opened.snapshot.refinement!.pending).toBeUndefined()
+    expect(opened.snapshot.refinement!.data).toEqual(decodeSnapshot(corpus.snapshot).refinement!.data)
+  })
+})
+
 describe('a damaged or mismatched shard', () => {
   const corpus = generatedCorpus(600, 'int8')
   const files = encodeShardedSnapshot(corpus.snapshot, { lexicalBytes: 1024, vectorBytes: 4096 })
@@ -181,7 +223,9 @@ describe('a damaged or mismatched shard', () => {
 
   it('fails the search with a KnowledgeError that says what to redeploy, never a result', async () => {
     const damaged = files.shards.map(s => s.slice())
-    const last = damaged.length - 1
+    // The last vector shard: every vector search reads it.
+    const shards = openShardedSnapshot(files.core, decodeSnapshot(corpus.snapshot).documents, { load: async () => new Uint8Array(0), name: String }).shards
+    const last = shards.findLastIndex(s => s.kind === ShardKind.vectors)
     const target = damaged[last]!
     target[200] = target[200]! ^ 0xFF
     const kb = sharded(corpus, { core: files.core, shards: damaged }, true)
