@@ -2,7 +2,7 @@
 // snapshot: bytes a browser fetches before its first lexical and its first
 // vector result, and search latency, at 1k and 100k chunks.
 //
-//   node bench/shards.bench.mjs [--queries 101] [--counts 1000,100000] [--lexical-bytes 16384] [--vector-bytes 1048576] [--json]
+//   node bench/shards.bench.mjs [--queries 101] [--counts 1000,100000] [--lexical-bytes 16384] [--vector-bytes 1048576] [--refinement-bytes 65536] [--json]
 //
 // Corpus: search.bench.mjs's synthetic chunks (40 Zipf-distributed words of a
 // 30,000-word vocabulary, a heading, 10 chunks a document, seeded random unit
@@ -31,7 +31,7 @@ import { arg, emitResult, median, numberArg } from './util.mjs'
 
 const QUERIES = numberArg('queries', 101)
 const COUNTS = arg('counts', '1000,100000').split(',').map(Number)
-const SIZES = { lexicalBytes: numberArg('lexical-bytes', 16_384), vectorBytes: numberArg('vector-bytes', 1_048_576) }
+const SIZES = { lexicalBytes: numberArg('lexical-bytes', 16_384), vectorBytes: numberArg('vector-bytes', 1_048_576), refinementBytes: numberArg('refinement-bytes', 65_536) }
 const DIMS = 384
 
 const S = await bundleSource('shards-bench', [
@@ -161,7 +161,7 @@ for (const count of COUNTS) {
   const row = { chunks: count, splitMs, size, coreSections, shards: files.shards.length, lexicalShards, lexical, vector, latency, cold }
   results.push(row)
 
-  console.log(`\n${count.toLocaleString('en')} chunks × ${DIMS} (int8 + lexical), ${QUERIES} queries; shards of ${kib(SIZES.lexicalBytes)} postings / ${kib(SIZES.vectorBytes)} vectors (split in ${splitMs.toFixed(0)} ms)`)
+  console.log(`\n${count.toLocaleString('en')} chunks × ${DIMS} (int8 + lexical), ${QUERIES} queries; shards of ${kib(SIZES.lexicalBytes)} postings / ${kib(SIZES.vectorBytes)} vectors / ${kib(SIZES.refinementBytes)} refinement bits (split in ${splitMs.toFixed(0)} ms)`)
   console.log(`  one snapshot ${kib(size.whole)} (gzip ${kib(size.wholeGzip)}); core ${kib(size.core)} (gzip ${kib(size.coreGzip)}) + ${files.shards.length} shards (${lexicalShards} lexical)`)
   console.log(`  core sections: ${Object.entries(coreSections).map(([tag, length]) => `${tag} ${kib(length)}`).join(', ')}`)
   const line = (name, r) => console.log(`  ${name.padEnd(34)} median ${kib(r.median).padStart(10)} (gzip ${kib(r.gzipMedian).padStart(10)}), p90 ${kib(r.p90).padStart(10)} (gzip ${kib(r.gzipP90).padStart(10)}), ${r.files} files; ${(100 * r.median / size.whole).toFixed(1)} % of one snapshot`)
