@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs'
 import { chmod, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 
@@ -33,6 +33,54 @@ export async function writeFileAtomicAsync(path: string, data: string | Uint8Arr
   }
   catch (error) {
     await rm(temporary, { force: true })
+    throw error
+  }
+}
+
+/** Bytes a streamed write gathers before each write call. */
+const STREAM_BUFFER = 4 * 1024 * 1024
+
+/**
+ * {@link writeFileAtomic} of a file `fill` writes piece by piece (in
+ * buffered writes), so that a large file is never held whole in memory. What
+ * `fill` returns, if anything, is written again over the file's first bytes
+ * once the rest is written: a header that counts what was written.
+ */
+export function writeFileAtomicStreamed(path: string, fill: (write: (bytes: Uint8Array) => void) => Uint8Array | void): void {
+  mkdirSync(dirname(path), { recursive: true })
+  const temporary = temporaryPath(path)
+  const fd = openSync(temporary, 'w')
+  const buffer = Buffer.allocUnsafe(STREAM_BUFFER)
+  let used = 0
+  const flush = () => {
+    for (let at = 0; at < used;)
+      at += writeSync(fd, buffer, at, used - at)
+    used = 0
+  }
+  try {
+    try {
+      const head = fill((bytes) => {
+        if (used + bytes.length > buffer.length)
+          flush()
+        if (bytes.length > buffer.length) {
+          for (let at = 0; at < bytes.length;)
+            at += writeSync(fd, bytes, at, bytes.length - at)
+          return
+        }
+        buffer.set(bytes, used)
+        used += bytes.length
+      })
+      flush()
+      if (head)
+        writeSync(fd, head, 0, head.length, 0)
+    }
+    finally {
+      closeSync(fd)
+    }
+    renameSync(temporary, path)
+  }
+  catch (error) {
+    rmSync(temporary, { force: true })
     throw error
   }
 }

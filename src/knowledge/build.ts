@@ -141,7 +141,7 @@ export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOp
         // of its vectors; its windows' token IDs are kept only until their request is sent.
         const known = options.force ? undefined : memo.windowKeys(memoKey)
         let cut: number[][] | undefined
-        let keys = known && known.length > 0 && known.every(key => cache.get(key)) ? known : undefined
+        let keys = known && known.length > 0 && known.every(key => cache.has(key)) ? known : undefined
         if (!keys) {
           cut = tokenWindows(embedder.tokenize(context), embedder.tokenize(chunk.text), windowOptions)
           keys = cut.map(window => vectorKey(window))
@@ -172,7 +172,12 @@ export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOp
     await queue.finish()
   }
   finally {
-    cache.save()
+    try {
+      cache.save()
+    }
+    finally {
+      cache.close()
+    }
   }
   const snapshot = encodeSnapshot({
     model: embedder.fingerprint,

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { removeDeadTemporaries, writeFileAtomic } from '../core/atomic'
+import { removeDeadTemporaries, writeFileAtomic, writeFileAtomicStreamed } from '../core/atomic'
 import { hash } from '../core/hash'
 
 const MAGIC = 0x53_4B_56_43 // "SKVC"
@@ -32,6 +32,22 @@ function finite(vector: Float32Array): boolean {
   return true
 }
 
+/** Bytes of records read at a time when a cache file is opened. */
+const READ_BYTES = 4 * 1024 * 1024
+/** A saved vector's place: its file's index in `files` times this, plus its record's byte offset. */
+const FILE_STRIDE = 2 ** 32
+
+/** Reads `length` bytes at `position` of `fd` into `into`; `false` when the file is shorter. */
+function readAt(fd: number, into: Uint8Array, length: number, position: number): boolean {
+  for (let at = 0; at < length;) {
+    const read = readSync(fd, into, at, length - at, position + at)
+    if (read === 0)
+      return false
+    at += read
+  }
+  return true
+}
+
 /**
  * Content-addressed embedding vectors of one model fingerprint, persisted
  * under the cache folder. A vector is keyed by what was embedded (see
@@ -39,20 +55,32 @@ function finite(vector: Float32Array): boolean {
  * ignored, and a record whose checksum or values are wrong is a miss, which
  * costs only time.
  *
+ * Saved vectors stay on disk: the cache holds where each record is, and reads
+ * a vector when it is asked for, so a build of 100k windows does not hold
+ * every float vector at once (only those set since the last save). The files
+ * it indexed stay open until {@link close}, so another process replacing them
+ * never moves a record under it.
+ *
  * The main file holds what the first save had; each later save writes only
  * the vectors added since as a segment beside it (`vectors-<id>.<random>.bin`),
  * so the checkpoints of a 100k-window build write each vector once instead of
  * rewriting the file, and past {@link MAX_SEGMENTS} segments a save merges
- * them into the main file. Every file is written atomically (temporary file,
- * then rename); temporary files that killed writers left are removed when the
- * cache is opened.
+ * them into the main file, streamed. Every file is written atomically
+ * (temporary file, then rename); temporary files that killed writers left are
+ * removed when the cache is opened.
  */
 export class VectorCache {
-  private readonly vectors = new Map<string, Float32Array>()
-  /** Vectors added since the last save, in order. */
+  /** Saved vectors: where their records are (see {@link FILE_STRIDE}). */
+  private stored = new Map<string, number>()
+  /** Vectors set since the last save: new ones, and saved ones that changed. */
+  private readonly pending = new Map<string, Float32Array>()
+  /** The new ones among them, in order. */
   private unsaved: string[] = []
+  /** The files records are read from, and their descriptors (open from indexing until {@link close}). */
+  private files: string[] = []
+  private fds: (number | undefined)[] = []
   /** Segment files read or written. */
-  private readonly segments: string[] = []
+  private segments: string[] = []
   /** Whether the next save rewrites the main file: it is missing or unreadable, or a vector changed. */
   private rewrite = true
   /** The main file. */
@@ -68,21 +96,33 @@ export class VectorCache {
     removeDeadTemporaries(folder)
     if (!existsSync(this.file))
       return
-    this.rewrite = !this.read(readFileSync(this.file))
+    this.rewrite = !this.index(this.file)
     for (const name of readdirSync(folder).sort()) {
       if (name.startsWith(`${id}.`) && /^\.[0-9a-f]{16}\.bin$/.test(name.slice(id.length))) {
         this.segments.push(join(folder, name))
-        this.read(readFileSync(join(folder, name)))
+        this.index(join(folder, name))
       }
     }
   }
 
   get size(): number {
-    return this.vectors.size
+    return this.stored.size + this.unsaved.length
+  }
+
+  has(key: string): boolean {
+    return this.pending.has(key) || this.stored.has(key)
   }
 
   get(key: string): Float32Array | undefined {
-    return this.vectors.get(key)
+    const pending = this.pending.get(key)
+    if (pending)
+      return pending
+    const record = this.record(key)
+    if (!record)
+      return undefined
+    const vector = new Float32Array(this.dimensions)
+    new Uint8Array(vector.buffer).set(record.subarray(KEY_BYTES + CHECK_BYTES))
+    return vector
   }
 
   set(key: string, vector: Float32Array): void {
@@ -90,12 +130,14 @@ export class VectorCache {
       this.dimensions = vector.length
     if (vector.length !== this.dimensions)
       throw new Error(`A ${vector.length}-dimensional vector cannot go into a ${this.dimensions}-dimensional cache.`)
-    const old = this.vectors.get(key)
+    const old = this.get(key)
+    if (old && Buffer.from(old.buffer, old.byteOffset, old.byteLength).equals(Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength)))
+      return
     if (!old)
       this.unsaved.push(key)
-    else if (!Buffer.from(old.buffer, old.byteOffset, old.byteLength).equals(Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength)))
+    else if (this.stored.has(key))
       this.rewrite = true
-    this.vectors.set(key, vector)
+    this.pending.set(key, vector)
   }
 
   /**
@@ -105,72 +147,145 @@ export class VectorCache {
    */
   checkpoint(): void {
     const n = this.unsaved.length
-    if (n >= CHECKPOINT_VECTORS && (n * 2 >= this.vectors.size - n || n >= SEGMENT_VECTORS))
+    if (n >= CHECKPOINT_VECTORS && (n * 2 >= this.size - n || n >= SEGMENT_VECTORS))
       this.save()
   }
 
-  /** Writes the vectors added since the last save, if any: the main file, a segment, or all merged. */
+  /** Writes the vectors set since the last save, if any: the main file, a segment, or all merged. */
   save(): void {
     if (this.unsaved.length === 0 && !this.rewrite)
       return
-    if (this.rewrite || this.segments.length >= MAX_SEGMENTS) {
-      writeFileAtomic(this.file, this.encode(this.vectors.keys(), this.vectors.size))
-      // Only after the main file holds them: a killed merge leaves duplicates, never a loss.
-      for (const segment of this.segments.splice(0))
-        rmSync(segment, { force: true })
-    }
-    else {
-      const segment = this.file.replace(/\.bin$/, `.${randomBytes(8).toString('hex')}.bin`)
-      writeFileAtomic(segment, this.encode(this.unsaved, this.unsaved.length))
-      this.segments.push(segment)
-    }
+    if (this.rewrite || this.segments.length >= MAX_SEGMENTS)
+      this.merge()
+    else this.writeSegment()
+    this.pending.clear()
     this.unsaved = []
     this.rewrite = false
   }
 
-  /** The file of `count` vectors, those of `keys`. */
-  private encode(keys: Iterable<string>, count: number): Uint8Array {
-    const record = KEY_BYTES + CHECK_BYTES + this.dimensions * 4
-    const bytes = new Uint8Array(HEADER_BYTES + count * record)
+  /** Closes the files it reads from; a later read opens them again. */
+  close(): void {
+    for (const fd of this.fds.splice(0)) {
+      if (fd !== undefined)
+        closeSync(fd)
+    }
+  }
+
+  private recordBytes(): number {
+    return KEY_BYTES + CHECK_BYTES + this.dimensions * 4
+  }
+
+  private header(count: number): Uint8Array {
+    const bytes = new Uint8Array(HEADER_BYTES)
     const view = new DataView(bytes.buffer)
     view.setUint32(0, MAGIC, true)
     view.setUint32(4, VERSION, true)
     view.setUint32(8, this.dimensions, true)
     view.setUint32(12, count, true)
-    let offset = HEADER_BYTES
-    for (const key of keys) {
-      const vector = this.vectors.get(key)!
-      const keyBytes = Buffer.from(key, 'hex')
-      const vectorBytes = new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength)
-      bytes.set(keyBytes, offset)
-      bytes.set(checksum(keyBytes, vectorBytes), offset + KEY_BYTES)
-      bytes.set(vectorBytes, offset + KEY_BYTES + CHECK_BYTES)
-      offset += record
-    }
     return bytes
   }
 
-  /** Reads a file's verified records; `false` when the file as a whole is foreign or truncated. */
-  private read(bytes: Uint8Array): boolean {
-    if (bytes.byteLength < HEADER_BYTES)
+  /** A pending vector's record: key, checksum, vector. */
+  private pendingRecord(key: string, vector: Float32Array): Uint8Array {
+    const record = new Uint8Array(this.recordBytes())
+    const keyBytes = Buffer.from(key, 'hex')
+    const vectorBytes = new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength)
+    record.set(keyBytes)
+    record.set(checksum(keyBytes, vectorBytes), KEY_BYTES)
+    record.set(vectorBytes, KEY_BYTES + CHECK_BYTES)
+    return record
+  }
+
+  /** A saved vector's record as its file has it, checked to be that key's; `undefined` when it is not saved. */
+  private record(key: string): Uint8Array | undefined {
+    const place = this.stored.get(key)
+    if (place === undefined)
+      return undefined
+    const file = Math.floor(place / FILE_STRIDE)
+    const record = new Uint8Array(this.recordBytes())
+    this.fds[file] ??= openSync(this.files[file]!, 'r')
+    if (!readAt(this.fds[file]!, record, record.length, place % FILE_STRIDE) || Buffer.from(record.buffer, 0, KEY_BYTES).toString('hex') !== key)
+      return undefined
+    return record
+  }
+
+  /** The main file rewritten with every vector, streamed from the files it replaces; the segments removed. */
+  private merge(): void {
+    const keys = [...new Set([...this.stored.keys(), ...this.unsaved])]
+    const places = new Map<string, number>()
+    this.writeRecords(this.file, keys, (key, at) => places.set(key, at))
+    this.close()
+    // Only after the main file holds them: a killed merge leaves duplicates, never a loss.
+    for (const segment of this.segments.splice(0))
+      rmSync(segment, { force: true })
+    this.files = [this.file]
+    this.stored = places
+  }
+
+  private writeSegment(): void {
+    const segment = this.file.replace(/\.bin$/, `.${randomBytes(8).toString('hex')}.bin`)
+    const file = this.files.length
+    this.writeRecords(segment, this.unsaved, (key, at) => this.stored.set(key, file * FILE_STRIDE + at))
+    this.files.push(segment)
+    this.segments.push(segment)
+  }
+
+  /** Writes the records of `keys` (those that can be read) into `path`, telling where each went. */
+  private writeRecords(path: string, keys: readonly string[], placed: (key: string, at: number) => void): void {
+    const size = this.recordBytes()
+    let count = 0
+    writeFileAtomicStreamed(path, (write) => {
+      write(this.header(0))
+      for (const key of keys) {
+        const vector = this.pending.get(key)
+        const record = vector ? this.pendingRecord(key, vector) : this.record(key)
+        if (!record)
+          continue
+        write(record)
+        placed(key, HEADER_BYTES + count++ * size)
+      }
+      return this.header(count)
+    })
+  }
+
+  /** Indexes a file's verified records; `false` when the file as a whole is foreign or truncated. */
+  private index(path: string): boolean {
+    const fd = openSync(path, 'r')
+    const head = new Uint8Array(HEADER_BYTES)
+    const size = fstatSync(fd).size
+    const view = new DataView(head.buffer)
+    if (!readAt(fd, head, HEADER_BYTES, 0) || view.getUint32(0, true) !== MAGIC || view.getUint32(4, true) !== VERSION) {
+      closeSync(fd)
       return false
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-    const count = view.getUint32(12, true)
-    if (this.dimensions === 0 && view.getUint32(0, true) === MAGIC && view.getUint32(4, true) === VERSION)
+    }
+    if (this.dimensions === 0)
       this.dimensions = view.getUint32(8, true)
-    const record = KEY_BYTES + CHECK_BYTES + this.dimensions * 4
-    if (view.getUint32(0, true) !== MAGIC || view.getUint32(4, true) !== VERSION || view.getUint32(8, true) !== this.dimensions || bytes.byteLength !== HEADER_BYTES + count * record)
+    const record = this.recordBytes()
+    const count = view.getUint32(12, true)
+    if (view.getUint32(8, true) !== this.dimensions || size !== HEADER_BYTES + count * record) {
+      closeSync(fd)
       return false
-    for (let offset = HEADER_BYTES; offset < bytes.byteLength; offset += record) {
-      const keyBytes = bytes.subarray(offset, offset + KEY_BYTES)
-      const vectorBytes = bytes.subarray(offset + KEY_BYTES + CHECK_BYTES, offset + record)
-      if (!Buffer.from(checksum(keyBytes, vectorBytes)).equals(bytes.subarray(offset + KEY_BYTES, offset + KEY_BYTES + CHECK_BYTES)))
-        continue
-      // Copy: a Buffer from readFileSync may share its memory with others.
-      const vector = new Float32Array(this.dimensions)
-      new Uint8Array(vector.buffer).set(vectorBytes)
-      if (finite(vector))
-        this.vectors.set(Buffer.from(keyBytes).toString('hex'), vector)
+    }
+    const file = this.files.push(path) - 1
+    this.fds[file] = fd
+    // Read in slices, each record checked: its checksum, and that its values are finite.
+    const perRead = Math.max(1, Math.floor(READ_BYTES / record))
+    const bytes = new Uint8Array(perRead * record)
+    const values = new Float32Array(this.dimensions)
+    const valueBytes = new Uint8Array(values.buffer)
+    for (let first = 0; first < count; first += perRead) {
+      const n = Math.min(perRead, count - first)
+      if (!readAt(fd, bytes, n * record, HEADER_BYTES + first * record))
+        return true
+      for (let r = 0, offset = 0; r < n; r++, offset += record) {
+        const keyBytes = bytes.subarray(offset, offset + KEY_BYTES)
+        const vectorBytes = bytes.subarray(offset + KEY_BYTES + CHECK_BYTES, offset + record)
+        if (!Buffer.from(checksum(keyBytes, vectorBytes)).equals(bytes.subarray(offset + KEY_BYTES, offset + KEY_BYTES + CHECK_BYTES)))
+          continue
+        valueBytes.set(vectorBytes)
+        if (finite(values))
+          this.stored.set(Buffer.from(keyBytes).toString('hex'), file * FILE_STRIDE + HEADER_BYTES + (first + r) * record)
+      }
     }
     return true
   }

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -107,6 +107,27 @@ describe('VectorCache integrity', () => {
     expect(bins()).toEqual([`${reopened.file.split('/').at(-1)}`])
     expect(readFileSync(reopened.file).length).toBe(16 + (MAX_SEGMENTS + 3) * RECORD)
     expect(new VectorCache(dir, 'model@rev', DIMENSIONS).size).toBe(MAX_SEGMENTS + 3)
+  })
+
+  it('reads saved vectors from the files it opened, even after another process replaced them', () => {
+    filled(3).close()
+    const reader = new VectorCache(dir, 'model@rev', DIMENSIONS)
+    // Another process merges a cache of other vectors into the same main file (a rename over it).
+    const writer = new VectorCache(join(dir, 'other'), 'model@rev', DIMENSIONS)
+    for (let i = 10; i < 20; i++)
+      writer.set(vectorKey(`text ${i}`), vector(i))
+    writer.save()
+    writer.close()
+    renameSync(writer.file, reader.file)
+    rmSync(join(dir, 'other'), { recursive: true })
+    expect([...reader.get(vectorKey('text 2'))!]).toEqual([...vector(2)])
+    expect(reader.has(vectorKey('text 12'))).toBe(false)
+    reader.close()
+    // A file changed in place (no writer of ours does that): its first record removed, the others moved up. A miss, never another key's vector.
+    const inPlace = new VectorCache(dir, 'model@rev', DIMENSIONS)
+    writeFileSync(inPlace.file, Buffer.concat([readFileSync(inPlace.file).subarray(0, 16), readFileSync(inPlace.file).subarray(16 + RECORD)]))
+    expect(inPlace.get(vectorKey('text 10'))).toBeUndefined()
+    inPlace.close()
   })
 
   it('rewrites the main file when it was unreadable, or when a vector changed', () => {
