@@ -34,6 +34,8 @@ function finite(vector: Float32Array): boolean {
 
 /** Bytes of records read at a time when a cache file is opened. */
 const READ_BYTES = 4 * 1024 * 1024
+/** Bytes read at a time for a saved vector: a rebuild asks for them in about the order they were saved. */
+const READ_AHEAD_BYTES = 64 * 1024
 /** A saved vector's place: its file's index in `files` times this, plus its record's byte offset. */
 const FILE_STRIDE = 2 ** 32
 
@@ -79,6 +81,8 @@ export class VectorCache {
   /** The files records are read from, and their descriptors (open from indexing until {@link close}). */
   private files: string[] = []
   private fds: (number | undefined)[] = []
+  /** The bytes last read for a saved vector, and those after it. */
+  private block: { file: number, start: number, end: number, bytes: Uint8Array } | undefined
   /** Segment files read or written. */
   private segments: string[] = []
   /** Whether the next save rewrites the main file: it is missing or unreadable, or a vector changed. */
@@ -165,6 +169,7 @@ export class VectorCache {
 
   /** Closes the files it reads from; a later read opens them again. */
   close(): void {
+    this.block = undefined
     for (const fd of this.fds.splice(0)) {
       if (fd !== undefined)
         closeSync(fd)
@@ -196,17 +201,28 @@ export class VectorCache {
     return record
   }
 
-  /** A saved vector's record as its file has it, checked to be that key's; `undefined` when it is not saved. */
+  /**
+   * A saved vector's record as its file has it (valid until the next read),
+   * checked to be that key's; `undefined` when it is not saved.
+   */
   private record(key: string): Uint8Array | undefined {
     const place = this.stored.get(key)
     if (place === undefined)
       return undefined
     const file = Math.floor(place / FILE_STRIDE)
-    const record = new Uint8Array(this.recordBytes())
-    this.fds[file] ??= openSync(this.files[file]!, 'r')
-    if (!readAt(this.fds[file]!, record, record.length, place % FILE_STRIDE) || Buffer.from(record.buffer, 0, KEY_BYTES).toString('hex') !== key)
-      return undefined
-    return record
+    const at = place % FILE_STRIDE
+    const size = this.recordBytes()
+    let block = this.block
+    if (!block || block.file !== file || at < block.start || at + size > block.end) {
+      const bytes = block && block.bytes.length >= size ? block.bytes : new Uint8Array(Math.max(READ_AHEAD_BYTES, size))
+      this.fds[file] ??= openSync(this.files[file]!, 'r')
+      const read = readSync(this.fds[file]!, bytes, 0, bytes.length, at)
+      block = this.block = { file, start: at, end: at + read, bytes }
+      if (read < size)
+        return undefined
+    }
+    const record = block.bytes.subarray(at - block.start, at - block.start + size)
+    return Buffer.from(record.buffer, record.byteOffset, KEY_BYTES).toString('hex') === key ? record : undefined
   }
 
   /** The main file rewritten with every vector, streamed from the files it replaces; the segments removed. */
