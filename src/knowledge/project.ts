@@ -249,9 +249,10 @@ export interface ProjectBuildOptions extends EmbedderOptions {
   /** Called as the build reads, embeds and publishes (see {@link KnowledgeProgress}). */
   onProgress?: (event: KnowledgeProgress) => void
   /**
-   * Asked once the index is built, right before publishing: `true` (the
-   * documents changed while it was built, see `RebuildContext.stale`) publishes
-   * nothing and resolves with a {@link StaleProjectBuild}.
+   * Asked once the index is built, and again right before its manifest is
+   * written: `true` (the documents changed while it was built, see
+   * `RebuildContext.stale`) publishes nothing and resolves with a
+   * {@link StaleProjectBuild}.
    */
   stale?: () => boolean
 }
@@ -296,7 +297,9 @@ export async function buildKnowledgeProject(project: KnowledgeProject, options: 
     return { stale: true, diagnostics: index.diagnostics, files: index.files }
   if (!('snapshot' in index))
     return index
-  const published = await publishIndex(config.output, { name: config.name, index, settings: settingsDigest(config) })
+  const published = await publishIndex(config.output, { name: config.name, index, settings: settingsDigest(config), stale: options.stale })
+  if (!published)
+    return { stale: true, diagnostics: index.diagnostics, files: index.files }
   options.onProgress?.({ phase: 'done' })
   return { ...index, snapshotFile: published.snapshotFile, documentsFile: published.documentsFile }
 }

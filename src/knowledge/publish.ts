@@ -52,9 +52,11 @@ const GRACE_MS = 60_000
  * Writes the index into `output`: the snapshot and the bodies under names
  * derived from their content, then the manifest. Files of older builds are
  * removed, except the previous manifest's, which a reader may still be
- * following, and any written in the last minute.
+ * following, and any written in the last minute. `stale()` is asked right
+ * before the manifest is written, in the same turn of the event loop: `true`
+ * writes no manifest (the index stays as it was) and resolves `undefined`.
  */
-export async function publishIndex(output: string, { name, index, settings }: { name: string, index: KnowledgeIndex, settings: string }): Promise<{ snapshotFile: string, documentsFile: string, manifest: IndexManifest }> {
+export async function publishIndex(output: string, { name, index, settings, stale }: { name: string, index: KnowledgeIndex, settings: string, stale?: () => boolean }): Promise<{ snapshotFile: string, documentsFile: string, manifest: IndexManifest } | undefined> {
   removeDeadTemporaries(output)
   const snapshotName = `snapshot-${hash(index.snapshot).slice(0, 16)}.skillkit`
   const snapshotFile = join(output, snapshotName)
@@ -73,6 +75,9 @@ export async function publishIndex(output: string, { name, index, settings }: { 
     throw error
   }
   await snapshotWritten
+  // A change noticed while the snapshot was written: its files are unreferenced and go with the next build's clean-up.
+  if (stale?.())
+    return undefined
   const manifest: IndexManifest = {
     format: MANIFEST_FORMAT,
     name,

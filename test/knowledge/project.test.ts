@@ -242,6 +242,19 @@ describe('buildKnowledgeProject and the published index', () => {
     expect(readPublishedIndex(kp.config.output)!.documents.find(d => d.path === 'backups/schedule.md')!.body).toContain('Every night at four.')
   })
 
+  it('writes no manifest when stale() turns true while the snapshot is written, and says so', async () => {
+    await build()
+    const before = readFileSync(join(kp.config.output, MANIFEST_FILE), 'utf8')
+    writeFileSync(join(dir, 'knowledge/backups/schedule.md'), '# Schedule\n\nEvery night at five.\n')
+    let asked = 0
+    // False when the index is built, true when the manifest would be written: a change the watcher noticed meanwhile.
+    const stale = await buildKnowledgeProject(kp, { embedder, stale: () => ++asked > 1 })
+    expect(asked).toBe(2)
+    expect(stale).toMatchObject({ stale: true, diagnostics: [] })
+    expect(readFileSync(join(kp.config.output, MANIFEST_FILE), 'utf8')).toBe(before)
+    expect(indexState(kp)).toMatchObject({ state: 'stale', reason: 'documents changed' })
+  })
+
   it('reports invalid documents and leaves the published index alone', async () => {
     const before = readFileSync(join(kp.config.output, MANIFEST_FILE), 'utf8')
     writeFileSync(join(dir, 'knowledge/broken.md'), '---\nid: [\n---\n\n# Broken\n')
