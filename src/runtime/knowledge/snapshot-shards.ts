@@ -147,17 +147,25 @@ export function openShardedSnapshot(coreBytes: ArrayBufferLike | ArrayBufferView
 
   if (source.count !== undefined && source.count !== shards.length)
     throw new KnowledgeError('snapshot-mismatch', `The knowledge snapshot core lists ${shards.length} shards where its module names ${source.count}: they come from different builds. Deploy the build's whole output folder again, so that all of its files match.`)
+  const indexesOf = (kind: ShardEntry['kind']) => shards.flatMap((shard, i) => shard.kind === kind ? [i] : [])
+  const lexicalShards = indexesOf(ShardKind.lexical)
+  const vectorShards = indexesOf(ShardKind.vectors)
+  const refinementShards = indexesOf(ShardKind.refinement)
   const loading = new Map<number, Promise<void>>()
   /** Shards filled, by kind: once all of a kind are in, searches await nothing. */
   const filled = [0, 0, 0]
+  /** Whether each shard is filled. */
+  const loaded = new Uint8Array(shards.length)
   const load = (index: number): Promise<void> => {
     let promise = loading.get(index)
     if (!promise) {
       promise = source.load(index).then((bytes) => {
+        const { kind } = shards[index]!
         fill(index, bytesOf(bytes))
-        filled[shards[index]!.kind]!++
-        if (shards[index]!.kind === ShardKind.refinement)
-          refinementIn(index)
+        loaded[index] = 1
+        // Once every refinement shard is in, searches have no bits left to ask for.
+        if (++filled[kind]! === refinementShards.length && kind === ShardKind.refinement)
+          delete snapshot.refinement!.pending
       })
       promise.catch(() => loading.delete(index))
       loading.set(index, promise)
@@ -230,10 +238,6 @@ export function openShardedSnapshot(coreBytes: ArrayBufferLike | ArrayBufferView
     snapshot.refinement.data.set(view(bytes, vref, ElementType.u8, (to - from) * row) as Uint8Array, from * row)
   }
 
-  const indexesOf = (kind: ShardEntry['kind']) => shards.flatMap((shard, i) => shard.kind === kind ? [i] : [])
-  const lexicalShards = indexesOf(ShardKind.lexical)
-  const vectorShards = indexesOf(ShardKind.vectors)
-  const refinementShards = indexesOf(ShardKind.refinement)
   /** The shard of `kinds` (in order) whose range holds `at`: the last that starts at or before it. */
   const shardAt = (kinds: readonly number[], at: number): number => {
     let lo = 0
@@ -248,14 +252,8 @@ export function openShardedSnapshot(coreBytes: ArrayBufferLike | ArrayBufferView
   }
 
   // Refinement bits are fetched for the chunks a search rescores: until all are in, searches say which they want.
-  const refinementLoaded = new Uint8Array(shards.length)
   if (snapshot.refinement && refinementShards.length > 0)
-    snapshot.refinement.pending = { missing: chunk => refinementLoaded[shardAt(refinementShards, chunk)] === 0, wanted: new Set() }
-  function refinementIn(index: number): void {
-    refinementLoaded[index] = 1
-    if (filled[ShardKind.refinement] === refinementShards.length && snapshot.refinement)
-      delete snapshot.refinement.pending
-  }
+    snapshot.refinement.pending = { missing: chunk => loaded[shardAt(refinementShards, chunk)] === 0, wanted: new Set() }
   const loadVectorRows = async (): Promise<void> => {
     if (filled[ShardKind.vectors] !== vectorShards.length)
       await Promise.all(vectorShards.map(load))
