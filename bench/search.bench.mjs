@@ -60,7 +60,7 @@ try {
     `export { searchFused } from ${JSON.stringify(`${src}runtime/knowledge/search-fused.ts`)}`,
   ].join('\n')
   const out = join(tmp, 'search.mjs')
-  await build({ stdin: { contents: entry, resolveDir: src, loader: 'ts' }, bundle: true, format: 'esm', platform: 'neutral', outfile: out, logLevel: 'error' })
+  await build({ stdin: { contents: entry, resolveDir: src, loader: 'ts' }, bundle: true, format: 'esm', platform: 'node', outfile: out, logLevel: 'error' })
   const S = await import(pathToFileURL(out).href)
 
   const rng = createRng(SEED)
