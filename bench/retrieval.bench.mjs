@@ -7,6 +7,9 @@
 //                 vague, misspelt, jargon, abbreviations), written from guide IDs and titles only
 //   prompts       bench/retrieval/task-prompts.json: paragraph-long task prompts, one best guide,
 //                 written from guide IDs and titles only
+//   hard          bench/retrieval/hard-prompts.json: 294 multi-concern task prompts (two a guide,
+//                 by two writers) in the user's own words, from guide IDs, titles and Google's
+//                 descriptions only: harder than `prompts`, like real ones
 //   dev           bench/retrieval/queries.json: developer questions written while reading the
 //                 guides (easier than real traffic)
 //   descriptions  Google's own use-case descriptions of the guides (from the package's
@@ -47,6 +50,7 @@ export const HYBRID_DEPTH = 20
 export const SET_FILES = {
   short: 'bench/retrieval/short-queries.json',
   prompts: 'bench/retrieval/task-prompts.json',
+  hard: 'bench/retrieval/hard-prompts.json',
   dev: 'bench/retrieval/queries.json',
 }
 export const METHODS = ['auto', 'vector', 'lexical', 'hybrid', 'vector, float32']

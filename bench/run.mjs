@@ -63,7 +63,7 @@ console.log('\n== hmr-knowledge.bench.mjs --rounds 5 ==')
 const hmrKnowledge = await runChild('./hmr-knowledge.bench.mjs', ['--rounds', '5'])
 const at100k = search.latencyMs.at(-1)
 const pct = x => `${(x * 100).toFixed(1)} %`
-const retrievalRows = ['short', 'prompts'].map((name) => {
+const retrievalRows = ['short', 'prompts', 'hard'].map((name) => {
   const q = retrieval.quality[name].report.defaults
   const m = x => `${pct(x.top1)} / ${pct(x.recall5)} / ${x.mrr5.toFixed(3)}`
   return [`retrieval, ${name} (report half, ${retrieval.quality[name].sizes.report}): top-1 / recall@5 / MRR@5`, `auto ${m(q.auto)}`, `vector ${m(q.vector)}`, '', '', 'info']
