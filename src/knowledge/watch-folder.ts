@@ -93,11 +93,16 @@ export function watchKnowledgeProject(project: WatchedProject, onChange: (label:
       return true
     try {
       const watcher = watch(current.knowledge, { recursive: true }, (_, name) => onFolderEvent(name))
-      // A removed or replaced folder may end its watcher: the parent's watcher re-arms.
+      // The watcher ends on an error: the folder was removed or replaced (the parent's watcher
+      // re-arms once it is back), or, on Linux, where Node watches each subfolder itself, a
+      // subfolder vanished while it was being scanned (a folder renamed or deleted right after it
+      // was made: nodejs/node#63686). The folder is then still there, and no parent event comes:
+      // watch it again now. Events may have been lost meanwhile, so the whole folder counts as changed.
       watcher.on('error', () => {
         if (folder?.watcher === watcher) {
           watcher.close()
           folder = undefined
+          arm()
           onChange(folderLabel())
         }
       })
