@@ -3,6 +3,7 @@ import type { KnowledgeDocument } from '../knowledge/document'
 import type { RouteCard } from '../runtime/routes'
 import { blockTokens } from '../core/block-tokens'
 import { estimateTokens } from '../runtime/tokens'
+import { inertText } from './plain-text'
 
 /** Bounds of a card's fields, in characters (tasks: how many). */
 export const CARD_LIMITS = { title: 100, summary: 350, task: 200, minTasks: 1, maxTasks: 4, topic: 60 } as const
@@ -10,20 +11,15 @@ export const CARD_LIMITS = { title: 100, summary: 350, task: 200, minTasks: 1, m
 /** What an index page says about one document (the runtime's type: modules export it). */
 export type Card = RouteCard
 
+/** Emphasis marks and code ticks, which a plain title or summary drops. */
+const EMPHASIS = /\*\*|__|\*|_|`/g
+
 /**
- * Markdown inline markup reduced to its text: links to their labels, no
- * emphasis or code ticks. Labels, targets and tags stop at the next opening
- * bracket, parenthesis or `<`, so the patterns never rescan text: a run of
- * unclosed `[a](` is linear, not quadratic.
+ * Markdown inline markup reduced to its text: links and images to their
+ * labels, no HTML, web address, emphasis or code ticks, on one line (see {@link inertText}).
  */
 export function plainText(markdown: string): string {
-  return markdown
-    .replace(/!\[([^[\]]*)\]\([^()]*\)/g, '$1')
-    .replace(/\[([^[\]]*)\]\([^()]*\)/g, '$1')
-    .replace(/<[^<>]+>/g, '')
-    .replace(/(\*\*|__|\*|_|`)/g, '')
-    .replace(/\s+/g, ' ')
-    .trim()
+  return inertText(markdown.replace(EMPHASIS, ''))
 }
 
 /**

@@ -7,6 +7,8 @@ import type { RoutesModule } from '../runtime/routes'
 import type { Card } from './card'
 import { toSkillName } from '../skill/spec'
 import { estimateTokens } from '../runtime/tokens'
+import { CARD_LIMITS, cutAtSentence } from './card'
+import { escapeMarkdown, inertText, markdownText } from './plain-text'
 
 /** A routed skill: Markdown strings keyed by their path relative to the skill folder, and each document's card (what routes modules export). */
 export type RoutedSkill = RoutesModule
@@ -64,14 +66,36 @@ function referenceLink(path: string): string {
   return `../references/${path.split('/').map(encodeURIComponent).join('/')}`
 }
 
-/** Link text with the characters that would end it escaped. */
-function label(text: string): string {
-  return text.replace(/([[\]\\])/g, '\\$1')
-}
-
-/** One line, for list items. */
+/** One line, for the project's own name and description. */
 function line(text: string): string {
   return text.replace(/\s+/g, ' ').trim()
+}
+
+/**
+ * A model's or a document's text as the pages hold it: plain (see
+ * {@link inertText}) and within `max` characters. Longer text is cut before it
+ * is cleaned too, so that a cache edited by hand costs no more than a bounded answer.
+ */
+function bounded(text: string, max: number): string {
+  return cutAtSentence(inertText(text.slice(0, max * 4)), max)
+}
+
+/**
+ * A card as pages and modules hold it, whatever the cache said: every field
+ * the model fills plain and bounded (a title that is nothing once cleaned is the path).
+ */
+function boundedCard(card: Omit<Card, 'topics'>): Omit<Card, 'topics'> {
+  return {
+    ...card,
+    title: bounded(card.title, CARD_LIMITS.title) || card.path,
+    summary: bounded(card.summary, CARD_LIMITS.summary),
+    tasks: card.tasks.slice(0, CARD_LIMITS.maxTasks).map(task => bounded(task, CARD_LIMITS.task)).filter(Boolean),
+  }
+}
+
+/** A group's title, plain and bounded as a card's title (a category or a model's topic). */
+function groupTitle(title: string): string {
+  return bounded(title, CARD_LIMITS.title) || 'Other documents'
 }
 
 /**
@@ -118,10 +142,11 @@ function spanTitle(titles: string[]): string {
 /** Lays out a routed skill. Deterministic: same input, same bytes. */
 export async function layoutRoutedSkill(input: LayoutInput): Promise<RoutedSkill> {
   const { pageSize } = input
-  const cards = new Map(input.cards.map(card => [card.id, card]))
+  const all = input.cards.map(boundedCard)
+  const cards = new Map(all.map(card => [card.id, card]))
   const byTitle = (a: string, b: string) => byText(cards.get(a)!.title.toLowerCase(), cards.get(b)!.title.toLowerCase()) || byText(cards.get(a)!.path, cards.get(b)!.path)
   const groups = [...input.groups]
-    .map(group => ({ title: group.title, ids: [...new Set(group.ids)].sort(byTitle) }))
+    .map(group => ({ title: groupTitle(group.title), ids: [...new Set(group.ids)].sort(byTitle) }))
     .filter(group => group.ids.length > 0)
     .sort((a, b) => byText(a.title.toLowerCase(), b.title.toLowerCase()) || byText(a.title, b.title))
 
@@ -143,7 +168,7 @@ export async function layoutRoutedSkill(input: LayoutInput): Promise<RoutedSkill
         : page.children.map(child => ({ title: child.title, summary: child.summary })),
     }))
     const summaries = await input.summarize(drafts)
-    level.forEach((page, i) => (page.summary = line(summaries[i] ?? '')))
+    level.forEach((page, i) => (page.summary = bounded(summaries[i] ?? '', CARD_LIMITS.summary)))
   }
 
   let level: Page[] = []
@@ -194,14 +219,14 @@ export async function layoutRoutedSkill(input: LayoutInput): Promise<RoutedSkill
   // Rendered leaves first, so that each parent states its children's sizes.
   for (const page of pages)
     Object.assign(page, sized(tokens => renderPage(page, cards, tokens)))
-  const catalog = renderCatalog(input.cards, pageSize)
+  const catalog = renderCatalog(all, pageSize)
   const top = entry(level)
   return {
     skill: top,
     pages: Object.fromEntries(pages.map(page => [page.path, page.text])),
     catalog,
     llmsTxt: renderLlmsTxt(input, level, cards.size),
-    cards: Object.fromEntries([...input.cards].sort((a, b) => byText(a.id, b.id)).map(card => [card.id, { ...card, topics: topics.get(card.id) ?? [] }])),
+    cards: Object.fromEntries([...all].sort((a, b) => byText(a.id, b.id)).map(card => [card.id, { ...card, topics: topics.get(card.id) ?? [] }])),
   }
 }
 
@@ -239,7 +264,7 @@ function renderEntry(input: LayoutInput, top: Page[], documents: number): string
     '',
     '## Topics',
     '',
-    ...(top.length === 0 ? ['No documents yet.'] : top.map(page => `- [${label(page.title)}](${pageLink(page, 'root')}): ${page.summary || page.title} (about ${page.tokens || PLACEHOLDER_TOKENS} tokens)`)),
+    ...(top.length === 0 ? ['No documents yet.'] : top.map(page => `- [${markdownText(page.title)}](${pageLink(page, 'root')}): ${markdownText(page.summary || page.title)} (about ${page.tokens || PLACEHOLDER_TOKENS} tokens)`)),
     '',
     '## Catalog',
     '',
@@ -249,22 +274,22 @@ function renderEntry(input: LayoutInput, top: Page[], documents: number): string
 }
 
 function renderPage(page: Page, cards: Map<string, Omit<Card, 'topics'>>, tokens: number): string {
-  const up = page.parent ? `[${label(page.parent.title)}](${pageLink(page.parent, 'indexes')})` : '[SKILL.md](../SKILL.md)'
-  const lines = [`# ${line(page.title)}`, '']
+  const up = page.parent ? `[${markdownText(page.parent.title)}](${pageLink(page.parent, 'indexes')})` : '[SKILL.md](../SKILL.md)'
+  const lines = [`# ${markdownText(page.title)}`, '']
   if (page.summary)
-    lines.push(page.summary, '')
+    lines.push(markdownText(page.summary), '')
   lines.push(`This page: about ${tokens} tokens. Up: ${up}.`, '', page.kind === 'documents' ? '## Documents' : '## Pages', '')
   if (page.kind === 'documents') {
     for (const id of page.documents) {
       const card = cards.get(id)!
-      lines.push(`- [${label(card.title)}](${referenceLink(card.path)}): ${line(card.summary) || card.path} (about ${card.tokens} tokens)`)
+      lines.push(`- [${markdownText(card.title)}](${referenceLink(card.path)}): ${markdownText(card.summary) || escapeMarkdown(card.path)} (about ${card.tokens} tokens)`)
       if (card.tasks.length > 0)
-        lines.push(`  Tasks: ${card.tasks.map(line).join('; ')}`)
+        lines.push(`  Tasks: ${card.tasks.map(markdownText).join('; ')}`)
     }
   }
   else {
     for (const child of page.children)
-      lines.push(`- [${label(child.title)}](${pageLink(child, 'indexes')}): ${child.summary || child.title} (about ${child.tokens} tokens)`)
+      lines.push(`- [${markdownText(child.title)}](${pageLink(child, 'indexes')}): ${markdownText(child.summary || child.title)} (about ${child.tokens} tokens)`)
   }
   lines.push('')
   return lines.join('\n')
@@ -282,7 +307,7 @@ function renderCatalog(all: readonly Omit<Card, 'topics'>[], pageSize: number): 
       '',
       `This page: about ${tokens} tokens. Up: [Catalog](catalog.md)${nav ? `; ${nav}` : ''}.`,
       '',
-      ...part.map(card => `- [${label(card.title)}](${referenceLink(card.path)}): ${line(card.summary) || card.path} (\`${card.path}\`, about ${card.tokens} tokens)`),
+      ...part.map(card => `- [${markdownText(card.title)}](${referenceLink(card.path)}): ${markdownText(card.summary) || escapeMarkdown(card.path)} (\`${card.path}\`, about ${card.tokens} tokens)`),
       '',
     ].join('\n'))
     out[`indexes/catalog-${i + 1}.md`] = page.text
@@ -295,7 +320,7 @@ function renderCatalog(all: readonly Omit<Card, 'topics'>[], pageSize: number): 
     '',
     `This page: about ${tokens} tokens. Up: [SKILL.md](../SKILL.md).`,
     '',
-    ...parts.map((part, i) => `- [${part[0]!.path} to ${part.at(-1)!.path}](catalog-${i + 1}.md) (about ${sizes[i]} tokens)`),
+    ...parts.map((part, i) => `- [${escapeMarkdown(part[0]!.path)} to ${escapeMarkdown(part.at(-1)!.path)}](catalog-${i + 1}.md) (about ${sizes[i]} tokens)`),
     '',
   ].join('\n'))
   return { 'indexes/catalog.md': index.text, ...out }
@@ -311,7 +336,7 @@ function renderLlmsTxt(input: LayoutInput, top: Page[], documents: number): stri
     '',
     '## Topics',
     '',
-    ...top.map(page => `- [${label(page.title)}](${page.path}): ${page.summary || page.title}`),
+    ...top.map(page => `- [${markdownText(page.title)}](${page.path}): ${markdownText(page.summary || page.title)}`),
     '',
     '## Optional',
     '',

@@ -13,10 +13,14 @@ import { chunkDocument } from '../knowledge/chunk'
 import { estimateTokens } from '../runtime/tokens'
 import { CARD_LIMITS, explicitCategories } from './card'
 import { RoutingError } from './client'
+import { inertText } from './plain-text'
 import { mapLimit } from '../core/pool'
 
-/** Bumped whenever prompts or answer rules change: cached answers of another version are not used. */
-export const PROMPT_VERSION = 1
+/**
+ * Bumped whenever prompts or answer rules change: cached answers of another
+ * version are not used. 2: answers are cached as plain text (links, HTML and web addresses taken out).
+ */
+export const PROMPT_VERSION = 2
 
 export interface LlmRouterOptions {
   /** Sends requests; `undefined` with `offline` (cache only). */
@@ -108,13 +112,22 @@ function pageMessages(page: PageDraft, language: string): ChatMessage[] {
   ]
 }
 
-/** A model answer's string, trimmed to one line, or the reason it is not a usable one. */
+/**
+ * A model answer's string as plain text on one line (see {@link inertText}),
+ * or the reason it is not a usable one. An answer far over the bound is
+ * refused before it is cleaned, so that cleaning costs no more than a bounded answer.
+ */
 function boundedText(field: unknown, name: string, max: number): string {
   if (typeof field !== 'string' || field.trim() === '')
     throw new Error(`"${name}" must be a non-empty string`)
-  const text = field.replace(/\s+/g, ' ').trim()
+  const flat = field.replace(/\s+/g, ' ').trim()
+  if (flat.length > max * 4)
+    throw new Error(`"${name}" has ${flat.length} characters, at most ${max} are allowed`)
+  const text = inertText(flat)
   if (text.length > max)
     throw new Error(`"${name}" has ${text.length} characters, at most ${max} are allowed`)
+  if (text === '')
+    throw new Error(`"${name}" holds no text once links, images, HTML and web addresses are taken out`)
   return text
 }
 
@@ -145,10 +158,26 @@ function mergeAnswers(answers: CardAnswer[]): CardAnswer {
   return { title: first.title, summary: first.summary, tasks, ...(first.topic === undefined ? {} : { topic: first.topic }) }
 }
 
-/** Asks (or reads from the cache) what `messages` answer, validated by `validate`; `undefined` on a miss with `cacheOnly`. */
+/** A cached answer that passes `validate` as it is (a file edited by hand, or damaged, counts as a miss). */
+function cachedAnswer<T>(options: LlmRouterOptions, kind: 'cards' | 'pages', key: string, validate: (value: Record<string, unknown>) => T): T | undefined {
+  const cached = options.cache.get<unknown>(kind, key)
+  if (!cached || typeof cached !== 'object' || Array.isArray(cached))
+    return undefined
+  try {
+    return validate(cached as Record<string, unknown>)
+  }
+  catch {
+    return undefined
+  }
+}
+
+/**
+ * Asks (or reads from the cache) what `messages` answer, validated by
+ * `validate` (cached answers too); `undefined` on a miss with `cacheOnly`.
+ */
 async function answer<T>(options: LlmRouterOptions, kind: 'cards' | 'pages', key: string, requests: ChatMessage[][], subject: string, validate: (value: Record<string, unknown>) => T, merge: (answers: T[]) => T): Promise<T | undefined> {
   if (!options.force) {
-    const cached = options.cache.get<T>(kind, key)
+    const cached = cachedAnswer(options, kind, key, validate)
     if (cached !== undefined)
       return cached
   }
