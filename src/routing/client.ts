@@ -5,6 +5,7 @@
 
 import type { HttpJsonOptions, HttpJsonRole } from '../core/http-json'
 import { createHttpJsonClient } from '../core/http-json'
+import { quoteForMessage, redactJson } from '../core/redact'
 import { DEFAULT_ROUTING } from './config'
 
 /** A routing failure, said for people (it names the document or page it concerns). */
@@ -50,7 +51,10 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
     endpoint,
     model: options.model,
     async completeJson(messages, subject) {
-      const data = await post(messages, subject) as { choices?: { finish_reason?: unknown, message?: { content?: unknown, refusal?: unknown } }[] }
+      // A model that echoes the key (in its content, a refusal, finish_reason) has it
+      // replaced before anything of its answer is quoted, validated or cached.
+      const { apiKey } = options
+      const data = redactJson(await post(messages, subject), apiKey) as { choices?: { finish_reason?: unknown, message?: { content?: unknown, refusal?: unknown } }[] }
       const choice = data?.choices?.[0]
       if (!choice || typeof choice !== 'object')
         throw new RoutingError(`The model server at ${endpoint} answered ${subject} without a choice: is it a Chat Completions API?`)
@@ -58,7 +62,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
       if (typeof refusal === 'string' && refusal.trim() !== '')
         throw new RoutingError(`The model refused to describe ${subject}: "${excerpt(refusal)}".`)
       if (choice.finish_reason !== 'stop')
-        throw new RoutingError(`The model's answer for ${subject} did not finish normally (finish_reason ${JSON.stringify(choice.finish_reason ?? null)}, expected "stop"). When it is "length", lower "routing.maxInputChars" or use a model with a longer output.`)
+        throw new RoutingError(`The model's answer for ${subject} did not finish normally (finish_reason ${quoteForMessage(choice.finish_reason ?? null, apiKey, 40)}, expected "stop"). When it is "length", lower "routing.maxInputChars" or use a model with a longer output.`)
       const content = choice.message?.content
       let value: unknown
       try {
@@ -69,7 +73,8 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
       }
       if (!value || typeof value !== 'object' || Array.isArray(value))
         throw new RoutingError(`The model's answer for ${subject} is not a JSON object: ${excerpt(String(content ?? ''))}`)
-      return value as Record<string, unknown>
+      // The content's own escapes (`\u0073k-…`) spell the key only once parsed.
+      return redactJson(value as Record<string, unknown>, apiKey)
     },
   }
 }
