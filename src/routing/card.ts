@@ -8,6 +8,13 @@ import { inertText } from './plain-text'
 /** Bounds of a card's fields, in characters (tasks: how many). */
 export const CARD_LIMITS = { title: 100, summary: 350, task: 200, minTasks: 1, maxTasks: 4, topic: 60 } as const
 
+/**
+ * How many times its bound a field may be before its markup is taken out
+ * (links and HTML are long): text longer than that is refused or cut first,
+ * so cleaning never costs more than a bounded answer.
+ */
+export const RAW_FACTOR = 8
+
 /** What an index page says about one document (the runtime's type: modules export it). */
 export type Card = RouteCard
 

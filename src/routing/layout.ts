@@ -1,14 +1,16 @@
 // The routed skill as Markdown: index pages of at most `pageSize` entries, parent
 // pages until the entry point fits its token bound, a complete paginated catalog
 // and llms.txt. Both routers lay out through here; they differ only in the cards,
-// the groups and who writes page summaries.
+// the groups and who writes page summaries. Whatever a model or a document
+// says (titles, summaries, tasks, topics) is made plain text and bounded on its
+// way in, and escaped wherever it is written: the pages' links are the program's.
 
 import type { RoutesModule } from '../runtime/routes'
 import type { Card } from './card'
 import { toSkillName } from '../skill/spec'
 import { estimateTokens } from '../runtime/tokens'
-import { CARD_LIMITS, cutAtSentence } from './card'
-import { escapeMarkdown, inertText, markdownText } from './plain-text'
+import { CARD_LIMITS, cutAtSentence, RAW_FACTOR } from './card'
+import { escapeMarkdown, inertText } from './plain-text'
 
 /** A routed skill: Markdown strings keyed by their path relative to the skill folder, and each document's card (what routes modules export). */
 export type RoutedSkill = RoutesModule
@@ -73,11 +75,11 @@ function line(text: string): string {
 
 /**
  * A model's or a document's text as the pages hold it: plain (see
- * {@link inertText}) and within `max` characters. Longer text is cut before it
- * is cleaned too, so that a cache edited by hand costs no more than a bounded answer.
+ * {@link inertText}) and within `max` characters. Text over {@link RAW_FACTOR}
+ * times `max` is cut before it is cleaned, as a model's answer is refused.
  */
 function bounded(text: string, max: number): string {
-  return cutAtSentence(inertText(text.slice(0, max * 4)), max)
+  return cutAtSentence(inertText(text.slice(0, max * RAW_FACTOR)), max)
 }
 
 /**
@@ -264,7 +266,7 @@ function renderEntry(input: LayoutInput, top: Page[], documents: number): string
     '',
     '## Topics',
     '',
-    ...(top.length === 0 ? ['No documents yet.'] : top.map(page => `- [${markdownText(page.title)}](${pageLink(page, 'root')}): ${markdownText(page.summary || page.title)} (about ${page.tokens || PLACEHOLDER_TOKENS} tokens)`)),
+    ...(top.length === 0 ? ['No documents yet.'] : top.map(page => `- [${escapeMarkdown(page.title)}](${pageLink(page, 'root')}): ${escapeMarkdown(page.summary || page.title)} (about ${page.tokens || PLACEHOLDER_TOKENS} tokens)`)),
     '',
     '## Catalog',
     '',
@@ -274,22 +276,22 @@ function renderEntry(input: LayoutInput, top: Page[], documents: number): string
 }
 
 function renderPage(page: Page, cards: Map<string, Omit<Card, 'topics'>>, tokens: number): string {
-  const up = page.parent ? `[${markdownText(page.parent.title)}](${pageLink(page.parent, 'indexes')})` : '[SKILL.md](../SKILL.md)'
-  const lines = [`# ${markdownText(page.title)}`, '']
+  const up = page.parent ? `[${escapeMarkdown(page.parent.title)}](${pageLink(page.parent, 'indexes')})` : '[SKILL.md](../SKILL.md)'
+  const lines = [`# ${escapeMarkdown(page.title)}`, '']
   if (page.summary)
-    lines.push(markdownText(page.summary), '')
+    lines.push(escapeMarkdown(page.summary), '')
   lines.push(`This page: about ${tokens} tokens. Up: ${up}.`, '', page.kind === 'documents' ? '## Documents' : '## Pages', '')
   if (page.kind === 'documents') {
     for (const id of page.documents) {
       const card = cards.get(id)!
-      lines.push(`- [${markdownText(card.title)}](${referenceLink(card.path)}): ${markdownText(card.summary) || escapeMarkdown(card.path)} (about ${card.tokens} tokens)`)
+      lines.push(`- [${escapeMarkdown(card.title)}](${referenceLink(card.path)}): ${escapeMarkdown(card.summary) || escapeMarkdown(card.path)} (about ${card.tokens} tokens)`)
       if (card.tasks.length > 0)
-        lines.push(`  Tasks: ${card.tasks.map(markdownText).join('; ')}`)
+        lines.push(`  Tasks: ${card.tasks.map(task => escapeMarkdown(task)).join('; ')}`)
     }
   }
   else {
     for (const child of page.children)
-      lines.push(`- [${markdownText(child.title)}](${pageLink(child, 'indexes')}): ${markdownText(child.summary || child.title)} (about ${child.tokens} tokens)`)
+      lines.push(`- [${escapeMarkdown(child.title)}](${pageLink(child, 'indexes')}): ${escapeMarkdown(child.summary || child.title)} (about ${child.tokens} tokens)`)
   }
   lines.push('')
   return lines.join('\n')
@@ -307,7 +309,7 @@ function renderCatalog(all: readonly Omit<Card, 'topics'>[], pageSize: number): 
       '',
       `This page: about ${tokens} tokens. Up: [Catalog](catalog.md)${nav ? `; ${nav}` : ''}.`,
       '',
-      ...part.map(card => `- [${markdownText(card.title)}](${referenceLink(card.path)}): ${markdownText(card.summary) || escapeMarkdown(card.path)} (\`${card.path}\`, about ${card.tokens} tokens)`),
+      ...part.map(card => `- [${escapeMarkdown(card.title)}](${referenceLink(card.path)}): ${escapeMarkdown(card.summary) || escapeMarkdown(card.path)} (\`${card.path}\`, about ${card.tokens} tokens)`),
       '',
     ].join('\n'))
     out[`indexes/catalog-${i + 1}.md`] = page.text
@@ -336,7 +338,7 @@ function renderLlmsTxt(input: LayoutInput, top: Page[], documents: number): stri
     '',
     '## Topics',
     '',
-    ...top.map(page => `- [${markdownText(page.title)}](${page.path}): ${markdownText(page.summary || page.title)}`),
+    ...top.map(page => `- [${escapeMarkdown(page.title)}](${page.path}): ${escapeMarkdown(page.summary || page.title)}`),
     '',
     '## Optional',
     '',

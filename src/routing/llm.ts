@@ -11,7 +11,7 @@ import type { PageDraft } from './layout'
 import { hash } from '../core/hash'
 import { chunkDocument } from '../knowledge/chunk'
 import { estimateTokens } from '../runtime/tokens'
-import { CARD_LIMITS, explicitCategories } from './card'
+import { CARD_LIMITS, explicitCategories, RAW_FACTOR } from './card'
 import { RoutingError } from './client'
 import { inertText } from './plain-text'
 import { mapLimit } from '../core/pool'
@@ -114,14 +114,14 @@ function pageMessages(page: PageDraft, language: string): ChatMessage[] {
 
 /**
  * A model answer's string as plain text on one line (see {@link inertText}),
- * or the reason it is not a usable one. An answer far over the bound is
- * refused before it is cleaned, so that cleaning costs no more than a bounded answer.
+ * or the reason it is not a usable one. An answer over {@link RAW_FACTOR}
+ * times the bound is refused before it is cleaned.
  */
 function boundedText(field: unknown, name: string, max: number): string {
   if (typeof field !== 'string' || field.trim() === '')
     throw new Error(`"${name}" must be a non-empty string`)
   const flat = field.replace(/\s+/g, ' ').trim()
-  if (flat.length > max * 4)
+  if (flat.length > max * RAW_FACTOR)
     throw new Error(`"${name}" has ${flat.length} characters, at most ${max} are allowed`)
   const text = inertText(flat)
   if (text.length > max)

@@ -9,10 +9,11 @@
 /**
  * Characters that are not text on a page: C0 and C1 controls, bidi embeddings,
  * overrides, isolates and marks (which can make a line read otherwise than it
- * is stored), zero-width spaces, word joiners, the BOM, soft hyphens and lone surrogates.
+ * is stored), zero-width spaces, word joiners, the BOM, soft hyphens and lone
+ * surrogates. NEL (U+0085) is a line break: {@link SPACES} makes it a space.
  * Zero-width (non-)joiners stay: scripts such as Persian need them.
  */
-const INVISIBLE = /[\u0000-\u0008\u000E-\u001F\u007F-\u009F\u00AD\u061C\u200B\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+const INVISIBLE = /[\u0000-\u0008\u000E-\u001F\u007F-\u0084\u0086-\u009F\u00AD\u061C\u200B\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
 
 /** Whitespace and separators of every kind (U+2028, U+2029, NEL, no-break spaces included): one space each run. */
 const SPACES = /[\s\u0085]+/g
@@ -32,6 +33,10 @@ const MARKUP: readonly [RegExp, string][] = [
   [/!?\[([^[\]]*)\]\[[^[\]]*\]/g, '$1'],
   // Reference definitions (`[id]: https://…`), whole.
   [/\[[^[\]]*\]:\s*\S+/g, ''],
+]
+
+/** Web addresses, taken out only once no markup is left, so that a link's target is never cut from under it. */
+const ADDRESSES: readonly [RegExp, string][] = [
   // Web addresses GFM makes links of: any `scheme://…`, `www.…`, and `mailto:`/`xmpp:` addresses.
   [/\b[a-z][a-z0-9+.-]*:\/\/\S*/gi, ''],
   [/\bwww\.\S*/gi, ''],
@@ -39,13 +44,13 @@ const MARKUP: readonly [RegExp, string][] = [
 ]
 
 /** Passes over text whose removals make new markup (`[[a](b)](c)`): each pass shortens it, few are ever needed. */
-const MAX_PASSES = 8
+const MAX_PASSES = 16
 
 /**
  * `text` as one line of plain text: links and images reduced to their labels,
  * HTML, web addresses, reference definitions, controls, bidi and zero-width
  * characters removed, every run of whitespace or separators one space. What
- * remains may hold stray brackets or emphasis marks; {@link markdownText}
+ * remains may hold stray brackets or emphasis marks; {@link escapeMarkdown}
  * escapes those where text becomes Markdown.
  */
 export function inertText(text: string): string {
@@ -53,6 +58,10 @@ export function inertText(text: string): string {
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     const before = out
     for (const [pattern, replacement] of MARKUP)
+      out = out.replace(pattern, replacement)
+    if (out !== before)
+      continue
+    for (const [pattern, replacement] of ADDRESSES)
       out = out.replace(pattern, replacement)
     if (out === before)
       break
@@ -75,13 +84,8 @@ const BLOCK_START = /^(?:#{1,6}(?=\s|$)|[>+=*_~-]|\d{1,9}(?=[.)]))/
 /**
  * Text escaped so that Markdown shows it as it is (no link, image, HTML,
  * code span or block of its own), at the start of a line or within one.
- * It adds no removal: {@link markdownText} is for text from a model or a document.
+ * It takes nothing out: text from a model or a document is made {@link inertText} first.
  */
 export function escapeMarkdown(text: string): string {
   return text.replace(INLINE, '\\$&').replace(BLOCK_START, match => (/^\d/.test(match) ? `${match}\\` : `\\${match}`))
-}
-
-/** `text` made {@link inertText}, then escaped for Markdown: what a routed page writes of a model's or a document's words. */
-export function markdownText(text: string): string {
-  return escapeMarkdown(inertText(text))
 }

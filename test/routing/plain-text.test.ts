@@ -5,7 +5,10 @@
 import type { Token } from 'marked'
 import { marked } from 'marked'
 import { describe, expect, it } from 'vitest'
-import { escapeMarkdown, inertText, markdownText } from '../../src/routing/plain-text'
+import { escapeMarkdown, inertText } from '../../src/routing/plain-text'
+
+/** What a page writes of a model's words. */
+const markdownText = (text: string) => escapeMarkdown(inertText(text))
 
 /** Every token marked makes of `markdown`, children included. */
 function tokensOf(markdown: string): Token[] {
@@ -67,7 +70,7 @@ describe('inertText', () => {
   })
 })
 
-describe('markdownText', () => {
+describe('escapeMarkdown of inertText', () => {
   const inputs = [
     ...Object.values(HOSTILE).map(([input]) => input),
     'a \\<https://evil.example\\> b',
