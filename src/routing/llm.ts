@@ -17,8 +17,9 @@ import { inertText } from './plain-text'
 import { mapLimit } from '../core/pool'
 
 /**
- * Bumped whenever prompts or answer rules change: cached answers of another
- * version are not used. 2: answers are cached as plain text (links, HTML and web addresses taken out).
+ * Bumped whenever prompts change, or answer rules in a way that checking
+ * cached answers again cannot apply: cached answers of another version are not used.
+ * 2: version 1 cached answers as the model gave them, with the API key when it echoed it.
  */
 export const PROMPT_VERSION = 2
 
@@ -158,7 +159,11 @@ function mergeAnswers(answers: CardAnswer[]): CardAnswer {
   return { title: first.title, summary: first.summary, tasks, ...(first.topic === undefined ? {} : { topic: first.topic }) }
 }
 
-/** A cached answer that passes `validate` as it is (a file edited by hand, or damaged, counts as a miss). */
+/**
+ * A cached answer, checked again by `validate` as a new one is, so that one
+ * edited by hand gets nothing onto the pages that a model's could not. One
+ * that fails (edited, damaged) counts as a miss.
+ */
 function cachedAnswer<T>(options: LlmRouterOptions, kind: 'cards' | 'pages', key: string, validate: (value: Record<string, unknown>) => T): T | undefined {
   const cached = options.cache.get<unknown>(kind, key)
   if (!cached || typeof cached !== 'object' || Array.isArray(cached))
