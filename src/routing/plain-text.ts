@@ -38,7 +38,8 @@ const MARKUP: readonly [RegExp, string][] = [
 /** Web addresses, taken out only once no markup is left, so that a link's target is never cut from under it. */
 const ADDRESSES: readonly [RegExp, string][] = [
   // Web addresses GFM makes links of: any `scheme://…`, `www.…`, and `mailto:`/`xmpp:` addresses.
-  [/\b[a-z][a-z0-9+.-]*:\/\/\S*/gi, ''],
+  // A scheme is at most 32 characters, so that `a.a.a.…` is not scanned to its end from every letter.
+  [/\b[a-z][a-z0-9+.-]{0,31}:\/\/\S*/gi, ''],
   [/\bwww\.\S*/gi, ''],
   [/\b(?:mailto|xmpp):\S*/gi, ''],
 ]
