@@ -2,28 +2,12 @@
 // before they reach a routed page: each shape a hostile answer takes, and
 // what marked makes of the result.
 
-import type { Token } from 'marked'
-import { marked } from 'marked'
 import { describe, expect, it } from 'vitest'
 import { escapeMarkdown, inertText } from '../../src/routing/plain-text'
+import { tokensOf } from './hostile-model'
 
 /** What a page writes of a model's words. */
 const markdownText = (text: string) => escapeMarkdown(inertText(text))
-
-/** Every token marked makes of `markdown`, children included. */
-function tokensOf(markdown: string): Token[] {
-  const out: Token[] = []
-  const walk = (tokens: Token[]) => {
-    for (const token of tokens) {
-      out.push(token)
-      const inner = token as { tokens?: Token[], items?: Token[] }
-      walk(inner.tokens ?? [])
-      walk(inner.items ?? [])
-    }
-  }
-  walk(marked.lexer(markdown))
-  return out
-}
 
 /** What a hostile model writes, each shape once. */
 const HOSTILE: Record<string, [input: string, plain: string]> = {
