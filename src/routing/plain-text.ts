@@ -24,9 +24,10 @@ const SPACES = /[\s\u0085]+/g
  * as in `javascript:alert(1)`), so a run of unclosed `[a](` is scanned in linear time.
  */
 const MARKUP: readonly [RegExp, string][] = [
-  // HTML comments (an unclosed one hides the rest), then tags, autolinks (`<https://…>`) and declarations.
+  // HTML comments (an unclosed one hides the rest), then tags, autolinks (`<https://…>`) and declarations:
+  // `<` then a letter, `/`, `!` or `?`, as HTML starts them, so that `a < b and c > d` keeps its words.
   [/<!--[\s\S]*?(?:-->|$)/g, ''],
-  [/<[^<>]*>/g, ''],
+  [/<[a-z/!?][^<>]*>/gi, ''],
   // Images to their alt text, links to their labels: inline, then reference-style.
   [/!\[([^[\]]*)\]\((?:[^()]|\([^()]*\))*\)/g, '$1'],
   [/\[([^[\]]*)\]\((?:[^()]|\([^()]*\))*\)/g, '$1'],

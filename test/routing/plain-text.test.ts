@@ -42,7 +42,7 @@ describe('inertText', () => {
   }
 
   it('keeps plain words, emphasis, identifiers, joiners and stray brackets as they are', () => {
-    expect(inertText('Set max_tokens to 5 (or **more**) in a[0] for C# and 1 < 2')).toBe('Set max_tokens to 5 (or **more**) in a[0] for C# and 1 < 2')
+    expect(inertText('Set max_tokens to 5 (or **more**) in a[0] for C# and 1 < 2 > 0')).toBe('Set max_tokens to 5 (or **more**) in a[0] for C# and 1 < 2 > 0')
     expect(inertText('می\u200Cخواهم')).toBe('می\u200Cخواهم')
   })
 
