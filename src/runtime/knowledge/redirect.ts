@@ -60,7 +60,7 @@ export function readRedirect(response: RedirectResponse, requestUrl: string): Re
 export function redirectClause(redirect: Redirect, quote: (text: string) => string): string {
   switch (redirect.kind) {
     case 'hidden':
-      return 'with a redirect, which the browser hides and which is never followed'
+      return 'a redirect, which the browser hides and which is never followed'
     case 'no-location':
       return `HTTP ${redirect.status}, a redirect without a usable Location, which is never followed`
     case 'same-origin':
