@@ -62,7 +62,8 @@ export function serverQueryEmbedder(options: ServerQueryEmbedderOptions): EmbedQ
   const { model, dimensions, queryPrefix = '', timeoutMs = 10_000 } = options
   const doFetch = options.fetch ?? (fetch as unknown as FetchLike)
   const fix = `check that the embedding server at ${endpoint} runs ${model}, the model the knowledge base was built with`
-  const unusable = (reason: string, cause?: unknown, remedy = fix) => new QueryModelUnavailableError(`the embedding server at ${endpoint} ${reason}`, remedy, { cause })
+  // No cause is kept: what the server sent may quote the key.
+  const unusable = (reason: string, remedy = fix) => new QueryModelUnavailableError(`the embedding server at ${endpoint} ${reason}`, remedy)
   const target = `${endpoint}/embeddings`
 
   return async (query) => {
@@ -79,11 +80,15 @@ export function serverQueryEmbedder(options: ServerQueryEmbedderOptions): EmbedQ
     }
     catch (error) {
       const name = (error as Error).name
-      throw unusable(name === 'TimeoutError' || name === 'AbortError' ? `did not answer within ${timeoutMs} ms` : 'cannot be reached', error)
+      if (name === 'TimeoutError' || name === 'AbortError')
+        throw unusable(`did not answer within ${timeoutMs} ms`)
+      // Said, redacted and bounded, rather than kept as the cause: a failed connection's message may quote what the server sent.
+      const cause = (error as { cause?: { message?: unknown } }).cause?.message ?? (error as Error).message
+      throw unusable(`cannot be reached (${quoteForMessage(String(cause), apiKey, 200)})`)
     }
     const redirect = readRedirect(response, target)
     if (redirect)
-      throw unusable(`answered ${redirectClause(redirect, text => quoteForMessage(text, apiKey))}`, undefined, 'set baseUrl to the URL the API answers at without a redirect')
+      throw unusable(`answered ${redirectClause(redirect, text => quoteForMessage(text, apiKey))}`, 'set baseUrl to the URL the API answers at without a redirect')
     if (!response.ok)
       throw unusable(`answered HTTP ${response.status}`)
     let answer: unknown
@@ -91,7 +96,7 @@ export function serverQueryEmbedder(options: ServerQueryEmbedderOptions): EmbedQ
       answer = await response.json()
     }
     catch {
-      // No cause: a parser's message quotes the answer, which may echo the key.
+      // Not the parser's message: it quotes the answer, which may echo the key.
       throw unusable('answered something other than JSON')
     }
     const embedding = (answer as { data?: { embedding?: unknown }[] } | null)?.data?.[0]?.embedding

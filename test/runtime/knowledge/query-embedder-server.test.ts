@@ -71,6 +71,15 @@ describe('serverQueryEmbedder', () => {
     expect(inspect(error, { depth: 10 })).not.toContain(KEY)
   })
 
+  it('says why a connection failed, the key replaced, and keeps no cause that could quote it', async () => {
+    const refused = async () => {
+      throw new TypeError('fetch failed', { cause: new Error(`bad header "Bearer ${KEY}"`) })
+    }
+    const error = await failure(() => undefined, { fetch: refused })
+    expect(error.message).toBe(`the embedding server at ${server.baseUrl} cannot be reached ("bad header \\"Bearer [redacted]\\""). To search by vector, check that the embedding server at ${server.baseUrl} runs test-embedder, the model the knowledge base was built with.`)
+    expect(inspect(error, { depth: 10 })).not.toContain(KEY)
+  })
+
   it('names a component beyond a 32-bit float as such', async () => {
     for (const component of ['1e999', '1e39']) {
       const error = await failure(() => ({ body: `{"data":[{"index":0,"embedding":[0.5,${component}]}]}` }))
