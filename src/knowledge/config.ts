@@ -2,7 +2,7 @@ import type { DiagnosticBag } from '../core/diagnostics'
 import type { YamlValue } from '../core/yaml'
 import type { RoutingConfig } from '../routing/config'
 import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path'
-import { baseUrlProblem } from '../core/http-json'
+import { baseUrlProblem, DEFAULT_RETRY_BUDGET_MS, MAX_RETRY_BUDGET_MS } from '../core/http-json'
 import { closest } from '../core/text'
 import { isYamlMapping, parseYaml } from '../core/yaml'
 import { DEFAULT_ROUTING, readRoutingConfig } from '../routing/config'
@@ -48,6 +48,8 @@ export interface EmbeddingServerConfig {
   concurrency: number
   /** How long one request may take, in milliseconds (default 60,000). */
   timeoutMs: number
+  /** How long one request may wait in all before its retries (Retry-After and backoff), in milliseconds (default 120,000). */
+  retryBudgetMs: number
 }
 
 /** Who computes the vectors: Transformers.js in the build, or an OpenAI-compatible embedding server. */
@@ -118,6 +120,7 @@ export const DEFAULT_SERVER: Omit<EmbeddingServerConfig, 'baseUrl'> = {
   maxBatchTokens: 16_384,
   concurrency: 4,
   timeoutMs: 60_000,
+  retryBudgetMs: DEFAULT_RETRY_BUDGET_MS,
 }
 export const DEFAULT_CHUNK: ChunkConfig = { maxTokens: 256, overlapTokens: 32 }
 export const DEFAULT_SEARCH: SearchConfig = { topK: 5, threshold: 0.3 }
@@ -129,7 +132,7 @@ const MODEL_ID = /^[\w.-]+(?:\/[\w.-]+)?$/
 /** A model's name on a server may carry a tag (`nomic-embed-text:v1.5`). */
 const SERVER_MODEL_ID = /^[\w.:-]+(?:\/[\w.:-]+)?$/
 const PROVIDERS: ModelProvider[] = ['transformers', 'openai-compatible']
-const SERVER_KEYS = ['baseUrl', 'apiKeyEnv', 'dimensions', 'batchSize', 'maxBatchTokens', 'concurrency', 'timeoutMs'] as const
+const SERVER_KEYS = ['baseUrl', 'apiKeyEnv', 'dimensions', 'batchSize', 'maxBatchTokens', 'concurrency', 'timeoutMs', 'retryBudgetMs'] as const
 /** The example of `model.baseUrl` in messages. */
 const EXAMPLE_SERVER_URL = 'https://api.openai.com/v1'
 
@@ -258,7 +261,7 @@ export function parseProjectConfig(projectDir: string, source: string, bag: Diag
     return settings
   }
   const embeddingServer = (model: Record<string, YamlValue>, maxTokens: number): EmbeddingServerConfig => {
-    const integer = (key: 'batchSize' | 'maxBatchTokens' | 'concurrency' | 'timeoutMs', min: number, max = Infinity): number =>
+    const integer = (key: 'batchSize' | 'maxBatchTokens' | 'concurrency' | 'timeoutMs' | 'retryBudgetMs', min: number, max = Infinity): number =>
       number(['model', key], model[key], DEFAULT_SERVER[key], n => Number.isInteger(n) && n >= min && n <= max, `an integer ${max === Infinity ? `of at least ${min}` : `from ${min} to ${max}`}`)
     const baseUrl = string(['model', 'baseUrl'], model.baseUrl, '').trim()
     if (model.baseUrl === undefined)
@@ -276,6 +279,7 @@ export function parseProjectConfig(projectDir: string, source: string, bag: Diag
       maxBatchTokens: integer('maxBatchTokens', maxTokens),
       concurrency: integer('concurrency', 1, 64),
       timeoutMs: integer('timeoutMs', 100),
+      retryBudgetMs: integer('retryBudgetMs', 0, MAX_RETRY_BUDGET_MS),
     }
     if (model.dimensions !== undefined)
       server.dimensions = number(['model', 'dimensions'], model.dimensions, 0, n => positive(n) && n <= 65_536, 'an integer from 1 to 65536')

@@ -8,7 +8,7 @@ import type { EmbeddingServerConfig } from './config'
 import type { Embedder, EmbedderRequests, EmbedKind, LocalTokenizer } from './embedder'
 import type { HttpJsonClient, HttpJsonOptions } from '../core/http-json'
 import { createHash } from 'node:crypto'
-import { createHttpJsonClient } from '../core/http-json'
+import { createHttpJsonClient, FaultyAnswerError } from '../core/http-json'
 import { sequenceFrame, unitVector } from '../runtime/knowledge/pooling'
 import { loadLocalTokenizer } from './embedder'
 
@@ -71,8 +71,8 @@ export interface ServerEmbedderOptions {
   revision: string
   /** Where the API key is read (default `process.env`). */
   env?: Record<string, string | undefined>
-  /** Tests: the HTTP client's clock, fetch and retry log. */
-  http?: Pick<HttpJsonOptions, 'sleep' | 'fetch' | 'log' | 'backoffMs' | 'attempts'>
+  /** Tests: the HTTP client's sleep, clock, fetch and retry log. */
+  http?: Pick<HttpJsonOptions, 'sleep' | 'now' | 'fetch' | 'log' | 'backoffMs' | 'attempts'>
 }
 
 export interface ServerEmbedder extends Embedder {
@@ -83,7 +83,17 @@ export interface ServerEmbedder extends Embedder {
   readonly requests: EmbedderRequests
 }
 
-/** What one request's answer must hold: one finite, non-zero vector per input, all of one length. */
+/** A vector component a 32-bit float cannot hold, as the server wrote it (JSON parsing reads 1e999 as Infinity). */
+function outOfRange(value: number): string {
+  return Number.isFinite(value) ? String(value) : `a number beyond ${value < 0 ? '-' : ''}1.8e308 (read as ${value})`
+}
+
+/**
+ * What one request's answer must hold: one finite, non-zero vector per input,
+ * all of one length, under the indexes 0..count−1 each once. Indexes that are
+ * not are a server fault ({@link FaultyAnswerError}: retried), since the
+ * vectors cannot be matched to their windows; the rest fail at once.
+ */
 function checkedVectors(answer: unknown, count: number, expected: number | undefined, http: HttpJsonClient, subject: string): Float32Array[] {
   const name = `The embedding server at ${http.endpoint}`
   const data = (answer as { data?: unknown } | null)?.data
@@ -91,23 +101,32 @@ function checkedVectors(answer: unknown, count: number, expected: number | undef
     throw new EmbeddingServerError(`${name} answered ${subject} without a "data" list of embeddings: is "model.baseUrl" an OpenAI-compatible API (ending in /v1)?`)
   if (data.length !== count)
     throw new EmbeddingServerError(`${name} answered ${subject} with ${data.length} embeddings for ${count} inputs.`)
-  const items = data as { index?: unknown, embedding?: unknown }[]
-  const ordered = items.every(item => typeof item?.index === 'number') ? [...items].sort((a, b) => (a.index as number) - (b.index as number)) : items
+  const items = data as ({ index?: unknown, embedding?: unknown } | null)[]
+  const ordered: typeof items = Array.from({ length: count })
+  for (const item of items) {
+    const index = item?.index
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= count || ordered[index] !== undefined) {
+      const expectedIndexes = count === 1 ? 'the integer 0' : `the integers 0 to ${count - 1}, each once`
+      throw new FaultyAnswerError(`${name} answered ${subject} with embeddings whose "index" fields are not ${expectedIndexes}: ${http.quote(items.map(one => one?.index ?? null))}. Its vectors cannot be matched to the inputs, so none is kept.`)
+    }
+    ordered[index] = item
+  }
   let length = expected
   return ordered.map((item) => {
     const embedding = item?.embedding
     if (!Array.isArray(embedding))
-      throw new EmbeddingServerError(`${name} answered ${subject} with an embedding that is not a list of numbers: ${http.excerpt(JSON.stringify(embedding ?? null))}`)
+      throw new EmbeddingServerError(`${name} answered ${subject} with an embedding that is not a list of numbers: ${http.quote(embedding ?? null)}`)
     length ??= embedding.length
     if (embedding.length !== length)
       throw new EmbeddingServerError(`${name} answered ${subject} with ${embedding.length}-dimensional vectors where ${length} dimensions were expected. Check "model.id" and "model.dimensions".`)
     const vector = unitVector(embedding)
-    if (!(vector instanceof Float32Array)) {
-      throw new EmbeddingServerError(vector.problem === 'zero'
-        ? `${name} answered ${subject} with an all-zero vector, which has no direction to search by.`
-        : `${name} answered ${subject} with a vector holding ${JSON.stringify(vector.value)}, which is not a finite number.`)
-    }
-    return vector
+    if (vector instanceof Float32Array)
+      return vector
+    if (vector.problem === 'zero')
+      throw new EmbeddingServerError(`${name} answered ${subject} with an all-zero vector, which has no direction to search by.`)
+    throw new EmbeddingServerError(vector.problem === 'out-of-range'
+      ? `${name} answered ${subject} with a vector holding ${outOfRange(vector.value)}, out of the range of a 32-bit float (at most 3.4e38 either side of zero).`
+      : `${name} answered ${subject} with a vector holding ${http.quote(vector.value)}, which is not a finite number.`)
   })
 }
 
@@ -150,7 +169,7 @@ export function planRequests(tokens: readonly number[], limits: Pick<EmbedderReq
 export async function createServerEmbedder(options: ServerEmbedderOptions): Promise<ServerEmbedder> {
   const { model, server, maxTokens, queryPrefix = '', documentPrefix = '' } = options
   const apiKey = (options.env ?? process.env)[server.apiKeyEnv] || undefined
-  const http = createHttpJsonClient(SERVER_ROLE, { baseUrl: server.baseUrl, apiKey, timeoutMs: server.timeoutMs, ...options.http })
+  const http = createHttpJsonClient(SERVER_ROLE, { baseUrl: server.baseUrl, apiKey, timeoutMs: server.timeoutMs, retryBudgetMs: server.retryBudgetMs, ...options.http })
   const tokenizer: LocalTokenizer | undefined = await loadLocalTokenizer(options.cacheDir, model, options.revision)
 
   const units = tokenizer ? 1 : CHARS_PER_TOKEN
@@ -188,7 +207,8 @@ export async function createServerEmbedder(options: ServerEmbedderOptions): Prom
   const send = async (texts: string[], log?: (line: string) => void): Promise<Float32Array[]> => {
     const subject = `a request of ${texts.length} input${texts.length === 1 ? '' : 's'}`
     const body = { model, input: texts, encoding_format: 'float', ...(server.dimensions ? { dimensions: server.dimensions } : {}) }
-    const vectors = checkedVectors(await http.post('/embeddings', body, subject, log), texts.length, dimensions, http, subject)
+    // Checked inside the request, so that an answer under the wrong indexes is retried and nothing of it is kept.
+    const vectors = await http.post('/embeddings', body, subject, { log, validate: answer => checkedVectors(answer, texts.length, dimensions, http, subject) })
     dimensions ??= vectors[0]?.length
     return vectors
   }

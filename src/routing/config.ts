@@ -1,6 +1,6 @@
 import type { DiagnosticBag, Position } from '../core/diagnostics'
 import type { YamlValue } from '../core/yaml'
-import { baseUrlProblem as sharedBaseUrlProblem } from '../core/http-json'
+import { baseUrlProblem as sharedBaseUrlProblem, DEFAULT_RETRY_BUDGET_MS, MAX_RETRY_BUDGET_MS } from '../core/http-json'
 import { closest } from '../core/text'
 import { isYamlMapping } from '../core/yaml'
 
@@ -20,6 +20,8 @@ export interface RoutingConfig {
   pageSize: number
   /** How long one request may take, in milliseconds (default 120,000). */
   timeoutMs: number
+  /** How long one request may wait in all before its retries (Retry-After and backoff), in milliseconds (default 120,000). */
+  retryBudgetMs: number
   /** Requests in flight at once (default 4). */
   concurrency: number
   /** The bound of the entry `SKILL.md`, in tokens (default 2,000): parent indexes are added until it fits. */
@@ -34,6 +36,7 @@ export const DEFAULT_ROUTING: RoutingConfig = {
   maxInputChars: 12_000,
   pageSize: 8,
   timeoutMs: 120_000,
+  retryBudgetMs: DEFAULT_RETRY_BUDGET_MS,
   concurrency: 4,
   maxEntryTokens: 2_000,
 }
@@ -74,7 +77,7 @@ export function readRoutingConfig(value: YamlValue | undefined, at: (path: strin
     bag.error('config-invalid', `"routing.${key}" must be a ${allowEmpty ? '' : 'non-empty '}string.`, at(['routing', key]))
     return DEFAULT_ROUTING[key]
   }
-  const integer = (key: 'maxInputChars' | 'pageSize' | 'timeoutMs' | 'concurrency' | 'maxEntryTokens', min: number, max = Infinity): number => {
+  const integer = (key: 'maxInputChars' | 'pageSize' | 'timeoutMs' | 'retryBudgetMs' | 'concurrency' | 'maxEntryTokens', min: number, max = Infinity): number => {
     const v = value[key]
     if (v === undefined)
       return DEFAULT_ROUTING[key]
@@ -91,6 +94,7 @@ export function readRoutingConfig(value: YamlValue | undefined, at: (path: strin
     maxInputChars: integer('maxInputChars', 500),
     pageSize: integer('pageSize', 2, 12),
     timeoutMs: integer('timeoutMs', 100),
+    retryBudgetMs: integer('retryBudgetMs', 0, MAX_RETRY_BUDGET_MS),
     concurrency: integer('concurrency', 1, 32),
     maxEntryTokens: integer('maxEntryTokens', 1000),
   }

@@ -36,8 +36,8 @@ export interface RouteProjectOptions {
   stats?: RoutingStats
   /** One line per retry. */
   log?: (line: string) => void
-  /** Client internals for tests: fetch, backoff, sleep. */
-  client?: Pick<ChatClientOptions, 'fetch' | 'backoffMs' | 'sleep' | 'attempts'>
+  /** Client internals for tests: fetch, backoff, sleep, clock. */
+  client?: Pick<ChatClientOptions, 'fetch' | 'backoffMs' | 'sleep' | 'now' | 'attempts'>
 }
 
 /** The routing model a project uses: `routing.model`, else `SKILL_KIT_LLM_MODEL`; `undefined`: the offline router. */
@@ -77,7 +77,7 @@ export async function routeKnowledgeProject(project: KnowledgeProject, options: 
       throw new RoutingError(`The routing model "${model}" needs an API key in the environment variable ${apiKeyEnv} ("routing.apiKeyEnv"): export ${apiKeyEnv}=… before building. For a local server that ignores it, any placeholder will do.`)
     const client = cacheOnly
       ? undefined
-      : createChatClient({ baseUrl, model, apiKey: apiKey!, timeoutMs: config.routing.timeoutMs, log: options.log, ...options.client })
+      : createChatClient({ baseUrl, model, apiKey: apiKey!, timeoutMs: config.routing.timeoutMs, retryBudgetMs: config.routing.retryBudgetMs, log: options.log, ...options.client })
     llm = {
       client,
       model,

@@ -26,7 +26,7 @@ describe('parseProjectConfig', () => {
       chunk: { maxTokens: 256, overlapTokens: 32 },
       search: { topK: 5, threshold: 0.3 },
       watch: { settleMs: 50, maxWaitMs: 1000 },
-      routing: { baseUrl: 'https://api.openai.com/v1', model: '', apiKeyEnv: 'OPENAI_API_KEY', language: 'English', maxInputChars: 12000, pageSize: 8, timeoutMs: 120000, concurrency: 4, maxEntryTokens: 2000 },
+      routing: { baseUrl: 'https://api.openai.com/v1', model: '', apiKeyEnv: 'OPENAI_API_KEY', language: 'English', maxInputChars: 12000, pageSize: 8, timeoutMs: 120000, retryBudgetMs: 120000, concurrency: 4, maxEntryTokens: 2000 },
     })
   })
 
@@ -34,7 +34,7 @@ describe('parseProjectConfig', () => {
     const { config, diagnostics } = parse(JSON.stringify(defaultProjectConfig('home'), null, 2))
     expect(diagnostics).toEqual([])
     expect(config?.description).toContain('home knowledge base')
-    expect(config?.routing).toEqual({ baseUrl: 'https://api.openai.com/v1', model: '', apiKeyEnv: 'OPENAI_API_KEY', language: 'English', maxInputChars: 12000, pageSize: 8, timeoutMs: 120000, concurrency: 4, maxEntryTokens: 2000 })
+    expect(config?.routing).toEqual({ baseUrl: 'https://api.openai.com/v1', model: '', apiKeyEnv: 'OPENAI_API_KEY', language: 'English', maxInputChars: 12000, pageSize: 8, timeoutMs: 120000, retryBudgetMs: 120000, concurrency: 4, maxEntryTokens: 2000 })
   })
 
   it('reports every problem with its line', () => {
@@ -96,7 +96,7 @@ describe('parseProjectConfig', () => {
       maxTokens: 256,
       queryPrefix: '',
       documentPrefix: '',
-      server: { baseUrl: 'http://localhost:11434/v1/', apiKeyEnv: 'OPENAI_API_KEY', dimensions: 256, batchSize: 32, maxBatchTokens: 16384, concurrency: 4, timeoutMs: 60000 },
+      server: { baseUrl: 'http://localhost:11434/v1/', apiKeyEnv: 'OPENAI_API_KEY', dimensions: 256, batchSize: 32, maxBatchTokens: 16384, concurrency: 4, timeoutMs: 60000, retryBudgetMs: 120000 },
     })
   })
 
@@ -121,6 +121,17 @@ describe('parseProjectConfig', () => {
     expect(lines('{ "id": "bge", "baseUrl": "https://example.com/v1", "concurrency": 2 }')).toEqual([
       ['config-invalid', 2, 38, '"model.baseUrl" applies to an embedding server only: set "model.provider" to "openai-compatible", or remove it.'],
       ['config-invalid', 2, 79, '"model.concurrency" applies to an embedding server only: set "model.provider" to "openai-compatible", or remove it.'],
+    ])
+  })
+
+  it('reads an embedding server\'s retry budget, from 0 to an hour, and checks it at its place', () => {
+    const server = (budget: string) => parse(`{\n  "model": { "provider": "openai-compatible", "id": "bge", "baseUrl": "http://127.0.0.1:8080/v1", "retryBudgetMs": ${budget} }\n}`)
+    expect(server('0').config?.model).toMatchObject({ server: { retryBudgetMs: 0, timeoutMs: 60000 } })
+    expect(server('3600000').config?.model).toMatchObject({ server: { retryBudgetMs: 3600000 } })
+    for (const budget of ['-1', '1.5', '3600001', '"60000"'])
+      expect(server(budget).diagnostics).toEqual([['config-invalid', 2, 116, '"model.retryBudgetMs" must be an integer from 0 to 3600000.']])
+    expect(parse('{\n  "model": { "retryBudgetMs": 1000 }\n}').diagnostics).toEqual([
+      ['config-invalid', 2, 31, '"model.retryBudgetMs" applies to an embedding server only: set "model.provider" to "openai-compatible", or remove it.'],
     ])
   })
 

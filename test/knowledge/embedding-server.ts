@@ -19,6 +19,8 @@ export interface EmbeddingCall {
 
 export interface EmbeddingReply {
   status?: number
+  /** The status line's reason phrase (default Node's for the status). */
+  statusText?: string
   headers?: Record<string, string>
   /** The whole response body; by default the embeddings of `vectors`, else of the inputs. */
   body?: string
@@ -73,7 +75,10 @@ export async function startEmbeddingServer(hooks: EmbeddingServerHooks = {}): Pr
         return
       const dims = body.dimensions ?? hooks.dimensions ?? 16
       const vectors = answer.vectors ?? body.input.map(text => wordVector(text, dims))
-      response.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers })
+      const headers = { 'content-type': 'application/json', ...answer.headers }
+      if (answer.statusText === undefined)
+        response.writeHead(answer.status ?? 200, headers)
+      else response.writeHead(answer.status ?? 200, answer.statusText, headers)
       response.end(answer.body ?? JSON.stringify({
         object: 'list',
         model: body.model,

@@ -22,6 +22,7 @@ describe('"routing" in skill-kit.json', () => {
       maxInputChars: 12000,
       pageSize: 8,
       timeoutMs: 120000,
+      retryBudgetMs: 120000,
       concurrency: 4,
       maxEntryTokens: 2000,
     })
@@ -29,9 +30,9 @@ describe('"routing" in skill-kit.json', () => {
   })
 
   it('reads every setting', () => {
-    const { config, diagnostics } = parse(JSON.stringify({ routing: { baseUrl: 'http://127.0.0.1:8080/v1', model: 'local', apiKeyEnv: 'LOCAL_KEY', language: 'German', maxInputChars: 4000, pageSize: 12, timeoutMs: 5000, concurrency: 2, maxEntryTokens: 1500 } }))
+    const { config, diagnostics } = parse(JSON.stringify({ routing: { baseUrl: 'http://127.0.0.1:8080/v1', model: 'local', apiKeyEnv: 'LOCAL_KEY', language: 'German', maxInputChars: 4000, pageSize: 12, timeoutMs: 5000, retryBudgetMs: 0, concurrency: 2, maxEntryTokens: 1500 } }))
     expect(diagnostics).toEqual([])
-    expect(config?.routing).toEqual({ baseUrl: 'http://127.0.0.1:8080/v1', model: 'local', apiKeyEnv: 'LOCAL_KEY', language: 'German', maxInputChars: 4000, pageSize: 12, timeoutMs: 5000, concurrency: 2, maxEntryTokens: 1500 })
+    expect(config?.routing).toEqual({ baseUrl: 'http://127.0.0.1:8080/v1', model: 'local', apiKeyEnv: 'LOCAL_KEY', language: 'German', maxInputChars: 4000, pageSize: 12, timeoutMs: 5000, retryBudgetMs: 0, concurrency: 2, maxEntryTokens: 1500 })
   })
 
   it('reports every problem at its position, with suggestions', () => {
@@ -43,6 +44,7 @@ describe('"routing" in skill-kit.json', () => {
       '    "apiKeyEnv": "sk-live-123",',
       '    "pageSize": 20,',
       '    "timeoutMs": 0,',
+      '    "retryBudgetMs": 3600001,',
       '    "concurency": 2',
       '  }',
       '}',
@@ -54,7 +56,8 @@ describe('"routing" in skill-kit.json', () => {
       ['config-invalid', 5, 18, '"routing.apiKeyEnv" names the environment variable holding the key, e.g. "OPENAI_API_KEY"; the key itself never goes in skill-kit.json.'],
       ['config-invalid', 6, 17, '"routing.pageSize" must be an integer from 2 to 12.'],
       ['config-invalid', 7, 18, '"routing.timeoutMs" must be an integer of at least 100.'],
-      ['config-unknown-key', 8, 5, 'Unknown key "routing.concurency". Did you mean "routing.concurrency"?'],
+      ['config-invalid', 8, 22, '"routing.retryBudgetMs" must be an integer from 0 to 3600000.'],
+      ['config-unknown-key', 9, 5, 'Unknown key "routing.concurency". Did you mean "routing.concurrency"?'],
     ])
   })
 

@@ -66,22 +66,28 @@ export function meanPoolNormalize(hidden: Float32Array, batch: number, sequence:
 
 /** Why a vector an embedding server sent cannot be searched by. */
 export type VectorProblem =
-  | { problem: 'not-finite', value: unknown }
+  /** A string, `null` (how JSON writes NaN), an object: not a number at all. */
+  | { problem: 'not-a-number', value: unknown }
+  /** A number no 32-bit float holds (1e39; 1e999, which JSON parsing reads as Infinity): the vector would hold Infinity. */
+  | { problem: 'out-of-range', value: number }
   | { problem: 'zero' }
 
 /**
  * `values` (a vector as an embedding server sends it) scaled to unit length,
  * as cosine similarity needs: TEI and OpenAI normalize, Ollama and vLLM may
- * not. A value that is not a finite number, or a vector of zeros (no
- * direction), is the problem instead.
+ * not. A value that is not a number, or that a 32-bit float cannot hold
+ * (vectors are stored as Float32Array, where it would become Infinity), or
+ * a vector of zeros (no direction), is the problem instead.
  */
 export function unitVector(values: readonly unknown[]): Float32Array | VectorProblem {
   const vector = new Float32Array(values.length)
   let norm = 0
   for (let d = 0; d < values.length; d++) {
     const value = values[d]
-    if (typeof value !== 'number' || !Number.isFinite(value))
-      return { problem: 'not-finite', value }
+    if (typeof value !== 'number' || Number.isNaN(value))
+      return { problem: 'not-a-number', value }
+    if (!Number.isFinite(Math.fround(value)))
+      return { problem: 'out-of-range', value }
     vector[d] = value
     norm += value * value
   }

@@ -1,17 +1,26 @@
 // Query embedding at run time through an embedding server speaking the
 // OpenAI-compatible POST /v1/embeddings API: the same server (and model) a
 // knowledge base was built with (`model.provider: "openai-compatible"`), so
-// queries land in the space of its vectors. Needs only `fetch`.
+// queries land in the space of its vectors. Needs only `fetch`. Like the
+// build's client, it never follows a redirect, and quotes nothing a server
+// says without bounding it and replacing the key.
 
 import type { EmbedQuery } from './query-embedder'
+import type { RedirectResponse } from './redirect'
+import { quoteForMessage } from '../../core/redact'
 import { KnowledgeError } from './errors'
 import { QueryModelUnavailableError } from './knowledge'
 import { isLoopbackHost } from './loopback'
 import { nodeProcess } from './node-host'
 import { unitVector } from './pooling'
+import { readRedirect, redirectClause } from './redirect'
 
-/** The part of `fetch` this module uses, so that apps compiled without the DOM's or Node's types can pass one. */
-export type FetchLike = (url: string, init: { method: 'POST', headers: Record<string, string>, body: string, signal: unknown }) => Promise<{ ok: boolean, status: number, json: () => Promise<unknown> }>
+/**
+ * The part of `fetch` this module uses, so that apps compiled without the DOM's
+ * or Node's types can pass one. `redirect: 'manual'` is always asked: a
+ * redirect answer (`type` and `headers` are read when there) is refused.
+ */
+export type FetchLike = (url: string, init: { method: 'POST', headers: Record<string, string>, body: string, redirect: 'manual', signal: unknown }) => Promise<RedirectResponse & { ok: boolean, json: () => Promise<unknown> }>
 
 /** Where and how to embed queries (the `model` settings the knowledge base was built with). */
 export interface ServerQueryEmbedderOptions {
@@ -53,32 +62,52 @@ export function serverQueryEmbedder(options: ServerQueryEmbedderOptions): EmbedQ
   const { model, dimensions, queryPrefix = '', timeoutMs = 10_000 } = options
   const doFetch = options.fetch ?? (fetch as unknown as FetchLike)
   const fix = `check that the embedding server at ${endpoint} runs ${model}, the model the knowledge base was built with`
-  const unusable = (reason: string, cause?: unknown) => new QueryModelUnavailableError(`the embedding server at ${endpoint} ${reason}`, fix, { cause })
+  // No cause is kept: what the server sent may quote the key.
+  const unusable = (reason: string, remedy = fix) => new QueryModelUnavailableError(`the embedding server at ${endpoint} ${reason}`, remedy)
+  const target = `${endpoint}/embeddings`
 
   return async (query) => {
     let response: Awaited<ReturnType<FetchLike>>
-    let answer: unknown
     try {
-      response = await doFetch(`${endpoint}/embeddings`, {
+      // Never followed: fetch would send the key and the query again to wherever Location points.
+      response = await doFetch(target, {
         method: 'POST',
         headers,
         body: JSON.stringify({ model, input: [queryPrefix + query], encoding_format: 'float', ...(dimensions ? { dimensions } : {}) }),
+        redirect: 'manual',
         signal: AbortSignal.timeout(timeoutMs),
       })
-      answer = response.ok ? await response.json() : undefined
     }
     catch (error) {
       const name = (error as Error).name
-      throw unusable(name === 'TimeoutError' || name === 'AbortError' ? `did not answer within ${timeoutMs} ms` : 'cannot be reached', error)
+      if (name === 'TimeoutError' || name === 'AbortError')
+        throw unusable(`did not answer within ${timeoutMs} ms`)
+      // Said, redacted and bounded, rather than kept as the cause: a failed connection's message may quote what the server sent.
+      const cause = (error as { cause?: { message?: unknown } }).cause?.message ?? (error as Error).message
+      throw unusable(`cannot be reached (${quoteForMessage(String(cause), apiKey, 200)})`)
     }
+    const redirect = readRedirect(response, target)
+    if (redirect)
+      throw unusable(`answered ${redirectClause(redirect, text => quoteForMessage(text, apiKey))}`, 'set baseUrl to the URL the API answers at without a redirect')
     if (!response.ok)
       throw unusable(`answered HTTP ${response.status}`)
+    let answer: unknown
+    try {
+      answer = await response.json()
+    }
+    catch {
+      // Not the parser's message: it quotes the answer, which may echo the key.
+      throw unusable('answered something other than JSON')
+    }
     const embedding = (answer as { data?: { embedding?: unknown }[] } | null)?.data?.[0]?.embedding
     if (!Array.isArray(embedding) || embedding.length === 0 || (dimensions !== undefined && embedding.length !== dimensions))
       throw unusable(`answered without ${dimensions ? `a ${dimensions}-dimensional embedding` : 'an embedding'}`)
     const vector = unitVector(embedding)
-    if (!(vector instanceof Float32Array))
-      throw unusable(vector.problem === 'zero' ? 'answered an all-zero vector' : 'answered a vector holding something other than finite numbers')
+    if (!(vector instanceof Float32Array)) {
+      throw unusable(vector.problem === 'zero'
+        ? 'answered an all-zero vector'
+        : vector.problem === 'out-of-range' ? 'answered a vector holding a number out of the range of a 32-bit float' : 'answered a vector holding something other than numbers')
+    }
     return vector
   }
 }
