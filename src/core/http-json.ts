@@ -7,7 +7,7 @@
 
 import { isLoopbackHost } from '../runtime/knowledge/loopback'
 import { readRedirect, redirectClause } from '../runtime/knowledge/redirect'
-import { quoteForMessage, redactSecret } from './redact'
+import { quoteForMessage, redactSecret } from '../runtime/redact'
 
 /** Who calls: the settings key named in messages, the server as people call it, and the error to throw. */
 export interface HttpJsonRole {

@@ -5,7 +5,7 @@
 
 import type { HttpJsonOptions, HttpJsonRole } from '../core/http-json'
 import { createHttpJsonClient } from '../core/http-json'
-import { quoteForMessage, redactJson } from '../core/redact'
+import { quoteForMessage, redactJson } from '../runtime/redact'
 import { DEFAULT_ROUTING } from './config'
 
 /** A routing failure, said for people (it names the document or page it concerns). */

@@ -7,7 +7,7 @@
 
 import type { EmbedQuery } from './query-embedder'
 import type { RedirectResponse } from './redirect'
-import { quoteForMessage } from '../../core/redact'
+import { quoteForMessage } from '../redact'
 import { KnowledgeError } from './errors'
 import { QueryModelUnavailableError } from './knowledge'
 import { isLoopbackHost } from './loopback'

@@ -1,6 +1,7 @@
 // What a server or a model says may carry the API key we sent it (echoed in a
-// status text, an answer, a vector): every text of theirs that we print,
-// cache or write goes through here first.
+// status text, an answer, a vector): every text of theirs that we print, cache
+// or write goes through here first. In the runtime, which queries servers
+// too, so that the build and the runtime share one redactor.
 
 /** What stands in for the key. */
 export const REDACTED = '[redacted]'

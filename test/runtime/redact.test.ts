@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { quoteForMessage, redactJson, redactSecret } from '../../src/core/redact'
+import { quoteForMessage, redactJson, redactSecret } from '../../src/runtime/redact'
 
 const KEY = 'sk-test-0123456789abcdef'
 
