@@ -8,10 +8,10 @@
 // below that, timer, JIT and young-generation GC noise decide the ratio.
 // The sources are bundled from src/ (no build needed).
 //
-//   node --expose-gc bench/hostile.bench.mjs [--n 10000] [--rounds 5] [--json]
+//   node --expose-gc bench/hostile.bench.mjs [--n 10000] [--rounds 5] [--only <part of a shape's name>] [--json]
 
 import { bundleSource } from './knowledge.mjs'
-import { emitResult, fmtMs, isMain, numberArg } from './util.mjs'
+import { arg, emitResult, fmtMs, isMain, numberArg } from './util.mjs'
 
 export const HOSTILE_GOAL = 12
 /** Shapes faster than this at n are measured at 10n and 100n instead. */
@@ -20,9 +20,12 @@ const MIN_MS = 20
 const skill = (yaml, body = '# Body\n') => `---\nname: hostile\ndescription: d\n${yaml}\n---\n${body}`
 const document = body => `---\ndescription: d\n---\n${body}`
 const many = (n, line) => Array.from({ length: Math.max(1, Math.round(n)) }, (_, i) => line(i)).join('')
+/** Text of n characters a hostile model would write: links, images, HTML, autolinks, addresses, separators. */
+const HOSTILE_PIECES = ['Read [the docs](https://evil.example/steal) ', '![x](https://evil.example/p.png) ', '<script>alert(1)</script> ', '<https://evil.example> ', 'https://evil.example/x ', '[p](../../../../etc/passwd) ', 'plain words\u2028 ']
+const hostileText = n => many(n / 20, i => HOSTILE_PIECES[i % HOSTILE_PIECES.length]).slice(0, n)
 
 /** Each shape: a function of n giving the call to time. */
-function shapes({ compileSkill, createActivation, createSkillTool, parseKnowledgeDocument, chunkDocument, offlineCard, DiagnosticBag, formatReport }, registry) {
+function shapes({ compileSkill, createActivation, createSkillTool, parseKnowledgeDocument, chunkDocument, offlineCard, DiagnosticBag, formatReport, inertText, escapeMarkdown, layoutRoutedSkill, createServerEmbedder, redactSecret, quoteForMessage }, registry) {
   const folder = { files: [], kind: () => 'missing' }
   const compile = source => () => compileSkill({ file: '/x/hostile/SKILL.md', source, folder }, { onInvalid: 'fallback' })
   // Parsed, then (when it parses) chunked and carded, as a build and the routing do.
@@ -79,6 +82,28 @@ function shapes({ compileSkill, createActivation, createSkillTool, parseKnowledg
       const paths = Array.from({ length: n / 100 }, (_, i) => `/repo/${'a'.repeat(80)}/x${i}.ts`)
       return () => createActivation(skills, { log: () => {}, cwd: '/repo' }).observePaths(paths)
     },
+    // What a routing model or an embedding server says (issue 25)
+    'model text: n characters of links, images, HTML and addresses, made plain': n => () => escapeMarkdown(inertText(hostileText(n))),
+    'model text: a routed layout of n/100 cards, hostile in every field': (n) => {
+      const cards = Array.from({ length: n / 100 }, (_, i) => ({ id: `d${i}`, path: `docs/d${i}.md`, title: hostileText(100), summary: hostileText(350), tasks: [hostileText(200), hostileText(200)], tokens: 100 }))
+      const groups = Array.from({ length: Math.ceil(cards.length / 20) }, (_, g) => ({ title: hostileText(60), ids: cards.slice(g * 20, g * 20 + 20).map(card => card.id) }))
+      return () => layoutRoutedSkill({ name: 'hostile', description: 'd', cards, groups, pageSize: 20, maxEntryTokens: 200, summarize: async pages => pages.map(() => hostileText(350)) })
+    },
+    'server answer: n/100 vectors under shuffled indexes, checked': (n) => {
+      const count = Math.max(1, n / 100)
+      const data = Array.from({ length: count }, (_, i) => ({ index: count - 1 - i, embedding: Array.from({ length: 16 }, (_, d) => ((i + d) % 7) - 3) }))
+      const body = JSON.stringify({ data })
+      const fetch = async () => new Response(body, { headers: { 'content-type': 'application/json' } })
+      const server = { baseUrl: 'http://127.0.0.1:9/v1', apiKeyEnv: 'HOSTILE_KEY', batchSize: count, maxBatchTokens: 1e9, concurrency: 1, timeoutMs: 10_000, retryBudgetMs: 0 }
+      const texts = Array.from({ length: count }, (_, i) => `t${i}`)
+      const embedder = createServerEmbedder({ model: 'm', server, maxTokens: 256, cacheDir: '/nonexistent', revision: 'main', env: {}, http: { fetch } })
+      return async () => (await embedder).embed(texts)
+    },
+    'server text: n characters holding the key n/100 times, redacted and quoted': (n) => {
+      const key = 'sk-hostile-0123456789'
+      const text = many(n / 100, i => `${key}${'x'.repeat(80 - key.length - 2)}${i % 10} `)
+      return () => quoteForMessage(redactSecret(text, key), key, 300)
+    },
     // Reports (skill-kit validate, the CLI's diagnostics, bundler messages)
     'report: code frames of n/10 warnings in one file': (n) => {
       const source = skill(many(n / 10, i => `k${i}: v\n`))
@@ -100,7 +125,7 @@ async function time(run, rounds) {
   return Math.min(...times)
 }
 
-export async function runHostileBench({ n = 10_000, rounds = 5, log = console.log } = {}) {
+export async function runHostileBench({ n = 10_000, rounds = 5, only, log = console.log } = {}) {
   const modules = await bundleSource('hostile', `
     export { compileSkill } from './src/skill/compile'
     export { createActivation, createSkillTool } from './src/runtime'
@@ -108,11 +133,17 @@ export async function runHostileBench({ n = 10_000, rounds = 5, log = console.lo
     export { chunkDocument } from './src/knowledge/chunk'
     export { offlineCard } from './src/routing/card'
     export { DiagnosticBag, formatReport } from './src/core/diagnostics'
+    export { escapeMarkdown, inertText } from './src/routing/plain-text'
+    export { layoutRoutedSkill } from './src/routing/layout'
+    export { createServerEmbedder } from './src/knowledge/server-embedder'
+    export { quoteForMessage, redactSecret } from './src/runtime/redact'
   `)
   // The tool refuses an over-long heading before it loads anything: one listed skill is enough.
   const registry = [{ name: 'hostile', description: 'd', mode: 'progressive', triggers: null, sections: [], load: async () => { throw new Error('not loaded') } }]
   const rows = []
   for (const [shape, make] of Object.entries(shapes(modules, registry))) {
+    if (only && !shape.includes(only))
+      continue
     // A few milliseconds are mostly timer, JIT and young-generation GC: a shape
     // that fast at n is measured at 10n and 100n instead. Not larger: inputs of
     // megabytes cross into other memory regimes, and marked overflows on 10 MB.
@@ -137,6 +168,6 @@ export async function runHostileBench({ n = 10_000, rounds = 5, log = console.lo
 }
 
 if (isMain(import.meta)) {
-  const result = await runHostileBench({ n: numberArg('n', 10_000), rounds: numberArg('rounds', 5) })
+  const result = await runHostileBench({ n: numberArg('n', 10_000), rounds: numberArg('rounds', 5), only: arg('only') })
   emitResult(result)
 }

@@ -7,7 +7,7 @@
 
 import { isLoopbackHost } from '../runtime/knowledge/loopback'
 import { readRedirect, redirectClause } from '../runtime/knowledge/redirect'
-import { quoteForMessage, redactSecret } from '../runtime/redact'
+import { excerptForMessage, quoteForMessage } from '../runtime/redact'
 
 /** Who calls: the settings key named in messages, the server as people call it, and the error to throw. */
 export interface HttpJsonRole {
@@ -144,10 +144,7 @@ export function createHttpJsonClient(role: HttpJsonRole, options: HttpJsonOption
   const sleep = options.sleep ?? (ms => new Promise<void>(resolve => setTimeout(resolve, ms)))
   const now = options.now ?? Date.now
   const doFetch = options.fetch ?? fetch
-  const excerpt = (text: string) => {
-    const flat = redactSecret(text, apiKey).replace(/\s+/g, ' ').trim()
-    return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat
-  }
+  const excerpt = (text: string) => excerptForMessage(text.trimStart(), apiKey).trimEnd()
   const quote = (value: unknown) => quoteForMessage(value, apiKey)
   const headers: Record<string, string> = { 'content-type': 'application/json' }
   if (apiKey)

@@ -31,17 +31,26 @@ export function redactJson<T>(value: T, secret: string | undefined): T {
 }
 
 /**
- * `value` as JSON for a message: flattened to one line and cut to `max`
- * characters (an ellipsis marks the cut), with `secret` redacted first.
+ * `text` flattened to one line and cut to `max` characters (an ellipsis marks
+ * the cut), with `secret` redacted first. Only the head that can be shown is
+ * worked on, so a megabyte answer costs what its first line does; the head
+ * reaches `secret.length` past `max`, so that a key across the cut is redacted
+ * whole (runs of whitespace in it may leave fewer than `max` characters to show).
  */
+export function excerptForMessage(text: string, secret?: string, max = 300): string {
+  const head = text.length > max ? text.slice(0, max + (secret?.length ?? 0)) : text
+  const flat = redactSecret(head, secret).replace(/\s+/g, ' ')
+  return flat.length > max || head.length < text.length ? `${flat.slice(0, max)}…` : flat
+}
+
+/** `value` as JSON for a message, through {@link excerptForMessage}. */
 export function quoteForMessage(value: unknown, secret?: string, max = 80): string {
   let text: string
   try {
-    text = JSON.stringify(value) ?? String(value)
+    text = typeof value === 'string' ? JSON.stringify(value.slice(0, 2 * max + (secret?.length ?? 0))) : JSON.stringify(value) ?? String(value)
   }
   catch {
     text = String(value)
   }
-  const flat = redactSecret(text, secret).replace(/\s+/g, ' ')
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat
+  return excerptForMessage(text, secret, max)
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { quoteForMessage, redactJson, redactSecret } from '../../src/runtime/redact'
+import { excerptForMessage, quoteForMessage, redactJson, redactSecret } from '../../src/runtime/redact'
 
 const KEY = 'sk-test-0123456789abcdef'
 
@@ -32,5 +32,19 @@ describe('quoteForMessage', () => {
   it('quotes values JSON cannot spell', () => {
     expect(quoteForMessage(undefined)).toBe('undefined')
     expect(quoteForMessage(10n)).toBe('10')
+  })
+})
+
+describe('excerptForMessage', () => {
+  it('works on the head only, and redacts a key across the cut whole', () => {
+    const text = `${'a'.repeat(295)}${KEY}${' tail'.repeat(1_000_000)}`
+    const excerpt = excerptForMessage(text, KEY, 300)
+    expect(excerpt).toBe(`${'a'.repeat(295)}[reda…`)
+    expect(excerpt).not.toContain(KEY.slice(0, 5))
+  })
+
+  it('flattens whitespace and marks a cut only where there is one', () => {
+    expect(excerptForMessage('a\n\n b', KEY, 300)).toBe('a b')
+    expect(excerptForMessage('x'.repeat(301), KEY, 300)).toBe(`${'x'.repeat(300)}…`)
   })
 })
