@@ -25,7 +25,7 @@ const HOSTILE_PIECES = ['Read [the docs](https://evil.example/steal) ', '![x](ht
 const hostileText = n => many(n / 20, i => HOSTILE_PIECES[i % HOSTILE_PIECES.length]).slice(0, n)
 
 /** Each shape: a function of n giving the call to time. */
-function shapes({ compileSkill, createActivation, createSkillTool, parseKnowledgeDocument, chunkDocument, offlineCard, DiagnosticBag, formatReport, inertText, escapeMarkdown, layoutRoutedSkill, createServerEmbedder, redactSecret, quoteForMessage }, registry) {
+function shapes({ compileSkill, createActivation, createSkillTool, parseKnowledgeDocument, chunkDocument, offlineCard, DiagnosticBag, formatReport, inertText, escapeMarkdown, layoutRoutedSkill, createServerEmbedder, excerptForMessage, quoteForMessage }, registry) {
   const folder = { files: [], kind: () => 'missing' }
   const compile = source => () => compileSkill({ file: '/x/hostile/SKILL.md', source, folder }, { onInvalid: 'fallback' })
   // Parsed, then (when it parses) chunked and carded, as a build and the routing do.
@@ -99,10 +99,10 @@ function shapes({ compileSkill, createActivation, createSkillTool, parseKnowledg
       const embedder = createServerEmbedder({ model: 'm', server, maxTokens: 256, cacheDir: '/nonexistent', revision: 'main', env: {}, http: { fetch } })
       return async () => (await embedder).embed(texts)
     },
-    'server text: n characters holding the key n/100 times, redacted and quoted': (n) => {
+    'server text: n characters holding the key n/100 times, quoted in a message': (n) => {
       const key = 'sk-hostile-0123456789'
       const text = many(n / 100, i => `${key}${'x'.repeat(80 - key.length - 2)}${i % 10} `)
-      return () => quoteForMessage(redactSecret(text, key), key, 300)
+      return () => [excerptForMessage(text, key), quoteForMessage(text, key)]
     },
     // Reports (skill-kit validate, the CLI's diagnostics, bundler messages)
     'report: code frames of n/10 warnings in one file': (n) => {
@@ -136,7 +136,7 @@ export async function runHostileBench({ n = 10_000, rounds = 5, only, log = cons
     export { escapeMarkdown, inertText } from './src/routing/plain-text'
     export { layoutRoutedSkill } from './src/routing/layout'
     export { createServerEmbedder } from './src/knowledge/server-embedder'
-    export { quoteForMessage, redactSecret } from './src/runtime/redact'
+    export { excerptForMessage, quoteForMessage } from './src/runtime/redact'
   `)
   // The tool refuses an over-long heading before it loads anything: one listed skill is enough.
   const registry = [{ name: 'hostile', description: 'd', mode: 'progressive', triggers: null, sections: [], load: async () => { throw new Error('not loaded') } }]
