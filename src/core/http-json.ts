@@ -112,7 +112,6 @@ export function endpointOf(baseUrl: string): string {
   return url.href.replace(/\/+$/, '')
 }
 
-
 const RETRYABLE = (status: number) => status === 429 || status >= 500
 
 /** Seconds or an HTTP date, as milliseconds from `now`; `undefined` when absent or unreadable. */
