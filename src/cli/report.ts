@@ -1,7 +1,7 @@
 import type { Diagnostic } from '../core/diagnostics'
-import { readFileSync, statSync } from 'node:fs'
 import { relative } from 'node:path'
 import { codeFrame, formatDiagnostic } from '../core/diagnostics'
+import { frameSource } from '../core/frame-source'
 
 /** A path as the user typed it from the working folder, so terminals and editors can open `file:line:col`. */
 export function displayPath(file: string): string {
@@ -14,18 +14,14 @@ export function displayPath(file: string): string {
  * a symlink has none), blocks separated by blank lines.
  */
 export function renderDiagnostics(diagnostics: readonly Diagnostic[]): string {
+  // Each file is read once, through the last line a frame shows: never more of a huge file than that.
+  const deepest = new Map<string, number>()
+  for (const d of diagnostics)
+    deepest.set(d.file, Math.max(deepest.get(d.file) ?? 0, d.line))
   const sources = new Map<string, string | undefined>()
   const sourceOf = (file: string) => {
-    if (!sources.has(file)) {
-      let text: string | undefined
-      try {
-        text = statSync(file).isFile() ? readFileSync(file, 'utf8') : undefined
-      }
-      catch {
-        text = undefined
-      }
-      sources.set(file, text)
-    }
+    if (!sources.has(file))
+      sources.set(file, frameSource(file, deepest.get(file)!))
     return sources.get(file)
   }
   return diagnostics.map((d) => {

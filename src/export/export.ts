@@ -8,13 +8,12 @@ import type { KnowledgeProject, ProjectBuild, ProjectBuildOptions } from '../kno
 import type { RouteProjectOptions } from '../routing/project'
 import type { ExportAssets } from './assets'
 import type { ExportFile } from './folder'
-import { isAbsolute, relative, resolve } from 'node:path'
 import { loadKnowledgeFolder } from '../knowledge/load-folder'
 import { buildKnowledgeProject } from '../knowledge/project'
 import { routeKnowledgeProject } from '../routing/project'
 import { packageExportAssets } from './assets'
 import { ExportError } from './error'
-import { assertNewDestination, sortedFiles, writeExportFolder } from './folder'
+import { assertNewDestination, assertOutsideKnowledge, sortedFiles, writeExportFolder } from './folder'
 import { routedExportFiles } from './routed'
 import { semanticExportFiles } from './semantic'
 
@@ -78,9 +77,7 @@ export async function planKnowledgeExport(project: KnowledgeProject, options: Ex
 export async function exportKnowledgeProject(project: KnowledgeProject, dest: string, options: ExportOptions & { shownDest?: string }): Promise<ExportPlan | KnowledgeBuildFailure> {
   const shown = options.shownDest ?? dest
   assertNewDestination(dest, shown)
-  const inside = relative(project.config.knowledge, resolve(dest))
-  if (!inside.startsWith('..') && !isAbsolute(inside))
-    throw new ExportError('destination-inside', `${shown} is inside the knowledge folder, where the exported documents would become documents of the project. Export to a folder outside it.`)
+  assertOutsideKnowledge(dest, project.config.knowledge, shown)
   const plan = await planKnowledgeExport(project, options)
   if ('entries' in plan)
     await writeExportFolder(dest, plan.entries, shown)

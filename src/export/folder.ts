@@ -2,9 +2,9 @@
 // temporary folder beside the destination, renamed into place at the end, so
 // that the destination appears complete or not at all.
 
-import { existsSync } from 'node:fs'
+import { lstatSync, realpathSync } from 'node:fs'
 import { chmod, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises'
-import { basename, dirname, join, resolve } from 'node:path'
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { removeDeadTemporaries } from '../core/atomic'
 import { ExportError } from './error'
 
@@ -40,10 +40,52 @@ export function sortedFiles(files: readonly ExportFile[]): ExportFile[] {
 /** The temporary folders of {@link writeExportFolder}: `.<name>.export-<pid>-<random>`. */
 const EXPORT_TEMPORARY = /^\..+\.export-(\d+)-[^.]+$/
 
-/** Refuses a destination that exists: an export never replaces or merges into a folder. */
+/**
+ * Refuses a destination that exists: an export never replaces or merges into
+ * a folder. A symbolic link counts, dangling or not: the final rename would
+ * replace it.
+ */
 export function assertNewDestination(dest: string, shown: string): void {
-  if (existsSync(dest))
+  if (lstatSync(dest, { throwIfNoEntry: false }))
     throw new ExportError('destination-exists', `${shown} already exists. An export never overwrites: choose a new destination, or remove that one first.`)
+}
+
+/**
+ * Where `path` really is: the real path of its nearest existing ancestor (every
+ * symbolic link in it resolved), joined with the part that does not exist yet.
+ * A path compared by its text alone would let `link/out` pass, where `link`
+ * points into a folder the export must not write to.
+ */
+export function realDestination(path: string): string {
+  const missing: string[] = []
+  let existing = resolve(path)
+  for (;;) {
+    try {
+      return join(realpathSync.native(existing), ...missing)
+    }
+    catch {
+      const parent = dirname(existing)
+      if (parent === existing)
+        return resolve(path)
+      missing.unshift(basename(existing))
+      existing = parent
+    }
+  }
+}
+
+/**
+ * Refuses a destination inside the knowledge folder `knowledge` (or that
+ * folder itself), real paths compared: the next build would index the
+ * exported documents as documents of the project. `shown` names the
+ * destination in the message.
+ */
+export function assertOutsideKnowledge(dest: string, knowledge: string, shown: string): void {
+  const real = realDestination(dest)
+  const inside = relative(realDestination(knowledge), real)
+  if (inside.startsWith('..') || isAbsolute(inside))
+    return
+  const through = real === resolve(dest) ? '' : ` (through a symbolic link: its real path is ${real})`
+  throw new ExportError('destination-inside', `${shown} is inside the knowledge folder${through}, where the exported documents would become documents of the project. Export to a folder outside it.`)
 }
 
 /**

@@ -109,7 +109,7 @@ export async function semanticExportFiles(project: KnowledgeProject, index: Expo
     fileOf(settings.documents, JSON.stringify(bodies)),
     copyOf('search.mjs', options.assets.searchScript),
     ...licenseFiles(project.dir),
-    ...await originalDocuments(config.knowledge, index.documents.map(d => d.path), index.digest),
+    ...await originalDocuments(config.knowledge, index.documents.map(d => d.path), index.digest, config.maxDocumentBytes),
   )
   // A server's queries need fetch alone; the local model needs Transformers.js.
   if (search === 'model-included' || search === 'model-absent')

@@ -32,9 +32,10 @@ const CHANGED = 'Documents changed while the skill was exported, so nothing was 
  * {@link ExportError}, so an export never pairs an index with other texts.
  * Only documents the folder holds now (real files, no symbolic links) are
  * read: a path from a damaged or edited index never reaches outside it.
+ * `maxDocumentBytes` is the project's, as the index was built with.
  */
-export async function originalDocuments(knowledgeDir: string, paths: readonly string[], digest: string): Promise<ExportFile[]> {
-  const held = new Set(loadKnowledgeFolder(knowledgeDir).documents.map(d => d.path))
+export async function originalDocuments(knowledgeDir: string, paths: readonly string[], digest: string, maxDocumentBytes?: number): Promise<ExportFile[]> {
+  const held = new Set(loadKnowledgeFolder(knowledgeDir, { maxDocumentBytes }).documents.map(d => d.path))
   if (paths.some(path => !held.has(path)))
     throw new ExportError('documents-changed', CHANGED)
   let texts: Uint8Array[]
@@ -46,7 +47,7 @@ export async function originalDocuments(knowledgeDir: string, paths: readonly st
       throw new ExportError('documents-changed', CHANGED)
     throw error
   }
-  if (loadKnowledgeFolder(knowledgeDir).digest !== digest)
+  if (loadKnowledgeFolder(knowledgeDir, { maxDocumentBytes }).digest !== digest)
     throw new ExportError('documents-changed', CHANGED)
   return paths.map((path, i) => fileOf(`${REFERENCES_DIR}/${path}`, texts[i]!))
 }

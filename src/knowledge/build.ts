@@ -28,6 +28,8 @@ export interface KnowledgeBuildOptions {
    */
   embedder: Embedder | null
   chunk: ChunkConfig
+  /** Most bytes of one document (default 4 MiB): a larger one fails the build, and is never read. */
+  maxDocumentBytes?: number
   /** Folder of the vector cache. */
   cacheDir: string
   /** Re-embed everything, ignoring cached vectors (the cache is refreshed). */
@@ -82,7 +84,7 @@ export function chunkContext(document: KnowledgeDocument, chunk: Chunk): string 
  */
 export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOptions): Promise<KnowledgeIndex | KnowledgeBuildFailure> {
   const { embedder, chunk: chunking } = options
-  const folder = loadKnowledgeFolder(dir)
+  const folder = loadKnowledgeFolder(dir, { maxDocumentBytes: options.maxDocumentBytes })
   if (folder.diagnostics.some(d => d.severity === 'error'))
     return { diagnostics: folder.diagnostics, files: folder.files }
 

@@ -4,8 +4,9 @@ import type { RoutingConfig } from '../routing/config'
 import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path'
 import { baseUrlProblem, DEFAULT_RETRY_BUDGET_MS, MAX_RETRY_BUDGET_MS } from '../core/http-json'
 import { closest } from '../core/text'
-import { isYamlMapping, parseYaml } from '../core/yaml'
+import { isYamlMapping, MAX_YAML_CHARS, parseYaml } from '../core/yaml'
 import { DEFAULT_ROUTING, readRoutingConfig } from '../routing/config'
+import { DEFAULT_MAX_DOCUMENT_BYTES } from './document'
 import { DEFAULT_MAX_WAIT_MS, DEFAULT_SETTLE_MS } from './rebuild-loop'
 
 /** The sentence-embedding model and how texts are fed to it. */
@@ -103,6 +104,8 @@ export interface KnowledgeConfig {
   watch: WatchConfig
   /** Routed index pages (see `src/routing/config.ts`). */
   routing: RoutingConfig
+  /** Most bytes of one document (default 4 MiB): a larger one is an error, never read. */
+  maxDocumentBytes: number
 }
 
 export const DEFAULT_MODEL: ModelConfig = {
@@ -136,7 +139,20 @@ const SERVER_KEYS = ['baseUrl', 'apiKeyEnv', 'dimensions', 'batchSize', 'maxBatc
 /** The example of `model.baseUrl` in messages. */
 const EXAMPLE_SERVER_URL = 'https://api.openai.com/v1'
 
-const TOP_KEYS = ['name', 'description', 'knowledge', 'output', 'cache', 'model', 'chunk', 'search', 'watch', 'routing', '$schema']
+const TOP_KEYS = ['name', 'description', 'knowledge', 'output', 'cache', 'model', 'chunk', 'search', 'watch', 'routing', 'maxDocumentBytes', '$schema']
+/** Largest `maxDocumentBytes`: past it a document's text would not fit in one JavaScript string. */
+const MAX_DOCUMENT_BYTES_LIMIT = 256 * 1024 * 1024
+
+/**
+ * Most bytes of a `skill-kit.json` (256 KiB): it holds settings, never text,
+ * and its parser (the YAML parser, for positions) reads no more than this.
+ */
+export const MAX_CONFIG_BYTES = MAX_YAML_CHARS
+
+/** The error of a `skill-kit.json` over {@link MAX_CONFIG_BYTES}, in the file's own terms. */
+export function configTooLarge(bytes: number): string {
+  return `skill-kit.json has ${bytes.toLocaleString('en-US')} bytes; at most ${MAX_CONFIG_BYTES.toLocaleString('en-US')} (256 KiB) are read. It holds settings only: remove what is not a setting, and keep documents in the knowledge folder.`
+}
 
 /** What `skill-kit init` writes: every default, spelled out. */
 export function defaultProjectConfig(name: string): Record<string, unknown> {
@@ -151,6 +167,7 @@ export function defaultProjectConfig(name: string): Record<string, unknown> {
     search: { ...DEFAULT_SEARCH },
     watch: { ...DEFAULT_WATCH },
     routing: { ...DEFAULT_ROUTING },
+    maxDocumentBytes: DEFAULT_MAX_DOCUMENT_BYTES,
   }
 }
 
@@ -163,6 +180,12 @@ export function defaultProjectConfig(name: string): Record<string, unknown> {
 export function parseProjectConfig(projectDir: string, source: string, bag: DiagnosticBag, { bare = false }: { bare?: boolean } = {}): KnowledgeConfig | undefined {
   // Editors on Windows may save a byte order mark, which JSON.parse rejects.
   const text = source.startsWith('\uFEFF') ? source.slice(1) : source
+  // Before any parsing: the file is too large to be settings, whatever it holds.
+  const bytes = Buffer.byteLength(text)
+  if (bytes > MAX_CONFIG_BYTES) {
+    bag.error('config-too-large', configTooLarge(bytes), { line: 1, column: 1 })
+    return undefined
+  }
   try {
     JSON.parse(text)
   }
@@ -316,6 +339,7 @@ export function parseProjectConfig(projectDir: string, source: string, bag: Diag
       maxWaitMs: number(['watch', 'maxWaitMs'], watch.maxWaitMs, DEFAULT_WATCH.maxWaitMs, n => Number.isInteger(n) && n >= 0 && n <= 600_000, 'an integer from 0 to 600000 (milliseconds)'),
     },
     routing: readRoutingConfig(raw.routing, (path, part) => doc.locate(path, part), bag),
+    maxDocumentBytes: number(['maxDocumentBytes'], raw.maxDocumentBytes, DEFAULT_MAX_DOCUMENT_BYTES, n => Number.isInteger(n) && n >= 1024 && n <= MAX_DOCUMENT_BYTES_LIMIT, `an integer from 1024 to ${MAX_DOCUMENT_BYTES_LIMIT} (bytes of one document)`),
   }
   if (config.model && config.chunk.maxTokens > config.model.maxTokens)
     bag.error('config-invalid', `"chunk.maxTokens" (${config.chunk.maxTokens}) cannot exceed "model.maxTokens" (${config.model.maxTokens}).`, at(['chunk', 'maxTokens']))

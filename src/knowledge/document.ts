@@ -4,6 +4,14 @@ import { splitFrontmatter } from '../core/frontmatter'
 import { markdownDepthExceeded, MAX_MARKDOWN_DEPTH } from '../core/markdown-depth'
 import { isYamlMapping, parseYaml } from '../core/yaml'
 
+/**
+ * Most bytes of one document read by default (4 MiB, `maxDocumentBytes` in
+ * skill-kit.json): over a hundred times a large guide (30–40 KB), and a bound
+ * on what one file costs a build, whose memory grows with a document's text
+ * (the text, its chunks, windows and lexical rows) many times over.
+ */
+export const DEFAULT_MAX_DOCUMENT_BYTES = 4 * 1024 * 1024
+
 /** A Markdown document of a knowledge folder. */
 export interface KnowledgeDocument {
   /** Frontmatter `id`, else the relative path without `.md`. */

@@ -1,10 +1,10 @@
 import type { Diagnostic } from '../core/diagnostics'
 import type { KnowledgeDocument } from './document'
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import { DiagnosticBag } from '../core/diagnostics'
 import { hash } from '../core/hash'
-import { parseKnowledgeDocument } from './document'
+import { DEFAULT_MAX_DOCUMENT_BYTES, parseKnowledgeDocument } from './document'
 
 /** The documents of a knowledge folder and every problem found in it. */
 export interface KnowledgeFolder {
@@ -29,14 +29,30 @@ export interface LoadFolderOptions {
    * load parses only what changed (the dev server's routed pages).
    */
   parse?: (file: string, text: string, parse: () => ParsedDocument) => ParsedDocument
+  /** Most bytes of one document (default {@link DEFAULT_MAX_DOCUMENT_BYTES}): a larger file is an error, and is never read. */
+  maxDocumentBytes?: number
+}
+
+/** `bytes` for people: `52,428,800 bytes (50 MiB)`. */
+function byteSize(bytes: number): string {
+  const mib = bytes / 1024 / 1024
+  const unit = mib >= 1 ? `${Number(mib.toFixed(1))} MiB` : `${Number((bytes / 1024).toFixed(1))} KiB`
+  return `${bytes.toLocaleString('en-US')} bytes (${unit})`
+}
+
+/** The error of a document over the size limit, in the terms of the setting that raises it. */
+export function documentTooLarge(size: number, limit: number): string {
+  return `The document has ${byteSize(size)}; at most ${byteSize(limit)} are read. Split it into several documents, or raise "maxDocumentBytes" in skill-kit.json.`
 }
 
 /**
  * Reads every Markdown file under `dir` (nested folders included; hidden
  * entries and other files ignored). Symlinks, empty documents, invalid
- * frontmatter and duplicate IDs are errors; documents come sorted by path.
+ * frontmatter, duplicate IDs and files over `maxDocumentBytes` are errors;
+ * documents come sorted by path.
  */
 export function loadKnowledgeFolder(dir: string, options: LoadFolderOptions = {}): KnowledgeFolder {
+  const maxBytes = options.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES
   const diagnostics: Diagnostic[] = []
   const documents: KnowledgeDocument[] = []
   const files: string[] = []
@@ -60,6 +76,15 @@ export function loadKnowledgeFolder(dir: string, options: LoadFolderOptions = {}
       }
       else if (entry.isFile() && entry.name.toLowerCase().endsWith('.md')) {
         files.push(path)
+        // Checked before reading: an oversized file costs a stat, never its text in memory.
+        const { size, mtimeMs } = statSync(path)
+        if (size > maxBytes) {
+          const bag = new DiagnosticBag(path)
+          read.push(`large:${relative(dir, path)}`, `${size}:${mtimeMs}`)
+          bag.error('document-too-large', documentTooLarge(size, maxBytes), { line: 1, column: 1 })
+          diagnostics.push(...bag.items)
+          continue
+        }
         const text = readFileSync(path, 'utf8')
         read.push(`file:${relative(dir, path)}`, text)
         const parse = (): ParsedDocument => {

@@ -16,7 +16,7 @@ import { endpointOf } from '../core/http-json'
 import { hash } from '../core/hash'
 import { parseYaml } from '../core/yaml'
 import { buildKnowledgeIndex, PIPELINE_VERSION } from './build'
-import { parseProjectConfig } from './config'
+import { configTooLarge, MAX_CONFIG_BYTES, parseProjectConfig } from './config'
 import { createTransformersEmbedder } from './embedder'
 import { createServerEmbedder } from './server-embedder'
 import { SNAPSHOT_VERSION } from '../runtime/knowledge/snapshot-reader'
@@ -81,6 +81,12 @@ export function openKnowledgeProject(dir: string, options: OpenProjectOptions = 
 
   if (hasFile && !statSync(configFile).isFile()) {
     bag.error('config-invalid', `${PROJECT_FILE} is a folder, not a file. Remove it, then write the project's settings with "skill-kit init".`, { line: 1, column: 1 })
+    return { project: undefined, diagnostics: bag.items }
+  }
+  // A file too large to be settings is refused before it is read.
+  const size = hasFile ? statSync(configFile).size : 0
+  if (size > MAX_CONFIG_BYTES) {
+    bag.error('config-too-large', configTooLarge(size), { line: 1, column: 1 })
     return { project: undefined, diagnostics: bag.items }
   }
   const written = hasFile ? readFileSync(configFile, 'utf8') : ''
@@ -288,6 +294,7 @@ export async function buildKnowledgeProject(project: KnowledgeProject, options: 
   const index = await buildKnowledgeIndex(config.knowledge, {
     embedder,
     chunk: config.chunk,
+    maxDocumentBytes: config.maxDocumentBytes,
     cacheDir: config.cache,
     force: options.force,
     onProgress: options.onProgress,
@@ -333,7 +340,7 @@ export function indexState(project: KnowledgeProject): IndexState {
     return { state: 'stale', manifest, reason: 'it was built by another version of unplugin-skill-kit' }
   if (manifest.settings !== settingsDigest(project.config))
     return { state: 'stale', manifest, reason: 'the model or chunk settings changed' }
-  if (manifest.digest !== loadKnowledgeFolder(project.config.knowledge).digest)
+  if (manifest.digest !== loadKnowledgeFolder(project.config.knowledge, { maxDocumentBytes: project.config.maxDocumentBytes }).digest)
     return { state: 'stale', manifest, reason: 'documents changed' }
   return { state: 'fresh', manifest }
 }

@@ -9,6 +9,7 @@ import type { Diagnostic } from '../core/diagnostics'
 import { Buffer } from 'node:buffer'
 import { readFileSync, statSync } from 'node:fs'
 import { codeFrame, sourceLine } from '../core/diagnostics'
+import { frameSource } from '../core/frame-source'
 
 /**
  * A plugin message, with the code frame Rollup, Rolldown and Vite show under
@@ -23,13 +24,14 @@ const SHOWS_FRAME = new Set(['vite', 'rollup', 'rolldown'])
 /**
  * `text` as a message pointing at `at`, with one code frame: in `frame` where
  * the bundler shows one, else at the end of the text (esbuild and webpack
- * print only the text). `source` is the text of `at.file`, read when not
- * given; a location that is no file (a missing folder) gives the text alone.
+ * print only the text). `source` is the text of `at.file`, read through the
+ * lines the frame shows when not given; a location that is no file (a
+ * missing folder) gives the text alone.
  */
 export function bundlerMessage(framework: string, text: string, at: Diagnostic | undefined, source?: string): BundlerMessage {
   // An empty stack: the text says all a person needs, and Rollup, Rolldown and
   // Vite would print the plugin's own stack frames under it.
-  const content = at && (source ?? readText(at.file))
+  const content = at && (source ?? frameSource(at.file, at.line))
   if (!at || content === undefined)
     return { message: text, stack: '' }
   const frame = codeFrame(content, at)

@@ -15,6 +15,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { ExportError } from '../export/error'
 import { EXPORT_MODES, planKnowledgeExport } from '../export/export'
+import { assertOutsideKnowledge } from '../export/folder'
 import { exportSkillName } from '../export/skill-md'
 import { formatDiagnostic } from '../core/diagnostics'
 import { openKnowledgeProject } from '../knowledge/project'
@@ -64,8 +65,15 @@ function exportRequests(options: Options): ExportRequest[] {
   return requests
 }
 
+/** How this bundler writes files into its output, and that output's folder when the build already knows it. */
+interface ExportEmitter {
+  emit: EmitExported
+  /** esbuild, webpack and rspack: known at build start; Rollup, Rolldown and Vite: known when the output is rendered. */
+  outputDir: string | undefined
+}
+
 /** How this bundler writes files under fixed names into its output (esbuild: straight into its output folder). */
-function exportEmitter(context: UnpluginBuildContext, framework: string): EmitExported {
+function exportEmitter(context: UnpluginBuildContext, framework: string): ExportEmitter {
   const native = context.getNativeBuildContext?.()
   if (framework === 'esbuild' && native?.framework === 'esbuild') {
     const { outdir, outfile, absWorkingDir } = native.build.initialOptions
@@ -73,18 +81,46 @@ function exportEmitter(context: UnpluginBuildContext, framework: string): EmitEx
     if (!folder)
       throw failure('invalid-options', 'The knowledge export option writes a skill folder into the build output: set outdir (or outfile).')
     const root = resolve(absWorkingDir ?? process.cwd(), folder)
-    return (fileName, source) => {
+    const emit: EmitExported = (fileName, source) => {
       mkdirSync(dirname(join(root, fileName)), { recursive: true })
       writeFileSync(join(root, fileName), source)
     }
+    return { emit, outputDir: root }
   }
   if ((framework === 'webpack' || framework === 'rspack') && (native?.framework === 'webpack' || native?.framework === 'rspack') && native.compilation) {
     // Marked minimized: a production build's minifier would otherwise rewrite search.mjs (and move its licence out).
     const { compilation } = native
     const { RawSource } = compilation.compiler.webpack.sources
-    return (fileName, source) => compilation.emitAsset(fileName, new RawSource(typeof source === 'string' ? source : Buffer.from(source)), { minimized: true })
+    const emit: EmitExported = (fileName, source) => compilation.emitAsset(fileName, new RawSource(typeof source === 'string' ? source : Buffer.from(source)), { minimized: true })
+    return { emit, outputDir: compilation.outputOptions.path ?? undefined }
   }
-  return (fileName, source) => context.emitFile({ type: 'asset', fileName, source })
+  return { emit: (fileName, source) => context.emitFile({ type: 'asset', fileName, source }), outputDir: undefined }
+}
+
+/** An exported folder of this build: where it goes in the output, and the knowledge folder it must stay out of. */
+interface ExportedFolder {
+  label: string
+  folder: string
+  knowledge: string
+}
+
+/**
+ * Refuses exported folders that land inside their knowledge folder once the
+ * output folder is known, real paths compared: an output folder (or a folder
+ * in it) that is a symbolic link into the knowledge folder would make the
+ * next build index the export as documents.
+ */
+export function assertExportsOutsideKnowledge(outputDir: string, exported: readonly ExportedFolder[]): void {
+  for (const { label, folder, knowledge } of exported) {
+    try {
+      assertOutsideKnowledge(join(outputDir, folder), knowledge, `The export folder ${folder} of the build output`)
+    }
+    catch (error) {
+      if (error instanceof ExportError)
+        throw failure(error.code, `${label} cannot be exported: ${error.message}`)
+      throw error
+    }
+  }
 }
 
 export interface ExportBuildEnv {
@@ -101,17 +137,18 @@ export interface ExportBuildEnv {
  * for one. A semantic export shares the build of the knowledge base's imports;
  * a routed one routes the project (the LLM router when a routing model is
  * configured; `offline` uses cached answers only). Failures throw, with the
- * knowledge base's name and what fixes it.
+ * knowledge base's name and what fixes it. Returns the exported folders whose
+ * place could not be checked yet (the output folder is unknown until Rollup,
+ * Rolldown or Vite render it): pass them to {@link assertExportsOutsideKnowledge} then.
  */
-export async function emitKnowledgeExports(context: UnpluginBuildContext, env: ExportBuildEnv): Promise<void> {
+export async function emitKnowledgeExports(context: UnpluginBuildContext, env: ExportBuildEnv): Promise<ExportedFolder[]> {
   const requests = exportRequests(env.options)
   if (requests.length === 0)
-    return
-  const emit = exportEmitter(context, env.framework)
+    return []
+  const { emit, outputDir } = exportEmitter(context, env.framework)
+  const unchecked: ExportedFolder[] = []
   for (const request of requests) {
     const label = `Knowledge base "${request.name}"`
-    let plan: Awaited<ReturnType<typeof planKnowledgeExport>>
-    let skillName: string
     /** Plans the export; what the export library or the router refuses is said with the knowledge base's name. */
     const planned = async (project: KnowledgeProject, options: Parameters<typeof planKnowledgeExport>[1]) => {
       try {
@@ -123,11 +160,22 @@ export async function emitKnowledgeExports(context: UnpluginBuildContext, env: E
         throw error
       }
     }
+    /** Where the project's export goes, refused before it is planned when it would land in its knowledge folder. */
+    const placed = (project: KnowledgeProject) => {
+      const exported = { label, folder: request.outDir ?? `skills/${exportSkillName(project.config.name)}`, knowledge: project.config.knowledge }
+      if (outputDir === undefined)
+        unchecked.push(exported)
+      else
+        assertExportsOutsideKnowledge(outputDir, [exported])
+      return exported.folder
+    }
+    let plan: Awaited<ReturnType<typeof planKnowledgeExport>>
+    let folder: string
     if (request.mode === 'semantic') {
       const outcome = await env.service.build({ kind: 'name', name: request.name }, env.progress)
       if (!outcome.ok)
         throw failure('build-failed', outcome.message)
-      skillName = exportSkillName(outcome.project.config.name)
+      folder = placed(outcome.project)
       plan = await planned(outcome.project, { mode: 'semantic', includeModel: request.includeModel, build: outcome.build })
     }
     else {
@@ -135,14 +183,14 @@ export async function emitKnowledgeExports(context: UnpluginBuildContext, env: E
       const opened = openKnowledgeProject(resolve(env.root, entry.dir), { root: env.root, overrides: { model: entry.model, chunk: entry.chunk, search: entry.search } })
       if (!opened.project)
         throw failure('build-failed', `${label} cannot be exported. Fix its settings:\n\n${opened.diagnostics.map(d => formatDiagnostic(d, env.relativize)).join('\n')}`)
-      skillName = exportSkillName(opened.project.config.name)
+      folder = placed(opened.project)
       // Watch builds rebuild on background edits: answers from the routing cache only, as the routes modules do.
       plan = await planned(opened.project, { mode: 'routed', offline: env.options.offline, routing: { log: env.progress, cacheOnly: watchSession(context as unknown as HookContext) } })
     }
     if (!('entries' in plan))
       throw failure('build-failed', `${label} cannot be exported. Fix its documents:\n\n${plan.diagnostics.map(d => formatDiagnostic(d, env.relativize)).join('\n')}`)
-    const folder = request.outDir ?? `skills/${skillName}`
     for (const file of plan.entries)
       emit(`${folder}/${file.path}`, await file.read())
   }
+  return unchecked
 }

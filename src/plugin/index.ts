@@ -4,11 +4,11 @@ import type { FileUrlRequest } from './chunk-assets'
 import type { LoadModule } from './esbuild-load'
 import type { Loaded, ModuleKind } from './kinds/kind'
 import type { Options } from './options'
-import { dirname } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import { createUnplugin } from 'unplugin'
 import { ChunkRelativeAssets } from './chunk-assets'
 import { loadWithWatchDirs } from './esbuild-load'
-import { emitKnowledgeExports } from './export'
+import { assertExportsOutsideKnowledge, emitKnowledgeExports } from './export'
 import { KnowledgeService } from './knowledge'
 import { knowledgeKind, namedKnowledgeId } from './kinds/knowledge'
 import { knowledgeDocumentKind } from './kinds/knowledge-document'
@@ -58,6 +58,15 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
     return kind ? kind.load(id, context) : null
   }
 
+  /** The exported folders of this build that Rollup, Rolldown and Vite place once their output folder is known. */
+  let pendingExports: Parameters<typeof assertExportsOutsideKnowledge>[1] = []
+  /** Refuses, before anything is written, an export that the output folder (relative to the working folder, as Rollup writes it) puts inside its knowledge folder. */
+  const renderStart = (output: { dir?: string, file?: string }) => {
+    const dir = output.dir ?? (output.file ? dirname(output.file) : undefined)
+    if (dir)
+      assertExportsOutsideKnowledge(resolve(dir), pendingExports)
+  }
+
   return {
     name: 'unplugin-skill-kit',
     enforce: 'pre',
@@ -68,10 +77,11 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
       state.routes.reset()
       const environment = (this as { environment?: { name: string, config: { consumer?: string } } }).environment
       state.chunkAssets.reset(environment?.name ?? '')
+      pendingExports = []
       // Exported skills go into builds' output: not the dev server's, nor a Vite server build's (which drops assets).
       if (state.viteServe || environment?.config.consumer === 'server')
         return
-      await emitKnowledgeExports(this, {
+      pendingExports = await emitKnowledgeExports(this, {
         options,
         framework: state.framework,
         service: state.knowledge,
@@ -125,9 +135,10 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
       },
     },
 
-    rollup: { resolveFileUrl },
+    rollup: { resolveFileUrl, renderStart },
     rolldown: {
       resolveFileUrl,
+      renderStart,
       options(input) {
         state.rolldownPlatform = input.platform
       },
@@ -136,6 +147,7 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
     vite: {
       api: skillKitViteApi(state),
       resolveFileUrl,
+      renderStart,
       // A server build without emitAssets drops every asset in its generateBundle; Node reads ours from beside the bundle.
       writeBundle(output, bundle) {
         const context = this as unknown as { environment?: { name: string }, getFileName: (reference: string) => string }

@@ -1,9 +1,10 @@
 import type { CompileOptions, CompiledSkill } from './compile'
 import type { EntryKind, SkillFolder } from './resources'
-import { lstatSync, readdirSync, readFileSync } from 'node:fs'
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync } from 'node:fs'
 import { basename, dirname, join, relative, resolve, sep } from 'node:path'
+import { DiagnosticBag } from '../core/diagnostics'
 import { hash } from '../core/hash'
-import { compileSkill } from './compile'
+import { compileSkill, expectedSkillName } from './compile'
 import { declaredResourcePaths } from './metadata-form'
 import { folderRelative } from './resources'
 
@@ -72,6 +73,47 @@ function snapshotFolder(file: string): SkillFolder & { root: string } {
 }
 
 /**
+ * Most bytes of a skill file (4 MiB, as a knowledge document's default): a
+ * skill is read whole into every agent's context, so one this large is a
+ * mistake, and a bound on what one file costs a build.
+ */
+export const MAX_SKILL_BYTES = 4 * 1024 * 1024
+
+/** The text of a skill file, or its size when it is over {@link MAX_SKILL_BYTES} (then never read). */
+function readSkillSource(file: string): string | { size: number } {
+  const fd = openSync(file, 'r')
+  try {
+    const { size } = fstatSync(fd)
+    return size > MAX_SKILL_BYTES ? { size } : readFileSync(fd, 'utf8')
+  }
+  finally {
+    closeSync(fd)
+  }
+}
+
+/** A skill file over {@link MAX_SKILL_BYTES}: its one error, and nothing compiled (no cover, no sections). */
+function oversizedSkill(file: string, size: number, options: CompileOptions): CompiledSkill {
+  const bag = new DiagnosticBag(file)
+  bag.error('skill-too-large', `The skill file has ${size.toLocaleString('en-US')} bytes; at most ${MAX_SKILL_BYTES.toLocaleString('en-US')} (4 MiB) are read. Move long reference material into files of the skill's folder (its resources), which agents read only when they need them.`, { line: 1, column: 1 })
+  return {
+    file,
+    source: '',
+    name: expectedSkillName(file).name,
+    description: '',
+    frontmatter: {},
+    mode: 'fallback',
+    triggers: null,
+    cover: '',
+    sections: [],
+    resources: [],
+    body: '',
+    bodyLine: 1,
+    diagnostics: bag.items,
+    failed: (options.onInvalid ?? 'error') === 'error',
+  }
+}
+
+/**
  * Compiles skills and remembers them by the content of what they depend on:
  * the skill file, the files of its folder (for `SKILL.md`) and its declared
  * resources. Any change there recompiles that skill and nothing else.
@@ -108,7 +150,13 @@ export class SkillLoader {
     const trusted = this.trusted && this.entries.get(file)
     if (trusted)
       return trusted
-    const source = readFileSync(file, 'utf8')
+    const read = readSkillSource(file)
+    if (typeof read !== 'string') {
+      const entry = { compiled: oversizedSkill(file, read.size, this.options), dependencies: [file], source: `oversized:${read.size}`, key: '' }
+      this.entries.set(file, entry)
+      return entry
+    }
+    const source = read
     const folder = snapshotFolder(file)
     const cached = this.entries.get(file)
     // The skill file is compared as text; its other dependencies by content hash.

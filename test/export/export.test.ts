@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net'
 import type { CliRun } from '../cli/cli'
 import type { RoutedSkill } from '../../src/routing/layout'
 import { execFile, spawnSync } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { homedir, hostname, tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
@@ -348,6 +348,26 @@ describe('exports are reproducible and leave nothing behind', () => {
     const inside = await skillKit('export', 'home/knowledge/skill', '--project', 'home', '--offline')
     expect(inside).toEqual({ code: 1, stdout: '', stderr: 'skill-kit export: home/knowledge/skill is inside the knowledge folder, where the exported documents would become documents of the project. Export to a folder outside it.\n' })
     expect(existsSync(join(out, 'new'))).toBe(false)
+  })
+
+  it('refuses a destination that a symbolic link puts inside the knowledge folder, writing nothing', async () => {
+    const knowledge = join(home, 'knowledge')
+    const before = filesOf(knowledge)
+    // A link to the knowledge folder as the destination's parent.
+    symlinkSync(knowledge, join(work, 'link'), 'dir')
+    const throughParent = await skillKit('export', 'link/out', '--project', 'home', '--offline')
+    expect(throughParent).toEqual({ code: 1, stdout: '', stderr: `skill-kit export: link/out is inside the knowledge folder (through a symbolic link: its real path is ${join(knowledge, 'out')}), where the exported documents would become documents of the project. Export to a folder outside it.\n` })
+    const deeper = await skillKit('export', 'link/backups/new/out', '--project', 'home', '--offline')
+    expect(deeper.stderr).toBe(`skill-kit export: link/backups/new/out is inside the knowledge folder (through a symbolic link: its real path is ${join(knowledge, 'backups/new/out')}), where the exported documents would become documents of the project. Export to a folder outside it.\n`)
+    // The destination itself a link: to the knowledge folder, or dangling into it. A link is never replaced, nor followed.
+    const itself = await skillKit('export', 'link', '--project', 'home', '--offline')
+    expect(itself).toEqual({ code: 1, stdout: '', stderr: 'skill-kit export: link already exists. An export never overwrites: choose a new destination, or remove that one first.\n' })
+    symlinkSync(join(knowledge, 'new'), join(work, 'dangling'), 'dir')
+    const dangling = await skillKit('export', 'dangling', '--project', 'home', '--offline')
+    expect(dangling).toEqual({ code: 1, stdout: '', stderr: 'skill-kit export: dangling already exists. An export never overwrites: choose a new destination, or remove that one first.\n' })
+    expect(readlinkSync(join(work, 'dangling'))).toBe(join(knowledge, 'new'))
+    expect(filesOf(knowledge)).toEqual(before)
+    expect(readdirSync(work).filter(name => name.includes('.export-'))).toEqual([])
   })
 
   it('fails on invalid documents and on a model it cannot copy, writing nothing', async () => {

@@ -27,6 +27,7 @@ describe('parseProjectConfig', () => {
       search: { topK: 5, threshold: 0.3 },
       watch: { settleMs: 50, maxWaitMs: 1000 },
       routing: { baseUrl: 'https://api.openai.com/v1', model: '', apiKeyEnv: 'OPENAI_API_KEY', language: 'English', maxInputChars: 12000, pageSize: 8, timeoutMs: 120000, retryBudgetMs: 120000, concurrency: 4, maxEntryTokens: 2000 },
+      maxDocumentBytes: 4_194_304,
     })
   })
 
@@ -169,6 +170,20 @@ describe('parseProjectConfig', () => {
     const { config, diagnostics } = parse('\uFEFF{ "name": "bom", "search": { "topK": 3 } }')
     expect(diagnostics).toEqual([])
     expect(config).toMatchObject({ name: 'bom', search: { topK: 3 } })
+  })
+
+  it('reads maxDocumentBytes, a number of bytes from 1 KiB to 256 MiB', () => {
+    expect(parse('{ "maxDocumentBytes": 16777216 }').config?.maxDocumentBytes).toBe(16_777_216)
+    const rule = '"maxDocumentBytes" must be an integer from 1024 to 268435456 (bytes of one document).'
+    expect(parse('{\n  "maxDocumentBytes": "4 MiB"\n}').diagnostics).toEqual([['config-invalid', 2, 23, rule]])
+    expect(parse('{\n  "maxDocumentBytes": 100\n}').diagnostics).toEqual([['config-invalid', 2, 23, rule]])
+  })
+
+  it('refuses a file over 256 KiB in its own terms, before parsing it', () => {
+    const padded = `{ "name": "home", "description": "${'a'.repeat(262_144)}" }`
+    expect(parse(padded)).toEqual({ config: undefined, diagnostics: [['config-too-large', 1, 1, 'skill-kit.json has 262,181 bytes; at most 262,144 (256 KiB) are read. It holds settings only: remove what is not a setting, and keep documents in the knowledge folder.']] })
+    // Counted in bytes, as the file is: 140,000 "é" are 280,000 bytes.
+    expect(parse(`{ "description": "${'é'.repeat(140_000)}" }`).diagnostics).toEqual([['config-too-large', 1, 1, 'skill-kit.json has 280,021 bytes; at most 262,144 (256 KiB) are read. It holds settings only: remove what is not a setting, and keep documents in the knowledge folder.']])
   })
 
   it('reports JSON syntax errors', () => {

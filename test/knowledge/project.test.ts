@@ -3,7 +3,7 @@
 
 import type { Embedder } from '../../src/knowledge/embedder'
 import type { KnowledgeProject, ProjectBuild } from '../../src/knowledge/project'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { createServer } from 'node:net'
 import { join, relative } from 'node:path'
@@ -52,6 +52,16 @@ describe('openKnowledgeProject', () => {
     const bad = openKnowledgeProject(dir, { overrides: { chunk: { maxTokens: 4 } } })
     expect(bad.project).toBeUndefined()
     expect(bad.diagnostics.map(d => `${d.code}: ${d.message}`)).toEqual(['config-invalid: "chunk.maxTokens" must be an integer of at least 16.'])
+  })
+
+  it('refuses a skill-kit.json over 256 KiB before reading it, in the file\'s own terms', () => {
+    const dir = join(work, 'large-config')
+    mkdirSync(join(dir, 'knowledge'), { recursive: true })
+    writeFileSync(join(dir, 'skill-kit.json'), '')
+    truncateSync(join(dir, 'skill-kit.json'), 300_000)
+    const opened = openKnowledgeProject(dir)
+    expect(opened.project).toBeUndefined()
+    expect(opened.diagnostics.map(d => [d.code, d.file, d.line, d.column, d.message])).toEqual([['config-too-large', join(dir, 'skill-kit.json'), 1, 1, 'skill-kit.json has 300,000 bytes; at most 262,144 (256 KiB) are read. It holds settings only: remove what is not a setting, and keep documents in the knowledge folder.']])
   })
 
   it('says when the folder or the knowledge folder is missing', () => {
@@ -263,5 +273,45 @@ describe('buildKnowledgeProject and the published index', () => {
     expect(failed.diagnostics.some(d => d.severity === 'error' && d.file.endsWith('broken.md'))).toBe(true)
     expect(readFileSync(join(kp.config.output, MANIFEST_FILE), 'utf8')).toBe(before)
     rmSync(join(dir, 'knowledge/broken.md'))
+  })
+})
+
+describe('the size limit of a document', () => {
+  const dir = join(work, 'big')
+  const big = join(dir, 'knowledge/big.md')
+  const tooLarge = (size: string, limit: string) => `The document has ${size}; at most ${limit} are read. Split it into several documents, or raise "maxDocumentBytes" in skill-kit.json.`
+
+  beforeAll(() => {
+    cpSync(home, join(dir, 'knowledge'), { recursive: true })
+    writeFileSync(join(dir, 'skill-kit.json'), JSON.stringify({ name: 'big', model: false }))
+  })
+
+  it('fails a build on a document over the limit, naming size, limit and fix, and leaves the published index alone', async () => {
+    const kp = project(dir)
+    expect(kp.config.maxDocumentBytes).toBe(4 * 1024 * 1024)
+    const published = await buildKnowledgeProject(kp)
+    expect('snapshotFile' in published).toBe(true)
+    const before = readFileSync(join(kp.config.output, MANIFEST_FILE), 'utf8')
+    // 50 MiB, sparse: written at once, and the build must not read it.
+    writeFileSync(big, '')
+    truncateSync(big, 50 * 1024 * 1024)
+    const failed = await buildKnowledgeProject(kp)
+    expect(failed).toEqual({
+      diagnostics: [{ code: 'document-too-large', severity: 'error', file: big, line: 1, column: 1, message: tooLarge('52,428,800 bytes (50 MiB)', '4,194,304 bytes (4 MiB)') }],
+      files: expect.arrayContaining([big]),
+    })
+    expect(readFileSync(join(kp.config.output, MANIFEST_FILE), 'utf8')).toBe(before)
+    expect(indexState(kp)).toMatchObject({ state: 'stale', reason: 'documents changed' })
+    rmSync(big)
+  })
+
+  it('is set by "maxDocumentBytes" in skill-kit.json', async () => {
+    writeFileSync(join(dir, 'skill-kit.json'), JSON.stringify({ name: 'big', model: false, maxDocumentBytes: 1024 }))
+    writeFileSync(big, `# Big\n\n${'A line of text about backups.\n'.repeat(60)}`)
+    const failed = await buildKnowledgeProject(project(dir))
+    expect(failed.diagnostics.map(d => [d.code, d.file, d.message])).toEqual([['document-too-large', big, tooLarge('1,807 bytes (1.8 KiB)', '1,024 bytes (1 KiB)')]])
+    writeFileSync(join(dir, 'skill-kit.json'), JSON.stringify({ name: 'big', model: false, maxDocumentBytes: 2048 }))
+    const built = await buildKnowledgeProject(project(dir))
+    expect('snapshotFile' in built && built.diagnostics).toEqual([])
   })
 })

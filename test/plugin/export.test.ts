@@ -4,7 +4,7 @@
 
 import type { Bundler } from './build'
 import { execFile } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -13,7 +13,7 @@ import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mj
 import { exportKnowledgeProject } from '../../src/export/export'
 import { defaultProjectConfig } from '../../src/knowledge/config'
 import { disposeProjectEmbedders, openKnowledgeProject } from '../../src/knowledge/project'
-import { build, BUNDLERS, nodeModuleConfig } from './build'
+import { build, BUNDLERS, esbuildNodeOptions, nodeModuleConfig } from './build'
 
 const repo = resolve(import.meta.dirname, '../..')
 const work = join(repo, 'test/.tmp/plugin-export')
@@ -94,6 +94,30 @@ describe('the export option', () => {
   it('writes a routed export where outDir says, the same as skill-kit export --mode routed', async () => {
     const result = await build('rollup', entry, { offline: true, knowledge: { home: { dir: home, export: { mode: 'routed', outDir: './agent/home-routes/' } } } }, 'export-routed')
     expectSameFolder(join(result.outDir, 'agent/home-routes'), routedReference)
+  })
+
+  it('refuses an export that a symbolic link puts inside the knowledge folder, before anything is written', async () => {
+    const knowledge = join(home, 'knowledge')
+    const before = filesOf(knowledge)
+    const inside = (folder: string, real: string) => `Knowledge base "home" cannot be exported: The export folder ${folder} of the build output is inside the knowledge folder (through a symbolic link: its real path is ${join(knowledge, real)}), where the exported documents would become documents of the project. Export to a folder outside it.`
+    // esbuild: the output folder itself a link to the knowledge folder.
+    const esbuildOut = join(work, 'esbuild-link')
+    symlinkSync(knowledge, esbuildOut, 'dir')
+    const { default: esbuildPlugin } = await import(pathToFileURL(join(repo, 'dist/esbuild.mjs')).href)
+    const esbuild = await import('esbuild')
+    const failed = await esbuild.build(esbuildNodeOptions(entry, esbuildOut, [esbuildPlugin({ offline: true, knowledge: { home: { dir: home, export: {} } } })])).catch((error: { errors: { text: string }[] }) => error.errors.map(e => e.text))
+    expect(failed).toEqual([inside('skills/home', 'skills/home')])
+    // Rollup: a folder of the output a link into the knowledge folder, found when the output is rendered.
+    const rollupOut = join(work, 'rollup-link')
+    mkdirSync(rollupOut)
+    symlinkSync(join(knowledge, 'backups'), join(rollupOut, 'agent'), 'dir')
+    const { default: rollupPlugin } = await import(pathToFileURL(join(repo, 'dist/rollup.mjs')).href)
+    const { rollup } = await import('rollup')
+    const bundle = await rollup({ input: entry, plugins: [rollupPlugin({ offline: true, knowledge: { home: { dir: home, export: { mode: 'routed', outDir: 'agent/home' } } } })], onLog: () => {} })
+    await expect(bundle.write({ dir: rollupOut, format: 'es', entryFileNames: 'index.mjs' }).finally(() => bundle.close()))
+      .rejects.toMatchObject({ name: 'ExportError', pluginCode: 'destination-inside', message: inside('agent/home', 'backups/home') })
+    expect(readdirSync(rollupOut)).toEqual(['agent'])
+    expect(filesOf(knowledge)).toEqual(before)
   })
 
   it('fails the build on an option that cannot work, naming it and the fix', async () => {

@@ -1,6 +1,6 @@
 import type { Options } from '../../src/plugin/options'
 import type { Bundler } from './build'
-import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
@@ -41,6 +41,11 @@ beforeAll(async () => {
   mkdirSync(join(work, 'config-one-line/docs/knowledge'), { recursive: true })
   writeFileSync(join(work, 'config-one-line/docs/knowledge/a.md'), '# A\n\nText.\n')
   writeFileSync(join(work, 'config-one-line/docs/skill-kit.json'), '{ "knowledge": "knowledge", "chunk": { "maxTokens": "many" } }\n')
+  // A document of 50 MiB (sparse: written at once), over the default limit of 4 MiB.
+  mkdirSync(join(work, 'too-large/docs'), { recursive: true })
+  writeFileSync(join(work, 'too-large/docs/a.md'), '# A\n\nText.\n')
+  writeFileSync(join(work, 'too-large/docs/big.md'), '# Big\n\nText.\n')
+  truncateSync(join(work, 'too-large/docs/big.md'), 50 * 1024 * 1024)
   mkdirSync(join(work, 'names'), { recursive: true })
   mkdirSync(join(work, 'offline/docs'), { recursive: true })
   cpSync(join(repo, 'test/fixtures/knowledge/home'), join(work, 'offline/docs'), { recursive: true })
@@ -56,6 +61,12 @@ describe.each(['rollup', 'esbuild', 'webpack'] as const)('knowledge build errors
     expect(message).toContain('docs/sub/c.md:1:1 error document-id-duplicate: The ID "same" is already used by b.md.')
     expect(message).toContain('> 3 | tags: [one, 2]')
     expect(message).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/)
+  })
+
+  it('reports a document over the size limit with its size, the limit and the fix', async () => {
+    const message = await buildError(bundler, 'too-large', 'virtual:skill-kit/knowledge/docs', { knowledge: { docs: { dir: 'docs', model: false } } })
+    expect(message).toContain('docs/big.md:1:1 error document-too-large: The document has 52,428,800 bytes (50 MiB); at most 4,194,304 bytes (4 MiB) are read. Split it into several documents, or raise "maxDocumentBytes" in skill-kit.json.')
+    expect(message).toContain('> 1 | # Big')
   })
 
   it('reports a bad setting of skill-kit.json with its line', async () => {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -185,6 +185,23 @@ describe('validation rules', () => {
     mkdirSync(join(dir, 'long'))
     writeFileSync(join(dir, 'long', 'SKILL.md'), `---\nname: long\ndescription: "${'a'.repeat(262_144)}"\n---\nBody.\n`)
     expectDiagnostics(join(dir, 'long'), [['error', 'yaml-too-long', 2, 1, 'The frontmatter has 262,170 characters; at most 262,144 are allowed. Move long text into the body.']])
+    rmSync(dir, { recursive: true })
+  })
+
+  it('refuses a skill file over 4 MiB before reading it, and compiles it again once it is smaller', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skill-kit-'))
+    mkdirSync(join(dir, 'huge'))
+    const file = join(dir, 'huge', 'SKILL.md')
+    writeFileSync(file, '---\nname: huge\ndescription: Huge.\n---\nBody.\n')
+    // 50 MiB, sparse: written at once.
+    truncateSync(file, 50 * 1024 * 1024)
+    const loader = new SkillLoader()
+    const compiled = expectDiagnostics(join(dir, 'huge'), [['error', 'skill-too-large', 1, 1, 'The skill file has 52,428,800 bytes; at most 4,194,304 (4 MiB) are read. Move long reference material into files of the skill\'s folder (its resources), which agents read only when they need them.']])
+    expect(compiled).toMatchObject({ name: 'huge', mode: 'fallback', failed: true, cover: '', body: '' })
+    expect(loader.load(file).compiled.failed).toBe(true)
+    expect(new SkillLoader({ onInvalid: 'fallback' }).load(file).compiled.failed).toBe(false)
+    truncateSync(file, 40)
+    expect(loader.load(file).compiled).toMatchObject({ name: 'huge', mode: 'regular', diagnostics: [] })
     rmSync(dir, { recursive: true })
   })
 

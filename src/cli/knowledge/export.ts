@@ -3,7 +3,7 @@ import type { Command, ParsedArgs } from '../command'
 import { resolve } from 'node:path'
 import { ExportError } from '../../export/error'
 import { EXPORT_MODES, exportKnowledgeProject } from '../../export/export'
-import { assertNewDestination } from '../../export/folder'
+import { assertNewDestination, assertOutsideKnowledge } from '../../export/folder'
 import { hasModel } from '../../knowledge/project'
 import { EmbeddingServerError } from '../../knowledge/server-embedder'
 import { RoutingError } from '../../routing/client'
@@ -65,8 +65,9 @@ ${PROJECT_HELP}`,
     const progress = buildProgress(io, project.config.name)
     let result
     try {
-      // Before the model loads: an existing destination is refused at once.
+      // Before the model loads: an existing destination, or one in the knowledge folder, is refused at once.
       assertNewDestination(dest, shownDest)
+      assertOutsideKnowledge(dest, project.config.knowledge, shownDest)
       const embedder = mode === 'semantic' && hasModel(project) ? await loadEmbedder(project, offline) : undefined
       result = await exportKnowledgeProject(project, dest, {
         mode,

@@ -150,6 +150,7 @@ function exportedKnowledgeBase(): KnowledgeBase {
     name: settings.name,
     documents,
     loadSnapshot: async () => snapshot,
+    snapshotName: () => join(folder, settings.snapshot),
     bodies: documents.map(d => async () => bodies.get(d.id) ?? ''),
     search: settings.search,
     embedQuery: settings.model ? queryEmbedder(settings.model, settings.modelFolder) : undefined,

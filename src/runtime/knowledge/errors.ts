@@ -8,7 +8,7 @@ export type KnowledgeErrorCode = 'unknown-document' | 'no-embedder' | 'no-vector
 /** A request the knowledge base cannot answer; the message says what to do instead. */
 export class KnowledgeError extends Error {
   override name = 'KnowledgeError'
-  constructor(readonly code: KnowledgeErrorCode, message: string) {
-    super(message)
+  constructor(readonly code: KnowledgeErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options)
   }
 }

@@ -94,6 +94,7 @@ function indexState(init: KnowledgeModuleInit): KnowledgeIndexState {
     ...rest,
     vectors: model !== false,
     loadSnapshot: () => readAsset(snapshotUrl()),
+    snapshotName: () => assetName(snapshotUrl()),
     ...(shardUrls && {
       shards: {
         load: index => readAsset(shardUrls()[index]!, 'knowledge snapshot shard'),

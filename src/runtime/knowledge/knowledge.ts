@@ -13,7 +13,7 @@ import { LEXICAL_THRESHOLD, searchHybrid, searchLexical } from './lexical'
 import { DEFAULT_THRESHOLD, DEFAULT_TOP_K, searchVectors } from './search'
 import { searchFused } from './search-fused'
 import { decodeSnapshot } from './snapshot-reader'
-import { openShardedSnapshot } from './snapshot-shards'
+import { openShardedSnapshot, unreadableSnapshot } from './snapshot-shards'
 
 export { KnowledgeError } from './errors'
 export type { KnowledgeErrorCode } from './errors'
@@ -107,6 +107,8 @@ export interface KnowledgeBaseInit {
   documents: readonly KnowledgeDocumentInfo[]
   /** The snapshot's bytes; with `shards`, its core's. */
   loadSnapshot: () => Promise<ArrayBuffer | ArrayBufferView>
+  /** The snapshot's file or URL, as messages name it (default: the knowledge base's name). */
+  snapshotName?: () => string
   /**
    * A sharded snapshot's shards (see snapshot-shards.ts): a search loads the
    * ones it reads, lexical search only its terms' postings.
@@ -136,14 +138,26 @@ interface LoadedSnapshot {
   all: () => Promise<Snapshot>
 }
 
+/**
+ * Loads and decodes the snapshot. A damaged one (truncated, wrong magic
+ * bytes, bad checksum) rejects with a KnowledgeError `snapshot-unavailable`,
+ * as one that cannot be read or fetched does, never with a SnapshotError.
+ */
 async function loadedSnapshot(init: KnowledgeBaseInit): Promise<LoadedSnapshot> {
   const bytes = await init.loadSnapshot()
+  const name = init.snapshotName?.()
   if (!init.shards) {
-    const snapshot = decodeSnapshot(bytes)
+    let snapshot: Snapshot
+    try {
+      snapshot = decodeSnapshot(bytes)
+    }
+    catch (error) {
+      throw unreadableSnapshot(error, name ? `knowledge snapshot ${name}` : `knowledge snapshot of "${init.name}"`)
+    }
     const ready = () => Promise.resolve()
     return { snapshot, lexical: ready, vectors: ready, ranked: async rank => rank(), all: () => Promise.resolve(snapshot) }
   }
-  const sharded = openShardedSnapshot(bytes, init.documents, init.shards)
+  const sharded = openShardedSnapshot(bytes, init.documents, { coreName: name ?? `of "${init.name}"`, ...init.shards })
   return { snapshot: sharded.snapshot, lexical: sharded.loadLexical, vectors: sharded.loadVectorRows, ranked: sharded.ranked, all: sharded.loadAll }
 }
 

@@ -27,12 +27,14 @@
 // `Snapshot` it returns is searched by the ordinary search functions, and
 // ranks exactly as the whole snapshot does once the shards a search reads are
 // in. A shard whose CRC-32 is not the one the core lists (another build's, or
-// damaged) is refused with a KnowledgeError, never searched.
+// damaged) is refused with a KnowledgeError, never searched; so is a damaged
+// core or shard (`snapshot-unavailable`, the SnapshotError as its cause), so
+// that callers handle one documented error.
 
 import type { IndexArray, Snapshot, SnapshotContainer, SnapshotDocument } from './snapshot-reader'
 import { KnowledgeError } from './errors'
 import { scoredTerms } from './lexical'
-import { bytesOf, checkPostings, checkScales, corrupt, crc32, decodeContainer, documentRow, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, readContainer, refineRowBytes, view } from './snapshot-reader'
+import { bytesOf, checkPostings, checkScales, corrupt, crc32, decodeContainer, documentRow, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, readContainer, refineRowBytes, SnapshotError, view } from './snapshot-reader'
 
 /** What a shard holds. */
 export const ShardKind = { lexical: 0, vectors: 1, refinement: 2 } as const
@@ -60,6 +62,20 @@ export interface ShardSource {
   name: (index: number) => string
   /** How many shards the source has, when it knows: a core that lists another number is refused. */
   count?: number
+  /** The core's name for messages (a URL or a file), when the source knows it. */
+  coreName?: string
+}
+
+/**
+ * A snapshot file that cannot be decoded (a {@link SnapshotError}: truncated,
+ * wrong magic bytes, bad checksum…) as the knowledge base reports it: a
+ * KnowledgeError `snapshot-unavailable` naming the file (`what`), with the
+ * SnapshotError as its cause. Any other error is returned as it is.
+ */
+export function unreadableSnapshot(error: unknown, what: string): unknown {
+  if (!(error instanceof SnapshotError))
+    return error
+  return new KnowledgeError('snapshot-unavailable', `Cannot read the ${what}: ${error.message}`, { cause: error })
 }
 
 /** A sharded snapshot being loaded: its snapshot answers a search once that search's shards are in. */
@@ -120,10 +136,20 @@ function documentsCrcOf(core: SnapshotContainer): unknown {
  * Opens the core of a sharded snapshot (its bytes), with the documents its
  * knowledge module lists (the core holds only their CRC-32); shards are
  * loaded from `source` as searches need them, each once (again after a
- * failure). Throws a SnapshotError for a core that is not intact, a
- * KnowledgeError for documents or shards of another build.
+ * failure). Throws a KnowledgeError: `snapshot-unavailable` for a core or
+ * shard that is not intact, `snapshot-mismatch` for documents or shards of
+ * another build.
  */
 export function openShardedSnapshot(coreBytes: ArrayBufferLike | ArrayBufferView, documents: readonly SnapshotDocument[], source: ShardSource): ShardedSnapshot {
+  try {
+    return openCore(coreBytes, documents, source)
+  }
+  catch (error) {
+    throw unreadableSnapshot(error, `knowledge snapshot core${source.coreName ? ` ${source.coreName}` : ''}`)
+  }
+}
+
+function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: readonly SnapshotDocument[], source: ShardSource): ShardedSnapshot {
   const core = readContainer(coreBytes, true, FLAG_NO_VECTORS | FLAG_SHARDED_CORE)
   if ((core.flags & FLAG_SHARDED_CORE) === 0)
     corrupt('it is not the core of a sharded snapshot')
@@ -161,7 +187,12 @@ export function openShardedSnapshot(coreBytes: ArrayBufferLike | ArrayBufferView
     if (!promise) {
       promise = source.load(index).then((bytes) => {
         const { kind } = shards[index]!
-        fill(index, bytesOf(bytes))
+        try {
+          fill(index, bytesOf(bytes))
+        }
+        catch (error) {
+          throw unreadableSnapshot(error, `knowledge snapshot shard ${source.name(index)}`)
+        }
         loaded[index] = 1
         // Once every refinement shard is in, searches have no bits left to ask for.
         if (++filled[kind]! === refinementShards.length && kind === ShardKind.refinement)

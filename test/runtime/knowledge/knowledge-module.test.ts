@@ -1,7 +1,7 @@
 // defineKnowledge and swapKnowledge: a dev-server update swaps a new index into the object the app holds.
 
 import type { SnapshotDocumentInput } from '../../../src/knowledge/snapshot'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -61,5 +61,18 @@ describe('swapKnowledge', () => {
     swapKnowledge(knowledge, knowledgeModule({ wifi: 'router channel' }, { id: 'org/second' }))
     // Vector search looks for the new model in the app's folder.
     await expect(knowledge.search('router', { mode: 'vector' })).rejects.toThrow(`needs its query model, but ${join(folder, 'org', 'second')} lacks config.json`)
+  })
+})
+
+describe('a damaged snapshot file', () => {
+  it('rejects every search with KnowledgeError snapshot-unavailable, naming the file, and searches once it is deployed again', async () => {
+    const knowledge = knowledgeModule({ restore: 'restore a backup' })
+    const file = join(dir, 'restore.skillkit')
+    const good = readFileSync(file)
+    writeFileSync(file, good.subarray(0, 100))
+    const error = await knowledge.search('restore', { mode: 'lexical' }).catch((e: unknown) => e)
+    expect(error).toMatchObject({ name: 'KnowledgeError', code: 'snapshot-unavailable', message: `Cannot read the knowledge snapshot ${file}: Truncated knowledge snapshot: 100 of ${good.length} bytes. Rebuild it, or check that it was transferred completely.` })
+    writeFileSync(file, good)
+    expect((await knowledge.search('restore', { mode: 'lexical' })).map(r => r.id)).toEqual(['restore'])
   })
 })

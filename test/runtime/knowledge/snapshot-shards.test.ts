@@ -281,6 +281,38 @@ describe('a damaged or mismatched shard', () => {
     expect((error as Error).message).toBe(`The knowledge snapshot core lists ${files.shards.length} shards where its module names ${files.shards.length + 1}: they come from different builds. Deploy the build's whole output folder again, so that all of its files match.`)
   })
 
+  it('fails every search and snapshot() on a damaged core with KnowledgeError snapshot-unavailable, its SnapshotError as the cause', async () => {
+    const flipped = files.core.slice()
+    flipped[files.core.length - 1] = flipped[files.core.length - 1]! ^ 0xFF
+    const magic = files.core.slice()
+    magic[0] = 0x00
+    const damaged: [string, Uint8Array, string][] = [
+      ['truncated', files.core.subarray(0, files.core.length >> 1), `Truncated knowledge snapshot: ${files.core.length >> 1} of ${files.core.length} bytes. Rebuild it, or check that it was transferred completely.`],
+      ['not-a-snapshot', magic, 'Not a knowledge snapshot (wrong magic bytes).'],
+      ['checksum', flipped, 'Corrupt knowledge snapshot: checksum mismatch'],
+    ]
+    for (const [code, core, message] of damaged) {
+      const kb = sharded(corpus, { core, shards: files.shards }, true)
+      const failures = await Promise.all([
+        ...(['lexical', 'vector', 'hybrid', 'auto'] as const).map(mode => kb.search('restore', { mode }).catch((e: unknown) => e)),
+        kb.snapshot().catch((e: unknown) => e),
+      ])
+      for (const error of failures) {
+        expect(error).toBeInstanceOf(KnowledgeError)
+        expect(error).toMatchObject({ code: 'snapshot-unavailable', cause: { name: 'SnapshotError', code } })
+        expect((error as Error).message.startsWith(`Cannot read the knowledge snapshot core of "${corpus.name}": ${message}`), (error as Error).message).toBe(true)
+      }
+      // Read alone, the core is refused the same way, named as its source names it.
+      expect(() => openShardedSnapshot(core, decodeSnapshot(corpus.snapshot).documents, { load: async () => new Uint8Array(0), name: String, coreName: 'core.skillkit' }))
+        .toThrow(expect.objectContaining({ name: 'KnowledgeError', code: 'snapshot-unavailable', message: expect.stringContaining(`Cannot read the knowledge snapshot core core.skillkit: ${message}`) }))
+    }
+    // A whole snapshot, damaged, is refused the same way.
+    const kb = createKnowledgeBase({ name: 'whole', documents: decodeSnapshot(corpus.snapshot).documents, bodies: [], loadSnapshot: async () => corpus.snapshot.subarray(0, 100) })
+    const error = await kb.search('restore', { mode: 'lexical' }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(KnowledgeError)
+    expect(error).toMatchObject({ code: 'snapshot-unavailable', message: `Cannot read the knowledge snapshot of "whole": Truncated knowledge snapshot: 100 of ${corpus.snapshot.length} bytes. Rebuild it, or check that it was transferred completely.` })
+  })
+
   it('is not a snapshot to decodeSnapshot, nor is the core', () => {
     const error = (() => {
       try {
