@@ -55,11 +55,11 @@ export async function planKnowledgeExport(project: KnowledgeProject, options: Ex
   if (options.mode === 'routed') {
     if (options.includeModel)
       throw new ExportError('invalid-options', 'A routed export has no search script, so it takes no model: export it without includeModel, or as a semantic export.')
-    const digest = loadKnowledgeFolder(config.knowledge).digest
+    const digest = loadKnowledgeFolder(config.knowledge, { maxDocumentBytes: config.maxDocumentBytes }).digest
     const routes = await routeKnowledgeProject(project, { ...options.routing, offline: options.offline, force: options.force })
     if (!('skill' in routes))
       return routes
-    return { entries: sortedFiles(await routedExportFiles(project.dir, config.knowledge, routes, digest)) }
+    return { entries: sortedFiles(await routedExportFiles(project, routes, digest)) }
   }
   const assets = options.assets ?? packageExportAssets()
   const build = options.build ?? await buildKnowledgeProject(project, { ...options.buildOptions, offline: options.offline, force: options.force })

@@ -44,9 +44,10 @@ export class RoutingMemo {
    * files that are new or changed since the last load; `onParse` hears of
    * each file parsed. Files it no longer finds are forgotten.
    */
-  loadFolder(dir: string, onParse?: (file: string) => void): KnowledgeFolder {
+  loadFolder(dir: string, maxDocumentBytes: number | undefined, onParse?: (file: string) => void): KnowledgeFolder {
     const seen = new Set<string>()
     const folder = loadKnowledgeFolder(dir, {
+      maxDocumentBytes,
       parse: (file, text, parse) => {
         seen.add(file)
         const key = hash(text)

@@ -59,7 +59,7 @@ export async function routeKnowledgeProject(project: KnowledgeProject, options: 
   const { config } = project
   const env = options.env ?? process.env
   const { memo, stats } = options
-  const load = (onParse?: (file: string) => void) => memo ? memo.loadFolder(config.knowledge, onParse) : loadKnowledgeFolder(config.knowledge)
+  const load = (onParse?: (file: string) => void) => memo ? memo.loadFolder(config.knowledge, config.maxDocumentBytes, onParse) : loadKnowledgeFolder(config.knowledge, { maxDocumentBytes: config.maxDocumentBytes })
   const folder = load(file => stats?.parsed.push(relative(config.knowledge, file).split(sep).join('/')))
   if (folder.diagnostics.some(d => d.severity === 'error'))
     return { diagnostics: folder.diagnostics, files: folder.files }
