@@ -2,6 +2,7 @@
 // temporary folder beside the destination, renamed into place at the end, so
 // that the destination appears complete or not at all.
 
+import type { Stats } from 'node:fs'
 import { lstatSync, realpathSync } from 'node:fs'
 import { chmod, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path'
@@ -46,8 +47,24 @@ const EXPORT_TEMPORARY = /^\..+\.export-(\d+)-[^.]+$/
  * replace it.
  */
 export function assertNewDestination(dest: string, shown: string): void {
-  if (lstatSync(dest, { throwIfNoEntry: false }))
+  if (lstatOrNothing(dest))
     throw new ExportError('destination-exists', `${shown} already exists. An export never overwrites: choose a new destination, or remove that one first.`)
+}
+
+/**
+ * What `lstat` says of `path` (a symbolic link itself, even a dangling one),
+ * or nothing when the path cannot exist because a part of it is a file: making
+ * its folder then says which file is in the way.
+ */
+function lstatOrNothing(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false })
+  }
+  catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR')
+      return undefined
+    throw error
+  }
 }
 
 /**

@@ -11,7 +11,9 @@ const reads = vi.hoisted(() => [] as string[])
 vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs')>()
   const recorded = <F extends (...args: any[]) => any>(read: F) => ((path: unknown, ...rest: unknown[]) => {
-    reads.push(String(path))
+    // A number is a descriptor, opened (and recorded) before.
+    if (typeof path !== 'number')
+      reads.push(String(path))
     return read(path, ...rest)
   }) as F
   return { ...fs, default: fs, readFileSync: recorded(fs.readFileSync), openSync: recorded(fs.openSync), createReadStream: recorded(fs.createReadStream) }
