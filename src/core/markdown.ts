@@ -31,25 +31,26 @@ const HTML_UNTIL: [RegExp, RegExp][] = [
   [/^ {0,3}<!\[CDATA\[/, /\]\]>/],
 ]
 const HTML_BLOCK_TAG = /^ {0,3}<\/?(?:address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul)(?:[\s/>]|$)/i
-/** Characters a line must start with (after indentation) to be anything but paragraph text. */
-const MARKUP_START = /^[ \t]*[#`~\-*_>+<=|:\d]/
+const FENCE_CLOSE = /^ {0,3}(`+|~+)[ \t]*$/
+/** Characters a line must start with (after indentation) to be anything but paragraph text, by char code. */
+const MARKUP_START = new Uint8Array(128)
+for (const char of '#`~-*_>+<=|:0123456789')
+  MARKUP_START[char.charCodeAt(0)] = 1
 const HTML_LONE_TAG = /^ {0,3}(?:<[A-Z][\w-]*(?:\s[^<>]*)?\/?>|<\/[A-Z][\w-]*\s*>)[ \t]*$/i
 
-/** Leading indentation in columns, with tabs stopping at multiples of 4. */
-function indentOf(line: string): number {
-  let width = 0
-  for (const ch of line) {
-    if (ch === ' ')
-      width++
-    else if (ch === '\t')
-      width += 4 - (width % 4)
-    else break
-  }
-  return width
+/** Index of the first character of `line` that is not a space or a tab (its length for a blank line). */
+function blanksBefore(line: string): number {
+  let i = 0
+  for (let c = line.charCodeAt(0); c === 32 || c === 9; c = line.charCodeAt(++i));
+  return i
 }
 
-function isBlank(line: string): boolean {
-  return /^[ \t]*$/.test(line)
+/** Width in columns of the first `count` characters of `line` (spaces and tabs), with tabs stopping at multiples of 4. */
+function indentOf(line: string, count: number): number {
+  let width = 0
+  for (let i = 0; i < count; i++)
+    width += line.charCodeAt(i) === 9 ? 4 - (width % 4) : 1
+  return width
 }
 
 /** A line that starts a block and so ends a paragraph, a list or a quote. */
@@ -78,19 +79,23 @@ export function scanHeadings(lines: readonly string[]): Heading[] {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!
     work.steps += line.length + 1
+    // Character tests instead of a pattern per line: most lines are prose or code.
+    const first = blanksBefore(line)
+    const isBlank = first === line.length
     if (fence) {
-      const close = /^ {0,3}(`+|~+)[ \t]*$/.exec(line)
+      // Only a line whose first character is the fence's can close it.
+      const close = line[first] === fence.char ? FENCE_CLOSE.exec(line) : null
       if (close && close[1]![0] === fence.char && close[1]!.length >= fence.length)
         fence = undefined
       continue
     }
     if (htmlEnd) {
-      if (htmlEnd === 'blank' ? isBlank(line) : htmlEnd.test(line))
+      if (htmlEnd === 'blank' ? isBlank : htmlEnd.test(line))
         htmlEnd = undefined
-      previousBlank = isBlank(line)
+      previousBlank = isBlank
       continue
     }
-    if (isBlank(line)) {
+    if (isBlank) {
       paragraph = -1
       table = false
       quote = false
@@ -99,9 +104,9 @@ export function scanHeadings(lines: readonly string[]): Heading[] {
     }
     const blank = previousBlank
     previousBlank = false
-    const indent = indentOf(line)
+    const indent = indentOf(line, first)
     // Most lines are prose: skip every block test for them.
-    const prose = !MARKUP_START.test(line)
+    const prose = MARKUP_START[line.charCodeAt(first)] !== 1
 
     if (listIndent >= 0) {
       const item = prose ? null : LIST_ITEM.exec(line)

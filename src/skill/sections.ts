@@ -77,6 +77,8 @@ export function layoutSections(body: string, bodyLine: number, bag: DiagnosticBa
   const sections: SectionInfo[] = []
   /** First and last line of each section, in pairs. */
   const spans: number[] = []
+  // A section's text is cut from the body by offsets instead of joining its lines again.
+  const offsets = lineOffsets(lines)
   const nextOf = nextSameOrHigher(headings)
   let parent: SectionInfo | undefined
   for (const heading of headings) {
@@ -97,7 +99,7 @@ export function layoutSections(body: string, bodyLine: number, bag: DiagnosticBa
       level: heading.level,
       parent: heading.level === 3 ? parent?.id ?? null : null,
       children: [],
-      content: lines.slice(heading.startLine, end + 1).join('\n'),
+      content: body.slice(offsets[heading.startLine], offsets[end]! + lines[end]!.length),
       startLine: fileLine(heading.startLine),
       endLine: fileLine(end),
     }
@@ -117,6 +119,17 @@ export function layoutSections(body: string, bodyLine: number, bag: DiagnosticBa
     bag.warning('content-outside-sections', 'This text follows a level-1 heading after the first section, so it is neither on the cover nor in any section. Move it into a section, or give it a level-2 heading with an ID.', { line: fileLine(stray), column: 1 })
 
   return { sections, preamble }
+}
+
+/** Where each line starts in the text the lines were split from. */
+function lineOffsets(lines: readonly string[]): number[] {
+  const offsets = new Array<number>(lines.length)
+  let offset = 0
+  for (let i = 0; i < lines.length; i++) {
+    offsets[i] = offset
+    offset += lines[i]!.length + 1
+  }
+  return offsets
 }
 
 /** For each heading, the next one of the same or a higher level (where its section ends), in one pass. */
