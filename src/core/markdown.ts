@@ -41,7 +41,8 @@ const HTML_LONE_TAG = /^ {0,3}(?:<[A-Z][\w-]*(?:\s[^<>]*)?\/?>|<\/[A-Z][\w-]*\s*
 /** Index of the first character of `line` that is not a space or a tab (its length for a blank line). */
 function blanksBefore(line: string): number {
   let i = 0
-  for (let c = line.charCodeAt(0); c === 32 || c === 9; c = line.charCodeAt(++i));
+  while (i < line.length && (line.charCodeAt(i) === 32 || line.charCodeAt(i) === 9))
+    i++
   return i
 }
 
