@@ -54,10 +54,34 @@ function indentOf(line: string, count: number): number {
   return width
 }
 
-/** A line that starts a block and so ends a paragraph, a list or a quote. */
-function startsBlock(line: string): boolean {
-  return ATX.test(line) || FENCE_OPEN.test(line) || THEMATIC_BREAK.test(line)
-    || BLOCKQUOTE.test(line) || HTML_BLOCK_TAG.test(line) || HTML_UNTIL.some(([open]) => open.test(line))
+/**
+ * A line that starts a block and so ends a paragraph, a list or a quote.
+ * `marker` is its first character after spaces and tabs: each pattern needs
+ * its own one there, so only that pattern is tried.
+ */
+function startsBlock(line: string, marker: string): boolean {
+  switch (marker) {
+    case '#':
+      return ATX.test(line)
+    case '`':
+    case '~':
+      return FENCE_OPEN.test(line)
+    case '-':
+    case '*':
+    case '_':
+      return THEMATIC_BREAK.test(line)
+    case '>':
+      return BLOCKQUOTE.test(line)
+    case '<':
+      return HTML_BLOCK_TAG.test(line) || HTML_UNTIL.some(([open]) => open.test(line))
+    default:
+      return false
+  }
+}
+
+/** Whether a line whose first character after spaces and tabs is `marker` may be a list item. */
+function mayBeListItem(marker: string): boolean {
+  return marker === '-' || marker === '+' || marker === '*' || (marker >= '0' && marker <= '9')
 }
 
 /**
@@ -106,12 +130,13 @@ export function scanHeadings(lines: readonly string[]): Heading[] {
     const blank = previousBlank
     previousBlank = false
     const indent = indentOf(line, first)
-    // Most lines are prose: skip every block test for them.
+    // Most lines are prose: skip every block test for them. Each pattern below needs its own first character.
     const prose = MARKUP_START[line.charCodeAt(first)] !== 1
+    const marker = line[first]!
 
     if (listIndent >= 0) {
-      const item = prose ? null : LIST_ITEM.exec(line)
-      if (indent >= listIndent || (!blank && !item && (prose || !startsBlock(line))))
+      const item = !prose && mayBeListItem(marker) ? LIST_ITEM.exec(line) : null
+      if (indent >= listIndent || (!blank && !item && (prose || !startsBlock(line, marker))))
         continue
       if (item) {
         listIndent = listItemIndent(item)
@@ -119,7 +144,7 @@ export function scanHeadings(lines: readonly string[]): Heading[] {
       }
       listIndent = -1
     }
-    if (quote && (prose || !startsBlock(line)))
+    if (quote && (prose || !startsBlock(line, marker)))
       continue
     quote = false
 
@@ -132,43 +157,43 @@ export function scanHeadings(lines: readonly string[]): Heading[] {
         paragraph = i
       continue
     }
-    if (paragraph >= 0 && !table && (SETEXT_1.test(line) || SETEXT_2.test(line))) {
+    if (paragraph >= 0 && !table && (marker === '=' || marker === '-') && (SETEXT_1.test(line) || SETEXT_2.test(line))) {
       const text = lines.slice(paragraph, i).map(l => l.trim()).join(' ')
       headings.push({ level: SETEXT_1.test(line) ? 1 : 2, text, startLine: paragraph, textLine: i - 1, endLine: i })
       paragraph = -1
       continue
     }
-    const atx = ATX.exec(line)
+    const atx = marker === '#' ? ATX.exec(line) : null
     if (atx) {
       const text = withoutClosingHashes(atx[2]!).trim()
       headings.push({ level: atx[1]!.length, text, startLine: i, textLine: i, endLine: i })
       paragraph = -1
       continue
     }
-    const open = FENCE_OPEN.exec(line)
+    const open = marker === '`' || marker === '~' ? FENCE_OPEN.exec(line) : null
     if (open && !(open[2]![0] === '`' && open[3]!.includes('`'))) {
       fence = { char: open[2]![0]!, length: open[2]!.length }
       paragraph = -1
       continue
     }
-    const html = HTML_UNTIL.find(([start]) => start.test(line))
-    if (html || HTML_BLOCK_TAG.test(line) || (paragraph < 0 && HTML_LONE_TAG.test(line))) {
+    const html = marker === '<' ? HTML_UNTIL.find(([start]) => start.test(line)) : undefined
+    if (html || (marker === '<' && (HTML_BLOCK_TAG.test(line) || (paragraph < 0 && HTML_LONE_TAG.test(line))))) {
       htmlEnd = html ? html[1] : 'blank'
       if (html && html[1].test(line.replace(html[0], '')))
         htmlEnd = undefined
       paragraph = -1
       continue
     }
-    if (THEMATIC_BREAK.test(line)) {
+    if ((marker === '-' || marker === '*' || marker === '_') && THEMATIC_BREAK.test(line)) {
       paragraph = -1
       continue
     }
-    if (BLOCKQUOTE.test(line)) {
+    if (marker === '>' && BLOCKQUOTE.test(line)) {
       quote = true
       paragraph = -1
       continue
     }
-    const item = LIST_ITEM.exec(line)
+    const item = mayBeListItem(marker) ? LIST_ITEM.exec(line) : null
     if (item) {
       listIndent = listItemIndent(item)
       paragraph = -1
