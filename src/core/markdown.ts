@@ -31,31 +31,57 @@ const HTML_UNTIL: [RegExp, RegExp][] = [
   [/^ {0,3}<!\[CDATA\[/, /\]\]>/],
 ]
 const HTML_BLOCK_TAG = /^ {0,3}<\/?(?:address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul)(?:[\s/>]|$)/i
-/** Characters a line must start with (after indentation) to be anything but paragraph text. */
-const MARKUP_START = /^[ \t]*[#`~\-*_>+<=|:\d]/
+const FENCE_CLOSE = /^ {0,3}(`+|~+)[ \t]*$/
+/** Characters a line must start with (after indentation) to be anything but paragraph text, by char code. */
+const MARKUP_START = new Uint8Array(128)
+for (const char of '#`~-*_>+<=|:0123456789')
+  MARKUP_START[char.charCodeAt(0)] = 1
 const HTML_LONE_TAG = /^ {0,3}(?:<[A-Z][\w-]*(?:\s[^<>]*)?\/?>|<\/[A-Z][\w-]*\s*>)[ \t]*$/i
 
-/** Leading indentation in columns, with tabs stopping at multiples of 4. */
-function indentOf(line: string): number {
+/** Index of the first character of `line` that is not a space or a tab (its length for a blank line). */
+function blanksBefore(line: string): number {
+  let i = 0
+  while (i < line.length && (line.charCodeAt(i) === 32 || line.charCodeAt(i) === 9))
+    i++
+  return i
+}
+
+/** Width in columns of the first `count` characters of `line` (spaces and tabs), with tabs stopping at multiples of 4. */
+function indentOf(line: string, count: number): number {
   let width = 0
-  for (const ch of line) {
-    if (ch === ' ')
-      width++
-    else if (ch === '\t')
-      width += 4 - (width % 4)
-    else break
-  }
+  for (let i = 0; i < count; i++)
+    width += line.charCodeAt(i) === 9 ? 4 - (width % 4) : 1
   return width
 }
 
-function isBlank(line: string): boolean {
-  return /^[ \t]*$/.test(line)
+/**
+ * A line that starts a block and so ends a paragraph, a list or a quote.
+ * `marker` is its first character after spaces and tabs: each pattern needs
+ * its own one there, so only that pattern is tried.
+ */
+function startsBlock(line: string, marker: string): boolean {
+  switch (marker) {
+    case '#':
+      return ATX.test(line)
+    case '`':
+    case '~':
+      return FENCE_OPEN.test(line)
+    case '-':
+    case '*':
+    case '_':
+      return THEMATIC_BREAK.test(line)
+    case '>':
+      return BLOCKQUOTE.test(line)
+    case '<':
+      return HTML_BLOCK_TAG.test(line) || HTML_UNTIL.some(([open]) => open.test(line))
+    default:
+      return false
+  }
 }
 
-/** A line that starts a block and so ends a paragraph, a list or a quote. */
-function startsBlock(line: string): boolean {
-  return ATX.test(line) || FENCE_OPEN.test(line) || THEMATIC_BREAK.test(line)
-    || BLOCKQUOTE.test(line) || HTML_BLOCK_TAG.test(line) || HTML_UNTIL.some(([open]) => open.test(line))
+/** Whether a line whose first character after spaces and tabs is `marker` may be a list item. */
+function mayBeListItem(marker: string): boolean {
+  return marker === '-' || marker === '+' || marker === '*' || (marker >= '0' && marker <= '9')
 }
 
 /**
@@ -78,19 +104,23 @@ export function scanHeadings(lines: readonly string[]): Heading[] {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!
     work.steps += line.length + 1
+    // Character tests instead of a pattern per line: most lines are prose or code.
+    const first = blanksBefore(line)
+    const isBlank = first === line.length
     if (fence) {
-      const close = /^ {0,3}(`+|~+)[ \t]*$/.exec(line)
+      // Only a line whose first character is the fence's can close it.
+      const close = line[first] === fence.char ? FENCE_CLOSE.exec(line) : null
       if (close && close[1]![0] === fence.char && close[1]!.length >= fence.length)
         fence = undefined
       continue
     }
     if (htmlEnd) {
-      if (htmlEnd === 'blank' ? isBlank(line) : htmlEnd.test(line))
+      if (htmlEnd === 'blank' ? isBlank : htmlEnd.test(line))
         htmlEnd = undefined
-      previousBlank = isBlank(line)
+      previousBlank = isBlank
       continue
     }
-    if (isBlank(line)) {
+    if (isBlank) {
       paragraph = -1
       table = false
       quote = false
@@ -99,13 +129,14 @@ export function scanHeadings(lines: readonly string[]): Heading[] {
     }
     const blank = previousBlank
     previousBlank = false
-    const indent = indentOf(line)
-    // Most lines are prose: skip every block test for them.
-    const prose = !MARKUP_START.test(line)
+    const indent = indentOf(line, first)
+    // Most lines are prose: skip every block test for them. Each pattern below needs its own first character.
+    const prose = MARKUP_START[line.charCodeAt(first)] !== 1
+    const marker = line[first]!
 
     if (listIndent >= 0) {
-      const item = prose ? null : LIST_ITEM.exec(line)
-      if (indent >= listIndent || (!blank && !item && (prose || !startsBlock(line))))
+      const item = !prose && mayBeListItem(marker) ? LIST_ITEM.exec(line) : null
+      if (indent >= listIndent || (!blank && !item && (prose || !startsBlock(line, marker))))
         continue
       if (item) {
         listIndent = listItemIndent(item)
@@ -113,7 +144,7 @@ export function scanHeadings(lines: readonly string[]): Heading[] {
       }
       listIndent = -1
     }
-    if (quote && (prose || !startsBlock(line)))
+    if (quote && (prose || !startsBlock(line, marker)))
       continue
     quote = false
 
@@ -126,43 +157,43 @@ export function scanHeadings(lines: readonly string[]): Heading[] {
         paragraph = i
       continue
     }
-    if (paragraph >= 0 && !table && (SETEXT_1.test(line) || SETEXT_2.test(line))) {
+    if (paragraph >= 0 && !table && (marker === '=' || marker === '-') && (SETEXT_1.test(line) || SETEXT_2.test(line))) {
       const text = lines.slice(paragraph, i).map(l => l.trim()).join(' ')
       headings.push({ level: SETEXT_1.test(line) ? 1 : 2, text, startLine: paragraph, textLine: i - 1, endLine: i })
       paragraph = -1
       continue
     }
-    const atx = ATX.exec(line)
+    const atx = marker === '#' ? ATX.exec(line) : null
     if (atx) {
       const text = withoutClosingHashes(atx[2]!).trim()
       headings.push({ level: atx[1]!.length, text, startLine: i, textLine: i, endLine: i })
       paragraph = -1
       continue
     }
-    const open = FENCE_OPEN.exec(line)
+    const open = marker === '`' || marker === '~' ? FENCE_OPEN.exec(line) : null
     if (open && !(open[2]![0] === '`' && open[3]!.includes('`'))) {
       fence = { char: open[2]![0]!, length: open[2]!.length }
       paragraph = -1
       continue
     }
-    const html = HTML_UNTIL.find(([start]) => start.test(line))
-    if (html || HTML_BLOCK_TAG.test(line) || (paragraph < 0 && HTML_LONE_TAG.test(line))) {
+    const html = marker === '<' ? HTML_UNTIL.find(([start]) => start.test(line)) : undefined
+    if (html || (marker === '<' && (HTML_BLOCK_TAG.test(line) || (paragraph < 0 && HTML_LONE_TAG.test(line))))) {
       htmlEnd = html ? html[1] : 'blank'
       if (html && html[1].test(line.replace(html[0], '')))
         htmlEnd = undefined
       paragraph = -1
       continue
     }
-    if (THEMATIC_BREAK.test(line)) {
+    if ((marker === '-' || marker === '*' || marker === '_') && THEMATIC_BREAK.test(line)) {
       paragraph = -1
       continue
     }
-    if (BLOCKQUOTE.test(line)) {
+    if (marker === '>' && BLOCKQUOTE.test(line)) {
       quote = true
       paragraph = -1
       continue
     }
-    const item = LIST_ITEM.exec(line)
+    const item = mayBeListItem(marker) ? LIST_ITEM.exec(line) : null
     if (item) {
       listIndent = listItemIndent(item)
       paragraph = -1

@@ -52,6 +52,18 @@ function bail(): never {
   throw BAIL
 }
 
+/**
+ * Adds `key` as a plain own data property. Assignment costs a small part of
+ * `Object.defineProperty`; a key that `Object.prototype` has (`__proto__`,
+ * whose setter would change the prototype, or anything someone added there)
+ * is defined instead, so it never reaches the prototype.
+ */
+function setOwn(target: Record<string, YamlValue>, key: string, value: YamlValue): void {
+  if (key in Object.prototype)
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+  else target[key] = value
+}
+
 class Reader {
   i = 0
   constructor(readonly lines: string[]) {}
@@ -81,8 +93,7 @@ class Reader {
         bail()
       this.i++
       const rest = match[2]
-      const value = rest === undefined || rest === '' ? this.nested(indent) : this.inline(rest, indent)
-      Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true })
+      setOwn(out, key, rest === undefined || rest === '' ? this.nested(indent) : this.inline(rest, indent))
     }
     return out
   }
@@ -185,7 +196,7 @@ function flow(text: string): YamlValue {
         if (text[i] !== ':' || text[i + 1] !== ' ' || Object.hasOwn(entries, key))
           bail()
         i++
-        Object.defineProperty(entries, key, { value: value(), enumerable: true, writable: true, configurable: true })
+        setOwn(entries, key, value())
         space()
         if (text[i] === ',')
           i++

@@ -26,7 +26,13 @@ export function parseSkillId(id: string): ParsedId | undefined {
   const file = mark < 0 ? id : id.slice(0, mark)
   if (!file.toLowerCase().endsWith('.md'))
     return undefined
-  const params = new URLSearchParams(mark < 0 ? '' : id.slice(mark + 1))
+  // The spellings canonicalId makes, read without URLSearchParams: every module is asked about several times.
+  const search = mark < 0 ? '' : id.slice(mark + 1)
+  if (search === '')
+    return { file, query: { kind: 'skill' } }
+  if (search === 'cover' || search === 'sections' || search === 'meta')
+    return { file, query: { kind: search } }
+  const params = new URLSearchParams(search)
   const keys = [...new Set(params.keys())].filter(key => !BUNDLER_KEYS.has(key))
   if (keys.some(key => !OURS.has(key)))
     return undefined

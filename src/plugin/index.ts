@@ -122,8 +122,9 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
           loaded = await loadModule(id, this)
         }
         finally {
-          // Rollup and Vite throw at `this.error`: a failed load is recorded too.
-          if (loaded !== null)
+          // Rollup and Vite throw at `this.error`: a failed load is recorded too. Only the dev server reads
+          // the records: a build would hold every module's code in them until it ends, for nothing.
+          if (loaded !== null && state.viteServe)
             state.dependencies.record(id, loaded)
         }
         if (loaded === null)

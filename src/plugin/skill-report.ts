@@ -7,6 +7,7 @@ import { basename, dirname } from 'node:path'
 import { formatDiagnostic } from '../core/diagnostics'
 import { bundlerMessage } from './bundler-message'
 import { FAILED_MODULE } from './reports'
+import { unwatched } from './watch'
 
 /** A skill's diagnostic as a bundler message: its location in the text (webpack drops `loc`), in `loc` and with a code frame. */
 export function toMessage(d: Diagnostic, source: string, state: PluginState): BundlerMessage {
@@ -30,8 +31,11 @@ export interface ReportedSkill {
 export function compileReported(context: HookContext, state: PluginState, file: string, id: string): ReportedSkill | undefined {
   const { compiled, dependencies } = state.loader.load(file)
   const { relativize } = state
-  for (const dependency of dependencies)
-    context.addWatchFile(dependency)
+  // Before any error: Rollup throws there, and a watch build must still see the fix.
+  if (!unwatched(context)) {
+    for (const dependency of dependencies)
+      context.addWatchFile(dependency)
+  }
   if (compiled.failed) {
     if (state.reports.reportsFailure(compiled.file, id)) {
       const errors = compiled.diagnostics.filter(d => d.severity === 'error')

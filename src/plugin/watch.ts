@@ -40,6 +40,8 @@ export function watchDependencies(context: HookContext, framework: string, devSe
       loader.addMissingDependency(path)
     return
   }
+  if (unwatched(context))
+    return
   if (framework === 'vite' && devServer) {
     for (const file of files.filter(isFile))
       context.addWatchFile(file)
@@ -47,6 +49,17 @@ export function watchDependencies(context: HookContext, framework: string, devSe
   }
   for (const path of [...files, ...dirs])
     context.addWatchFile(path)
+}
+
+/**
+ * Whether the bundler says that nothing watches this build: a Rollup,
+ * rolldown or `vite build` run without watch mode (`this.meta.watchMode`).
+ * Registering files there costs a call into the bundler each, for nothing.
+ * webpack and rspack keep dependencies for their caches and say nothing here;
+ * the Vite dev server and watch builds say `true`.
+ */
+export function unwatched(context: HookContext): boolean {
+  return (context as { meta?: { watchMode?: boolean } }).meta?.watchMode === false
 }
 
 function isFile(path: string): boolean {

@@ -10,7 +10,7 @@ import { renderCover } from './cover'
 import { metadataList, RESOURCES_KEY } from './metadata-form'
 import { checkAlwaysIds, readProgressive } from './progressive'
 import { resolveResources } from './resources'
-import { layoutSections, trimBlankLines } from './sections'
+import { layoutSections, trimBlankText } from './sections'
 import { toSkillName, validateSpec } from './spec'
 import { readTriggers } from './triggers'
 
@@ -121,7 +121,7 @@ export function compileSkill(input: SkillInput, options: CompileOptions = {}): C
     triggers,
     cover: mode === 'progressive'
       ? renderCover({ preamble: progressive!.layout.preamble, resources, always: progressive!.always, sections: progressive!.layout.sections })
-      : trimBlankLines(split.body.split('\n')).join('\n'),
+      : trimBlankText(split.body),
     sections: mode === 'progressive' ? progressive!.layout.sections : [],
     resources,
     body: split.body,

@@ -160,7 +160,7 @@ export class SkillLoader {
     const folder = snapshotFolder(file)
     const cached = this.entries.get(file)
     // The skill file is compared as text; its other dependencies by content hash.
-    const key = (dependencies: string[]) => hash(...dependencies.slice(1).flatMap(path => [path, fingerprint(path)]))
+    const key = (dependencies: string[]) => dependencies.length === 1 ? ALONE : hash(...dependencies.slice(1).flatMap(path => [path, fingerprint(path)]))
 
     if (cached && cached.source === source && cached.key === key(this.dependencies(file, folder, cached.compiled)))
       return cached
@@ -186,6 +186,9 @@ export class SkillLoader {
     return [file, ...new Set(listed)]
   }
 }
+
+/** The key of a skill that depends on no other file, as {@link hash} gives it: most skills are alone in their folder, and a hash costs microseconds. */
+const ALONE = hash()
 
 /** Files larger than this are told apart by size and modification time: reading them whole for a hash costs more than it tells. */
 const HASHED_BYTES = 32 * 1024 * 1024

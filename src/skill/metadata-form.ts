@@ -34,16 +34,20 @@ export const ALWAYS_KEY = 'progressive.always'
 /** The metadata key of the bundled file list. */
 export const RESOURCES_KEY = 'resources'
 
-/** A comma-separated list under `metadata`, with where each item is in the file. */
+/**
+ * A comma-separated list under `metadata`, with where each item is in the
+ * file. Positions are worked out on first use: only a diagnostic needs one,
+ * and locating takes the full YAML parse that plain frontmatter skips.
+ */
 export interface MetadataList {
   /** The metadata key, e.g. `context_trigger.paths`. */
   key: string
   /** The non-empty items, trimmed, in order. */
   items: string[]
   /** The value's position. */
-  at: Position
-  /** The position of each item (the value's when the value spans lines). */
-  itemAt: Position[]
+  at: () => Position
+  /** The position of item `index` (the value's when the value spans lines). */
+  itemAt: (index: number) => Position
 }
 
 /** The `metadata` mapping, or `undefined` when there is none (or it is not a mapping). */
@@ -66,8 +70,10 @@ export function metadataList(frontmatter: Record<string, YamlValue>, key: string
   if (typeof value !== 'string')
     return undefined
   const items = splitList(value)
-  const at = doc.locate(['metadata', key])
-  return { key, items, at, itemAt: locateItems(source, at, items) }
+  let at: Position | undefined
+  let itemAt: Position[] | undefined
+  const valueAt = () => at ??= doc.locate(['metadata', key])
+  return { key, items, at: valueAt, itemAt: index => (itemAt ??= locateItems(source, valueAt(), items))[index] ?? valueAt() }
 }
 
 /**

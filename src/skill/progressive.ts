@@ -7,7 +7,8 @@ import { ALWAYS_KEY, metadataList, metadataOf, PROGRESSIVE_KEY } from './metadat
 /** A section ID listed in `progressive.always`, and where. */
 export interface AlwaysEntry {
   id: string
-  at: Position
+  /** Where it is listed, worked out only when a diagnostic needs it (locating takes the full YAML parse). */
+  at: () => Position
   /** The key that lists it, for messages: `progressive.always` or `metadata.progressive.always`. */
   list: string
 }
@@ -37,9 +38,9 @@ export function readProgressive(frontmatter: Record<string, YamlValue>, doc: Yam
   const entries: AlwaysEntry[] = []
   const seen = new Set<string>()
   list.items.forEach((id, index) => {
-    const at = list.itemAt[index]!
+    const at = () => list.itemAt(index)
     if (seen.has(id))
-      bag.error('always-duplicate', `"${id}" is listed twice in "metadata.${ALWAYS_KEY}". Remove the duplicate.`, at)
+      bag.error('always-duplicate', `"${id}" is listed twice in "metadata.${ALWAYS_KEY}". Remove the duplicate.`, at())
     else entries.push({ id, at, list: `metadata.${ALWAYS_KEY}` })
     seen.add(id)
   })
@@ -66,13 +67,13 @@ function readMapping(value: YamlValue, doc: YamlDocument, bag: DiagnosticBag): A
   const entries: AlwaysEntry[] = []
   const seen = new Set<string>()
   always.forEach((item, index) => {
-    const at = doc.locate(['progressive', 'always', index])
+    const at = () => doc.locate(['progressive', 'always', index])
     if (typeof item !== 'string' || item.trim() === '') {
-      bag.error('always-invalid', `"progressive.always" item ${index + 1} must be a non-empty section ID string.`, at)
+      bag.error('always-invalid', `"progressive.always" item ${index + 1} must be a non-empty section ID string.`, at())
       return
     }
     if (seen.has(item)) {
-      bag.error('always-duplicate', `"${item}" is listed twice in "progressive.always". Remove the duplicate.`, at)
+      bag.error('always-duplicate', `"${item}" is listed twice in "progressive.always". Remove the duplicate.`, at())
       return
     }
     seen.add(item)
@@ -98,7 +99,7 @@ export function checkAlwaysIds(always: readonly AlwaysEntry[], known: readonly s
     bag.error(
       'always-unknown-id',
       `"${list}" names "${id}", but no heading has {#${id}}.${guess ? ` Did you mean "${guess}"?` : ''} Known IDs: ${listed}.`,
-      at,
+      at(),
     )
   }
 }

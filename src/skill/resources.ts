@@ -27,7 +27,7 @@ export function resolveResources(declared: YamlValue | undefined, listed: Metada
   if (declared !== undefined && listed !== undefined)
     bag.error('resources-invalid', 'The bundled files are given twice, in "resources" and in "metadata.resources". Keep one of them.', doc.locate(['metadata', 'resources'], 'key'))
   if (declared === undefined && listed !== undefined)
-    return checkEntries(listed.items, index => listed.itemAt[index]!, folder, bag)
+    return checkEntries(listed.items, listed.itemAt, folder, bag)
   if (declared === undefined)
     return [...(folder.files ?? [])]
   if (!Array.isArray(declared)) {

@@ -75,7 +75,10 @@ export function layoutSections(body: string, bodyLine: number, bag: DiagnosticBa
   }
 
   const sections: SectionInfo[] = []
-  const covered = new Array<boolean>(lines.length).fill(false)
+  /** First and last line of each section, in pairs. */
+  const spans: number[] = []
+  // A section's text is cut from the body by offsets instead of joining its lines again.
+  const offsets = lineOffsets(lines)
   const nextOf = nextSameOrHigher(headings)
   let parent: SectionInfo | undefined
   for (const heading of headings) {
@@ -89,14 +92,14 @@ export function layoutSections(body: string, bodyLine: number, bag: DiagnosticBa
     let end = (next ? next.startLine : lines.length) - 1
     while (end > heading.endLine && lines[end]!.trim() === '')
       end--
-    covered.fill(true, heading.startLine, end + 1)
+    spans.push(heading.startLine, end)
     const section: SectionInfo = {
       id: entry.id,
       title: entry.title,
       level: heading.level,
       parent: heading.level === 3 ? parent?.id ?? null : null,
       children: [],
-      content: lines.slice(heading.startLine, end + 1).join('\n'),
+      content: body.slice(offsets[heading.startLine], offsets[end]! + lines[end]!.length),
       startLine: fileLine(heading.startLine),
       endLine: fileLine(end),
     }
@@ -108,14 +111,25 @@ export function layoutSections(body: string, bodyLine: number, bag: DiagnosticBa
 
   const firstSection = sections.length > 0 ? sections[0]!.startLine - bodyLine : lines.length
   const preamble = trimBlankLines(lines.slice(0, firstSection)).join('\n')
-  covered.fill(true, 0, firstSection)
 
   // Text governed by a level-1 heading after the first section is in no section and not on the cover.
-  const stray = strayLine(lines, headings, covered)
+  // Only a level-1 heading past the first section's start can govern such text: most bodies have none, and skip the scan.
+  const stray = headings.some(h => h.level === 1 && h.startLine > firstSection) ? strayLine(lines, headings, covered(lines.length, firstSection, spans)) : -1
   if (stray >= 0)
     bag.warning('content-outside-sections', 'This text follows a level-1 heading after the first section, so it is neither on the cover nor in any section. Move it into a section, or give it a level-2 heading with an ID.', { line: fileLine(stray), column: 1 })
 
   return { sections, preamble }
+}
+
+/** Where each line starts in the text the lines were split from. */
+function lineOffsets(lines: readonly string[]): number[] {
+  const offsets = new Array<number>(lines.length)
+  let offset = 0
+  for (let i = 0; i < lines.length; i++) {
+    offsets[i] = offset
+    offset += lines[i]!.length + 1
+  }
+  return offsets
 }
 
 /** For each heading, the next one of the same or a higher level (where its section ends), in one pass. */
@@ -129,6 +143,15 @@ function nextSameOrHigher(headings: readonly Heading[]): Map<Heading, Heading> {
     open.push(heading)
   }
   return next
+}
+
+/** Which lines are on the cover (the first `preamble` lines) or in a section (`spans`: first and last line, in pairs). */
+function covered(lineCount: number, preamble: number, spans: readonly number[]): boolean[] {
+  const lines = new Array<boolean>(lineCount).fill(false)
+  lines.fill(true, 0, preamble)
+  for (let i = 0; i < spans.length; i += 2)
+    lines.fill(true, spans[i], spans[i + 1]! + 1)
+  return lines
 }
 
 /**
@@ -149,6 +172,31 @@ function strayLine(lines: readonly string[], headings: readonly Heading[], cover
       return i
   }
   return -1
+}
+
+/**
+ * `text` without blank lines at both ends: what
+ * `trimBlankLines(text.split('\n')).join('\n')` gives, without splitting
+ * every line of a body to look at its first and last ones.
+ */
+export function trimBlankText(text: string): string {
+  let start = 0
+  for (;;) {
+    const end = text.indexOf('\n', start)
+    if ((end < 0 ? text.slice(start) : text.slice(start, end)).trim() !== '')
+      break
+    if (end < 0)
+      return ''
+    start = end + 1
+  }
+  // A line that is not blank exists, so this stops at it or after it.
+  let stop = text.length
+  for (;;) {
+    const begin = text.lastIndexOf('\n', stop - 1) + 1
+    if (text.slice(begin, stop).trim() !== '')
+      return text.slice(start, stop)
+    stop = begin - 1
+  }
 }
 
 /** Drops blank lines at both ends. */

@@ -51,7 +51,7 @@ function yamlField(path: (string | number)[], value: YamlValue, doc: YamlDocumen
 
 /** A comma-separated metadata value as a list field. */
 function metadataField(list: MetadataList): ListField {
-  return { name: `metadata.${list.key}`, value: list.items, at: index => index === undefined ? list.at : list.itemAt[index] ?? list.at }
+  return { name: `metadata.${list.key}`, value: list.items, at: index => index === undefined ? list.at() : list.itemAt(index) }
 }
 
 /** A list of non-empty strings, or diagnostics at the offending entries. */

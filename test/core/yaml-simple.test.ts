@@ -54,6 +54,16 @@ describe('parseSimpleYaml', () => {
     })
   })
 
+  it('keeps keys that Object.prototype has as plain own keys, without touching prototypes', () => {
+    const value = expectAgrees('__proto__:\n  polluted: yes\nconstructor: x\ntoString: y\nflow: { __proto__: z, hasOwnProperty: w }') as Record<string, Record<string, unknown>>
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype)
+    expect(Object.keys(value)).toEqual(['__proto__', 'constructor', 'toString', 'flow'])
+    expect(Object.getOwnPropertyDescriptor(value, '__proto__')).toEqual({ value: { polluted: 'yes' }, enumerable: true, writable: true, configurable: true })
+    expect(Object.getPrototypeOf(value.flow)).toBe(Object.prototype)
+    expect(Object.keys(value.flow!)).toEqual(['__proto__', 'hasOwnProperty'])
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  })
+
   it.each([
     ['numbers and booleans', 'version: 1.2\nenabled: true\ncount: 3\nnone: ~'],
     ['escapes', 'description: "tab\\tquote\\""'],

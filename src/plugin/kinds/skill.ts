@@ -15,6 +15,20 @@ interface ResolvingContext {
 
 export function skillKind(state: PluginState): ModuleKind {
   const codegen = { runtime: () => state.runtime(), relativize: state.relativize, hot: () => state.viteServe !== undefined }
+  // Each module's file is matched against include and exclude when it is resolved and again when it is loaded:
+  // the answers are kept per file, until the patterns change (Vite sets the root after the plugin is made).
+  const included = new Map<string, boolean>()
+  let includedBy = state.filter
+  const isIncluded = (file: string): boolean => {
+    if (includedBy !== state.filter) {
+      included.clear()
+      includedBy = state.filter
+    }
+    let answer = included.get(file)
+    if (answer === undefined)
+      included.set(file, answer = state.filter(file))
+    return answer
+  }
   return {
     name: 'skill',
 
@@ -38,7 +52,7 @@ export function skillKind(state: PluginState): ModuleKind {
           return null
         file = resolved.id.split('?')[0]!
       }
-      if (!state.filter(file) || !existsSync(file))
+      if (!isIncluded(file) || !existsSync(file))
         return null
       const query = source.includes('?') ? source.slice(source.indexOf('?')) : ''
       const id = parsed.query.kind === 'invalid' ? file + query : canonicalId(file, parsed.query)
@@ -48,7 +62,7 @@ export function skillKind(state: PluginState): ModuleKind {
 
     owns(id) {
       const parsed = parseSkillId(state.fileId(id))
-      return parsed !== undefined && state.filter(parsed.file)
+      return parsed !== undefined && isIncluded(parsed.file)
     },
 
     load(id, context) {
