@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { assertCompiles, corpusStats, DEFAULT_SEED, writeSkills } from './corpus.mjs'
 import { arg, emitResult, fmtMs, importDist, isMain, median, numberArg } from './util.mjs'
 
-export const VITE_GOAL = 1.3
+export const VITE_GOAL = 1.0
 
 /**
  * Wraps the plugin's resolveId and load hooks to add the time spent inside them
