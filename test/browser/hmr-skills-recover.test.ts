@@ -15,7 +15,7 @@ import type { ViteDevServer } from 'vite'
 import type { DevPage } from './dev-skills'
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { openPage, startServer } from './dev-skills'
 import { launchChromium, repo } from './knowledge-app'
 
@@ -106,6 +106,8 @@ describe('an invalid skill recovers in the Vite dev server, for every skill modu
     const { file, name } = KINDS[kind]
     // Alone: Vite keeps an error for a page yet to connect only while no page is connected.
     const page = await openPage(browser, `${origin}/${kind}.html`, false)
+    // Closed even when a step fails, so that the next kind's page is alone too.
+    onTestFinished(() => close(page))
     await overlayShown(page)
     expect(await shown(page)).toBeUndefined()
     replace(file, valid(name, `Fixed (${kind}).`))
@@ -126,6 +128,5 @@ describe('an invalid skill recovers in the Vite dev server, for every skill modu
       replace('skills/added/SKILL.md', valid('added', 'Added fixed.'))
       await shows(page, 'added: Added fixed.')
     }
-    await close(page)
   })
 })
