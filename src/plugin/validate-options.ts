@@ -121,8 +121,11 @@ function knowledgeProblems(path: string, name: string, entry: unknown, { expect,
     object(join(path, 'chunk'), base.chunk, Object.keys(DEFAULT_CHUNK), 'an object ({ maxTokens, overlapTokens })')
   if (base.search !== undefined)
     object(join(path, 'search'), base.search, Object.keys(DEFAULT_SEARCH), 'an object ({ topK, threshold })')
-  if (base.shards !== undefined && !boolean(base.shards))
-    object(join(path, 'shards'), base.shards, SHARDS_KEYS, 'true, false or { lexicalBytes, vectorBytes, refinementBytes }')
+  if (base.shards !== undefined && !boolean(base.shards)) {
+    const shards = object(join(path, 'shards'), base.shards, SHARDS_KEYS, 'true, false or { lexicalBytes, vectorBytes, refinementBytes }')
+    for (const key of SHARDS_KEYS)
+      optional(join(join(path, 'shards'), key), shards?.[key], value => Number.isSafeInteger(value) && (value as number) >= 1, 'a positive integer (bytes a shard)')
+  }
   optional(join(path, 'includeModel'), base.includeModel, boolean, 'true or false')
   if (base.export !== undefined) {
     const exported = object(join(path, 'export'), base.export, EXPORT_KEYS, 'an object ({ mode, outDir, includeModel })')
