@@ -1,6 +1,7 @@
 // The plugin's options, checked when the plugin is created: a wrong shape is one
 // error that names every problem, before any build reads an option it cannot use
-// (a knowledge base without a folder once crashed the bundler's process).
+// (a knowledge base without a folder would otherwise fail deep in an asynchronous
+// build step, where no bundler reports it).
 
 import { closest } from '../core/text'
 import { DEFAULT_CHUNK, DEFAULT_MODEL, DEFAULT_SEARCH, DEFAULT_SERVER } from '../knowledge/config'
@@ -41,10 +42,11 @@ export function optionProblems(options: unknown): string[] {
       expect(path || 'options', expected, value)
       return undefined
     }
-    const known = keys ?? Object.keys(value)
-    for (const key of Object.keys(value).filter(key => !known.includes(key))) {
-      const guess = closest(key, known)
-      problems.push(`${join(path, key)}: unknown option.${guess ? ` Did you mean "${guess}"?` : ''} The options here are ${known.join(', ')}.`)
+    if (!keys)
+      return value
+    for (const key of Object.keys(value).filter(key => !keys.includes(key))) {
+      const guess = closest(key, keys)
+      problems.push(`${join(path, key)}: unknown option.${guess ? ` Did you mean "${guess}"?` : ''} The options here are ${keys.join(', ')}.`)
     }
     return value
   }
