@@ -92,7 +92,10 @@ describe('a build with the issue\'s example', () => {
   beforeAll(() => {
     rmSync(work, { recursive: true, force: true })
     mkdirSync(work, { recursive: true })
-    writeFileSync(join(work, 'main.js'), 'export const answer = 42\n')
+    // A lexical-only base as the issue's user meant it: before the check, loading it rejected outside the build ("The paths[1] argument must be of type string").
+    mkdirSync(join(work, 'docs'))
+    writeFileSync(join(work, 'docs/intro.md'), '# Intro\n\nHello.\n')
+    writeFileSync(join(work, 'main.js'), 'import docs from \'./docs?knowledge\'\nexport const answer = docs\n')
     // As a user writes it: the plugin created in the config file that `vite build` loads.
     writeFileSync(join(work, 'vite.config.mjs'), `import skillKit from ${JSON.stringify(pathToFileURL(join(repo, 'dist/vite.mjs')).href)}\nexport default { logLevel: 'silent', plugins: [skillKit({ knowledge: { model: false } })], build: { lib: { entry: 'main.js', formats: ['es'] } } }\n`)
   })
