@@ -20,6 +20,7 @@ import { FAILED_MODULE } from './reports'
 import { RoutesService } from './routes'
 import { PluginState } from './state'
 import { rewriteVirtualScheme } from './virtual-scheme'
+import { validateOptions } from './validate-options'
 import { skillKitViteApi } from './vite-api'
 import { configureDevServer } from './vite-server'
 import { hotUpdateSkills, servedModule } from './vite-skills'
@@ -44,6 +45,8 @@ const FAILED = { code: FAILED_MODULE }
 const ESBUILD_LOADER = 'js'
 
 export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = {}, meta) => {
+  // Before anything reads them: a wrong shape is one error naming every problem, in every bundler.
+  validateOptions(options)
   const state = new PluginState(options, meta.framework)
   state.knowledge = new KnowledgeService(options, () => state.root, state.relativize)
   state.routes = new RoutesService(state.knowledge, () => state.root, state.relativize)

@@ -84,26 +84,9 @@ function servedAs(outcome: KnowledgeOutcome & { ok: true }): string {
   return JSON.stringify([name, build.snapshotFile, build.documentsFile, project.config, includeModel, shards])
 }
 
-/** A knowledge base's `shards` option, checked. */
-function shardOptions(value: unknown): { value: ShardOptions | false } | { error: string } {
-  if (value === undefined || value === false)
-    return { value: false }
-  if (value === true)
-    return { value: {} }
-  const sizes = ['lexicalBytes', 'vectorBytes', 'refinementBytes']
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    const entries = Object.entries(value)
-    const unknown = entries.find(([key]) => !sizes.includes(key))
-    const invalid = entries.find(([, size]) => !Number.isSafeInteger(size) || (size as number) < 1)
-    if (!unknown && !invalid)
-      return { value: value as ShardOptions }
-    if (unknown) {
-      const guess = closest(unknown[0], sizes)
-      return { error: `shards has no option "${unknown[0]}"${guess ? `: did you mean "${guess}"?` : '.'} Its options are lexicalBytes, vectorBytes and refinementBytes.` }
-    }
-    return { error: `shards.${invalid![0]} must be a positive integer (bytes a shard), got ${JSON.stringify(invalid![1])}.` }
-  }
-  return { error: `shards must be true, false or { lexicalBytes, vectorBytes, refinementBytes }, got ${JSON.stringify(value)}.` }
+/** A knowledge base's `shards` option (checked with the plugin's options: `validate-options.ts`). */
+function shardOptions(value: KnowledgeOptions['shards']): ShardOptions | false {
+  return value === true ? {} : value || false
 }
 
 /** Diagnostics as one report, a line each; the message's code frame shows the first error (see `bundler-message.ts`). */
@@ -273,8 +256,6 @@ export class KnowledgeService {
     if (!withModel && entry.includeModel)
       return { ok: false, watch, message: `${label} has no model ("model": false), so includeModel has nothing to emit: remove includeModel from its options, or replace "model": false with the model's settings.` }
     const shards = shardOptions(entry.shards)
-    if ('error' in shards)
-      return { ok: false, watch, message: `${label}: ${shards.error}` }
     const name = target.kind === 'name' ? target.name : project.config.name
     const onProgress = progress && knowledgeProgressReporter(name, { write: progress, now: () => performance.now() })
     let build: Awaited<ReturnType<typeof buildKnowledgeProject>>
@@ -307,7 +288,7 @@ export class KnowledgeService {
       documents: decodeSnapshot(build.snapshot, { verify: false }).documents,
       // The plugin-wide includeModel applies to the knowledge bases that have a model.
       includeModel: withModel && (entry.includeModel ?? this.options.includeModel ?? false),
-      shards: shards.value,
+      shards,
       warnings: [...opened.diagnostics, ...build.diagnostics],
       watch,
     }

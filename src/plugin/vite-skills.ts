@@ -10,6 +10,7 @@ import type { FileEvent } from './dependencies'
 import type { Dependencies, HookContext, Loaded, ModuleKind } from './kinds/kind'
 import type { PluginState } from './state'
 import { basename, dirname } from 'node:path'
+import { discoverSkills } from '../skill/discover'
 import { isStale } from './dependencies'
 import { parseSkillId } from './ids'
 import { FAILED_MODULE } from './reports'
@@ -93,7 +94,10 @@ export async function hotUpdateSkills(
     if (!node || !kind)
       return
     const failed = dependencies === 'failed'
-    if (isStale(failed ? fallbackDependencies(id, kind, state) : dependencies, file, type))
+    // A module that failed, or is held back, may be broken by a file its last valid load never read (a skill
+    // added invalid, or a registry that started broken): whatever its kind reads may be the fix.
+    const known = failed ? undefined : dependencies
+    if ((known && isStale(known, file, type)) || ((failed || held.has(id)) && isStale(fallbackDependencies(id, kind, state), file, type)))
       stale.set(id, { node, kind, failed })
   }
   for (const [id, dependencies] of state.dependencies.entries())
@@ -144,10 +148,16 @@ export async function hotUpdateSkills(
   return [...others, ...updated]
 }
 
-/** What a module whose last load failed depends on, at least: its skill file and folder, or the registry folders. */
+/**
+ * What a module that failed or is held back depends on, at least: its skill
+ * file and folder, or the registry folders and every skill file in them now
+ * (an edit is no change to a folder's listing).
+ */
 function fallbackDependencies(id: string, kind: ModuleKind, state: PluginState): Dependencies {
-  if (kind.name === 'registry')
-    return { files: [], dirs: registryDirs(state) }
+  if (kind.name === 'registry') {
+    const dirs = registryDirs(state)
+    return { files: discoverSkills(dirs), dirs }
+  }
   const file = parseSkillId(state.fileId(id))!.file
   return { files: [file], dirs: basename(file) === 'SKILL.md' ? [dirname(file)] : [] }
 }

@@ -83,12 +83,16 @@ describe.each(['vite', 'rollup', 'rolldown', 'esbuild', 'webpack', 'rspack'] as 
 
 describe('the shards option', () => {
   it('is checked: a wrong key or size fails the build, saying what to write', async () => {
+    // Checked with the plugin's options: the build fails before reading anything.
     const wrongKey = await settle(build('rollup', entry, options({ lexicalByte: 100 }), 'knowledge-shards-invalid'))
-    expect(String((wrongKey as { error: Error }).error.message)).toContain('Knowledge base "docs" (docs): shards has no option "lexicalByte": did you mean "lexicalBytes"? Its options are lexicalBytes, vectorBytes and refinementBytes.')
+    expect(String((wrongKey as { error: Error }).error.message)).toBe(`Invalid unplugin-skill-kit options (1 problem):
+- knowledge.docs.shards.lexicalByte: unknown option. Did you mean "lexicalBytes"? The options here are lexicalBytes, vectorBytes, refinementBytes.`)
     const wrongSize = await settle(build('rollup', entry, options({ vectorBytes: 0 }), 'knowledge-shards-invalid'))
-    expect(String((wrongSize as { error: Error }).error.message)).toContain('Knowledge base "docs" (docs): shards.vectorBytes must be a positive integer (bytes a shard), got 0.')
+    expect(String((wrongSize as { error: Error }).error.message)).toBe(`Invalid unplugin-skill-kit options (1 problem):
+- knowledge.docs.shards.vectorBytes: expected a positive integer (bytes a shard), got 0.`)
     const wrongType = await settle(build('rollup', entry, options('yes'), 'knowledge-shards-invalid'))
-    expect(String((wrongType as { error: Error }).error.message)).toContain('Knowledge base "docs" (docs): shards must be true, false or { lexicalBytes, vectorBytes, refinementBytes }, got "yes".')
+    expect(String((wrongType as { error: Error }).error.message)).toBe(`Invalid unplugin-skill-kit options (1 problem):
+- knowledge.docs.shards: expected true, false or { lexicalBytes, vectorBytes, refinementBytes }, got "yes".`)
   }, 120_000)
 
   it('says which shard is missing from a deployment, and what to deploy', async () => {

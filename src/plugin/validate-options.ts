@@ -1,0 +1,165 @@
+// The plugin's options, checked when the plugin is created: a wrong shape is one
+// error that names every problem, before any build reads an option it cannot use
+// (a knowledge base without a folder would otherwise fail deep in an asynchronous
+// build step, where no bundler reports it).
+
+import { closest } from '../core/text'
+import { DEFAULT_CHUNK, DEFAULT_MODEL, DEFAULT_SEARCH, DEFAULT_SERVER } from '../knowledge/config'
+import { excerptForMessage, quoteForMessage } from '../runtime/redact'
+
+const TOP_KEYS = ['include', 'exclude', 'strict', 'onInvalid', 'root', 'skills', 'knowledge', 'offline', 'includeModel']
+const SKILLS_KEYS = ['dirs']
+const KNOWLEDGE_KEYS = ['dir', 'model', 'chunk', 'search', 'shards', 'includeModel', 'export']
+const MODEL_KEYS = [...Object.keys(DEFAULT_MODEL), 'provider', 'baseUrl', 'dimensions', ...Object.keys(DEFAULT_SERVER)]
+const SHARDS_KEYS = ['lexicalBytes', 'vectorBytes', 'refinementBytes']
+const EXPORT_KEYS = ['mode', 'outDir', 'includeModel']
+
+/** Plugin options of the wrong shape: `message` lists every problem, a line each. */
+export class OptionsError extends Error {
+  override name = 'OptionsError'
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid unplugin-skill-kit options (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${problems.map(p => `- ${p}`).join('\n')}`)
+    // The message says all a person needs: no stack of the plugin's under it.
+    this.stack = ''
+  }
+}
+
+/** Throws an {@link OptionsError} naming every option of the wrong shape. */
+export function validateOptions(options: unknown): void {
+  const problems = optionProblems(options)
+  if (problems.length > 0)
+    throw new OptionsError(problems)
+}
+
+/** What is wrong with the plugin's options, a sentence each: the option's path, what it expects, what it got. */
+export function optionProblems(options: unknown): string[] {
+  const problems: string[] = []
+  const expect = (path: string, expected: string, value: unknown, hint = '') =>
+    problems.push(`${path}: expected ${expected}, got ${describe(value)}.${hint}`)
+  /** The object at `path` (its keys not in `keys` reported; `null`: any key), or `undefined` after reporting that it is none. */
+  const object = (path: string, value: unknown, keys: readonly string[] | null, expected: string): Record<string, unknown> | undefined => {
+    if (!isObject(value)) {
+      expect(path || 'options', expected, value)
+      return undefined
+    }
+    if (!keys)
+      return value
+    for (const key of Object.keys(value).filter(key => !keys.includes(key))) {
+      const guess = closest(key, keys)
+      problems.push(`${join(path, key)}: unknown option.${guess ? ` Did you mean "${guess}"?` : ''} The options here are ${keys.join(', ')}.`)
+    }
+    return value
+  }
+  const optional = (path: string, value: unknown, test: (value: unknown) => boolean, expected: string) => {
+    if (value !== undefined && !test(value))
+      expect(path, expected, value)
+  }
+  const boolean = (value: unknown) => typeof value === 'boolean'
+  const text = (value: unknown) => typeof value === 'string' && value.trim() !== ''
+  const pattern = (value: unknown) => text(value) || value instanceof RegExp
+  const FILTER = 'a glob, a RegExp or a list of them'
+
+  if (options === undefined)
+    return problems
+  const top = object('', options, TOP_KEYS, 'an object')
+  if (!top)
+    return problems
+  for (const key of ['include', 'exclude']) {
+    const value = top[key]
+    if (Array.isArray(value))
+      value.forEach((item, i) => optional(`${key}[${i}]`, item, pattern, 'a glob or a RegExp'))
+    else
+      optional(key, value, pattern, FILTER)
+  }
+  for (const key of ['strict', 'offline', 'includeModel'])
+    optional(key, top[key], boolean, 'true or false')
+  optional('onInvalid', top.onInvalid, value => value === 'error' || value === 'fallback', '"error" or "fallback"')
+  optional('root', top.root, text, 'a folder (a non-empty string)')
+  if (top.skills !== undefined) {
+    const skills = object('skills', top.skills, SKILLS_KEYS, 'an object ({ dirs: [\'skills\'] })')
+    optional('skills.dirs', skills?.dirs, value => Array.isArray(value) && value.every(text), 'a list of folders (non-empty strings)')
+  }
+  if (top.knowledge !== undefined) {
+    // Its keys are the bases' names.
+    const knowledge = object('knowledge', top.knowledge, null, 'an object of knowledge bases by name ({ docs: \'./docs\' })')
+    for (const [name, entry] of Object.entries(knowledge ?? {}))
+      knowledgeProblems(join('knowledge', name), name, entry, { expect, object, optional, boolean, text })
+  }
+  return problems
+}
+
+interface Checks {
+  expect: (path: string, expected: string, value: unknown, hint?: string) => void
+  object: (path: string, value: unknown, keys: readonly string[] | null, expected: string) => Record<string, unknown> | undefined
+  optional: (path: string, value: unknown, test: (value: unknown) => boolean, expected: string) => void
+  boolean: (value: unknown) => boolean
+  text: (value: unknown) => boolean
+}
+
+/** One knowledge base: a folder, or `{ dir, … }`. */
+function knowledgeProblems(path: string, name: string, entry: unknown, { expect, object, optional, boolean, text }: Checks): void {
+  const EXPECTED = 'a folder (a string) or a knowledge base\'s options ({ dir, model, … })'
+  if (typeof entry === 'string') {
+    if (!text(entry))
+      expect(path, EXPECTED, entry)
+    return
+  }
+  if (!isObject(entry)) {
+    // `knowledge: { model: false }` reads as a base named "model": the option belongs inside one base.
+    const hint = KNOWLEDGE_KEYS.includes(name)
+      ? ` "${name}" is an option of one knowledge base: knowledge: { docs: { dir: './docs', ${name}: ${describe(entry)} } }.`
+      : ''
+    expect(path, EXPECTED, entry, hint)
+    return
+  }
+  const base = object(path, entry, KNOWLEDGE_KEYS, EXPECTED)!
+  if (base.dir === undefined)
+    expect(join(path, 'dir'), 'the knowledge base\'s folder (a string)', undefined, ` Write ${path}: { dir: './docs', … }.`)
+  else
+    optional(join(path, 'dir'), base.dir, text, 'the knowledge base\'s folder (a non-empty string)')
+  if (base.model !== undefined && base.model !== false)
+    object(join(path, 'model'), base.model, MODEL_KEYS, 'the model\'s settings (an object) or false (no model: lexical search only)')
+  if (base.chunk !== undefined)
+    object(join(path, 'chunk'), base.chunk, Object.keys(DEFAULT_CHUNK), 'an object ({ maxTokens, overlapTokens })')
+  if (base.search !== undefined)
+    object(join(path, 'search'), base.search, Object.keys(DEFAULT_SEARCH), 'an object ({ topK, threshold })')
+  if (base.shards !== undefined && !boolean(base.shards)) {
+    const shards = object(join(path, 'shards'), base.shards, SHARDS_KEYS, 'true, false or { lexicalBytes, vectorBytes, refinementBytes }')
+    for (const key of SHARDS_KEYS)
+      optional(join(join(path, 'shards'), key), shards?.[key], value => Number.isSafeInteger(value) && (value as number) >= 1, 'a positive integer (bytes a shard)')
+  }
+  optional(join(path, 'includeModel'), base.includeModel, boolean, 'true or false')
+  if (base.export !== undefined) {
+    const exported = object(join(path, 'export'), base.export, EXPORT_KEYS, 'an object ({ mode, outDir, includeModel })')
+    const at = join(path, 'export')
+    optional(join(at, 'mode'), exported?.mode, value => value === 'semantic' || value === 'routed', '"semantic" or "routed"')
+    optional(join(at, 'outDir'), exported?.outDir, text, 'a folder in the build output (a non-empty string)')
+    optional(join(at, 'includeModel'), exported?.includeModel, boolean, 'true or false')
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof RegExp)
+}
+
+/** `path.key`, with a key that is no identifier in brackets (`knowledge["my docs"]`). */
+function join(path: string, key: string): string {
+  if (/^[A-Z_$][\w$]*$/i.test(key))
+    return path ? `${path}.${key}` : key
+  return `${path}[${quoteForMessage(key)}]`
+}
+
+/** A value as a message shows it: short, and never a whole object. */
+function describe(value: unknown): string {
+  if (value === undefined)
+    return 'nothing'
+  if (value === null || typeof value === 'boolean' || typeof value === 'number')
+    return String(value)
+  if (typeof value === 'string')
+    return quoteForMessage(value)
+  if (value instanceof RegExp)
+    return excerptForMessage(String(value))
+  if (Array.isArray(value))
+    return 'an array'
+  return typeof value === 'function' ? 'a function' : 'an object'
+}
