@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto'
 import { closeSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs'
 import { chmod, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
+import { makeGeneratedFolder } from './folders'
 
 /**
  * Writes a file so that readers see the old content or the new, never half:
  * a temporary file beside it, then a rename (atomic on one file system).
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array): void {
-  mkdirSync(dirname(path), { recursive: true })
+  makeGeneratedFolder(dirname(path))
   const temporary = temporaryPath(path)
   try {
     writeFileSync(temporary, data)
@@ -25,7 +26,7 @@ export function writeFileAtomic(path: string, data: string | Uint8Array): void {
  * on with other work while a large file is written.
  */
 export async function writeFileAtomicAsync(path: string, data: string | Uint8Array): Promise<void> {
-  await mkdir(dirname(path), { recursive: true })
+  makeGeneratedFolder(dirname(path))
   const temporary = temporaryPath(path)
   try {
     await writeFile(temporary, data)
@@ -47,7 +48,7 @@ const STREAM_BUFFER = 4 * 1024 * 1024
  * once the rest is written: a header that counts what was written.
  */
 export function writeFileAtomicStreamed(path: string, fill: (write: (bytes: Uint8Array) => void) => Uint8Array | void): void {
-  mkdirSync(dirname(path), { recursive: true })
+  makeGeneratedFolder(dirname(path))
   const temporary = temporaryPath(path)
   const fd = openSync(temporary, 'w')
   const buffer = Buffer.allocUnsafe(STREAM_BUFFER)
@@ -135,7 +136,7 @@ export function removeDeadTemporaries(dir: string, named: RegExp = TEMPORARY): v
  * this copy was put in place.
  */
 export async function replaceDirAtomic(target: string, fill: (temporary: string) => Promise<void>, { keep }: { keep?: () => Promise<boolean> } = {}): Promise<boolean> {
-  await mkdir(dirname(target), { recursive: true })
+  makeGeneratedFolder(dirname(target))
   const temporary = await mkdtemp(join(dirname(target), `.${basename(target)}.tmp-`))
   try {
     await chmod(temporary, 0o755) // mkdtemp makes it private

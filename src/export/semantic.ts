@@ -44,6 +44,19 @@ export interface SemanticExportOptions {
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`
 
+/**
+ * What makes every package manager install the export without install scripts.
+ * onnxruntime-node's downloads CUDA libraries from a host many machines cannot
+ * reach (npm 10 then fails the whole install); its CPU build, which search uses,
+ * is in the package, and sharp's binaries come as optional packages. npm, pnpm
+ * and yarn 1 read `.npmrc`; yarn 2+ reads `.yarnrc.yml`, whose node_modules
+ * linker lets `node search.mjs` import the package without yarn.
+ */
+const NO_INSTALL_SCRIPTS: ExportFile[] = [
+  fileOf('.npmrc', '# Install without install scripts: onnxruntime-node\'s would download CUDA libraries; search runs on its CPU build.\nignore-scripts=true\n'),
+  fileOf('.yarnrc.yml', '# Install without install scripts (see .npmrc), into node_modules/ so that node search.mjs finds the packages.\nenableScripts: false\nnodeLinker: node-modules\n'),
+]
+
 /** The export's package.json and lockfile, named after the skill: the lockfile pins @huggingface/transformers and what it needs. */
 function packageFiles(name: string, lockfile: string): ExportFile[] {
   const lock = JSON.parse(readFileSync(lockfile, 'utf8')) as { name: string, packages: Record<string, { name?: string, dependencies?: Record<string, string> }> }
@@ -58,7 +71,7 @@ function packageFiles(name: string, lockfile: string): ExportFile[] {
     // onnxruntime-node's install script downloads CUDA libraries; the CPU build search uses is in the package.
     allowScripts: { 'onnxruntime-node': false },
   }
-  return [fileOf('package.json', json(manifest)), fileOf('package-lock.json', json(lock))]
+  return [fileOf('package.json', json(manifest)), fileOf('package-lock.json', json(lock)), ...NO_INSTALL_SCRIPTS]
 }
 
 /** The files of the model (for its dtype, with any external weights), as `models/<id>/<file>`; or why they cannot be copied. */

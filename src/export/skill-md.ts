@@ -35,13 +35,16 @@ export interface SemanticSkillInput {
   server?: Pick<ExportedServer, 'baseUrl' | 'apiKeyEnv'>
 }
 
+/** What SKILL.md says of the install: the folder's settings skip install scripts, so any package manager works offline from the CUDA host. */
+const INSTALL_NOTE = 'its .npmrc and .yarnrc.yml skip install scripts, so no CUDA libraries are downloaded; pnpm install or yarn install work too'
+
 /** SKILL.md of a semantic export. */
 export function semanticSkillMarkdown({ config, documents, search, modelId, server }: SemanticSkillInput): string {
   const ranking = {
     'lexical-only': 'Search ranks documents by their words (BM25) and needs Node.js only.',
-    'model-included': `Search needs Node.js only, and ranks by meaning with the embedding model in \`models/\` once its one package is installed: run \`npm ci\` in this folder once (with \`ONNXRUNTIME_NODE_INSTALL=skip\` set, it downloads no CUDA libraries). Until then it ranks by words (BM25) and says so on stderr.`,
+    'model-included': `Search needs Node.js only, and ranks by meaning with the embedding model in \`models/\` once its one package is installed: run \`npm ci\` in this folder once (${INSTALL_NOTE}). Until then it ranks by words (BM25) and says so on stderr.`,
     'server': `Search needs Node.js only, and ranks by meaning through the embedding server at ${server?.baseUrl} (model ${modelId}), which each search sends its query to; set \`${server?.apiKeyEnv}\` to its API key when it needs one. When the server cannot be reached, search ranks by words (BM25) and says so on stderr.`,
-    'model-absent': `Search needs Node.js only. This export has no embedding model, so it ranks by words (BM25) and says so on stderr; to rank by meaning, run \`npm ci\` in this folder once and set \`SKILL_KIT_MODEL_PATH\` to a folder that holds ${modelId}/.`,
+    'model-absent': `Search needs Node.js only. This export has no embedding model, so it ranks by words (BM25) and says so on stderr; to rank by meaning, run \`npm ci\` in this folder once (${INSTALL_NOTE}) and set \`SKILL_KIT_MODEL_PATH\` to a folder that holds ${modelId}/.`,
   }[search]
   return [
     '---',

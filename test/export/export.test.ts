@@ -118,6 +118,8 @@ afterAll(async () => {
 
 /** What every semantic export of the home project holds, with --include-model or not. */
 const SEMANTIC = [
+  '.npmrc',
+  '.yarnrc.yml',
   'LICENSE',
   'NOTICE',
   'SKILL.md',
@@ -196,6 +198,39 @@ describe('skill-kit export --mode semantic', () => {
     expect(usage.code).toBe(2)
     expect(usage.stderr.split('\n')[0]).toBe('search.mjs: --mode must be auto, vector, lexical or hybrid, got "semantic".')
   })
+
+  it('installs with npm 10 where onnxruntime-node\'s CUDA host cannot be reached, as SKILL.md says, then searches by vector', async () => {
+    const copy = copyAway(join(out, 'semantic/home'))
+    // A loopback port that was free a moment ago: every host an install script asks (through
+    // global-agent, as onnxruntime-node's CUDA download does) refuses at once, as an unreachable host would.
+    const port = await new Promise<number>((done) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo
+        probe.close(() => done(port))
+      })
+    })
+    // A user's shell: no npm_* variables of a surrounding `npm test`, no ONNX Runtime install switch.
+    const env = { ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_|^ONNXRUNTIME_|^SKILL_KIT_/i.test(key))), GLOBAL_AGENT_HTTP_PROXY: `http://127.0.0.1:${port}` }
+    const run = (command: string, args: string[], extra: Record<string, string> = {}) => new Promise<CliRun>((done) => {
+      execFile(command, args, { cwd: copy, env: { ...env, ...extra }, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+        done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr })
+      })
+    })
+    expect(readFileSync(join(copy, 'SKILL.md'), 'utf8')).toContain('run `npm ci` in this folder once')
+    // npm 10 is Node 20's own; packages come from the npm cache when they are there, else the registry.
+    const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx'
+    const install = await run(npx, ['-y', 'npm@10', 'ci', '--prefer-offline', '--no-audit', '--no-fund'])
+    expect(install.stderr).not.toMatch(/npm error/)
+    expect(install.code).toBe(0)
+    // onnxruntime-node's CPU build loads without its install script: the same ranking as skill-kit's.
+    const vector = await run(process.execPath, ['search.mjs', 'restore a backup', '--mode', 'vector', '--threshold', '-1'], { SKILL_KIT_MODEL_PATH: models })
+    expect(vector.stderr).toBe('')
+    expect(vector.code).toBe(0)
+    const cli = JSON.parse((await skillKit('search', 'restore a backup', '--project', 'home', '--offline', '--mode', 'vector', '--threshold', '-1')).stdout) as { id: string, score: number }[]
+    const exported = JSON.parse(vector.stdout) as { id: string, score: number }[]
+    expect(exported.map(r => r.id)).toEqual(cli.map(r => r.id))
+    exported.forEach((r, i) => expect(r.score).toBeCloseTo(cli[i]!.score, 5))
+  }, 300_000)
 
   it('with --include-model, searches by vector in a copy once @huggingface/transformers is there', async () => {
     const run = await skillKit('export', 'out/model/home', '--project', 'home', '--offline', '--include-model')
@@ -389,7 +424,7 @@ describe('exports are reproducible and leave nothing behind', () => {
     expect(noModel).toEqual({ code: 1, stdout: '', stderr: 'skill-kit export: "lexical" has no model ("model": false in skill-kit.json), so --include-model has nothing to copy: export without it.\n' })
     const plain = await skillKit('export', 'out/lexical', '--project', 'lexical')
     expect(plain.code, plain.stderr).toBe(0)
-    expect(JSON.parse(plain.stdout).files).toEqual(SEMANTIC.filter(f => !f.startsWith('package')))
+    expect(JSON.parse(plain.stdout).files).toEqual(SEMANTIC.filter(f => !/^(?:package|\.npmrc|\.yarnrc)/.test(f)))
     const copy = copyAway(join(out, 'lexical'))
     const search = await node(copy, ['search.mjs', 'restore a backup'])
     expect(search.stderr).toBe('')

@@ -6,10 +6,10 @@
 // Needs a built dist/ (`npm test` builds first).
 
 import { execFile } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
@@ -165,4 +165,41 @@ console.log(JSON.stringify({ skills: await bundle('skills.js'), notes: await bun
     expect(notes).toEqual({ ok: false, errors: [`Knowledge folder notes: ${TRANSFORMERS_MISSING_MESSAGE}`] })
     expect(existsSync(join(app, '.skill-kit'))).toBe(false)
   })
+})
+
+describe('the package\'s types in a strict TypeScript project', () => {
+  it('type-check with tsc --strict and without skipLibCheck, with only the bundlers the app has', async () => {
+    // The bundlers and Node's types as a user installs them (here linked from this repository);
+    // unplugin's other bundlers (farm, bun, rsbuild, unloader) are not there, as in most apps.
+    for (const name of ['vite', 'rollup', 'rolldown', 'esbuild', 'webpack', '@rspack/core', '@types/node']) {
+      mkdirSync(dirname(join(app, 'node_modules', name)), { recursive: true })
+      symlinkSync(join(repo, 'node_modules', name), join(app, 'node_modules', name), 'dir')
+    }
+    writeFileSync(join(app, 'tsconfig.strict.json'), `${JSON.stringify({
+      compilerOptions: { strict: true, skipLibCheck: false, noEmit: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', types: ['node', 'unplugin-skill-kit/client'] },
+      files: ['types.ts'],
+    }, null, 2)}\n`)
+    writeFileSync(join(app, 'types.ts'), `import type { Options } from 'unplugin-skill-kit'
+import type { KnowledgeModule } from 'unplugin-skill-kit/runtime'
+import skillKit, { compileSkill, SkillLoader } from 'unplugin-skill-kit'
+import esbuild from 'unplugin-skill-kit/esbuild'
+import rolldown from 'unplugin-skill-kit/rolldown'
+import rollup from 'unplugin-skill-kit/rollup'
+import rspack from 'unplugin-skill-kit/rspack'
+import vite from 'unplugin-skill-kit/vite'
+import webpack from 'unplugin-skill-kit/webpack'
+import { createRegistry } from 'unplugin-skill-kit/runtime/skill'
+import { createKnowledgeBase } from 'unplugin-skill-kit/runtime/knowledge'
+import notes from './skills/notes/SKILL.md'
+
+const options: Options = { knowledge: { docs: { dir: 'docs', model: false } } }
+export const plugins = [vite(options), rollup(options), rolldown(options), esbuild(options), webpack(options), rspack(options), skillKit.vite(options)]
+export const name: string = notes.name
+export const used = [compileSkill, SkillLoader, createRegistry, createKnowledgeBase] as const
+export type Kb = KnowledgeModule
+`)
+    const tsc = await run(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.strict.json'], app)
+    expect(tsc.stdout).toBe('')
+    expect(tsc.code).toBe(0)
+  }, 120_000)
 })

