@@ -49,6 +49,16 @@ export function layoutSections(body: string, bodyLine: number, bag: DiagnosticBa
 
   const seen = new Map<string, number>()
   const sectioned = new Map<Heading, { id: string, title: string }>()
+  // Every ID written, valid or not, and every ID suggested: a suggestion is none of them, so applying it makes no duplicate.
+  const taken = new Set(headings.map(h => splitHeadingId(h.text).id).filter(id => id !== undefined))
+  const suggest = (text: string) => {
+    const base = slugify(text)
+    let id = base
+    for (let n = 2; taken.has(id); n++)
+      id = `${base}-${n}`
+    taken.add(id)
+    return id
+  }
   for (const heading of headings) {
     const { title, id } = splitHeadingId(heading.text)
     const at = { line: fileLine(heading.textLine), column: idColumn(heading) }
@@ -58,11 +68,11 @@ export function layoutSections(body: string, bodyLine: number, bag: DiagnosticBa
       continue
     }
     if (id === undefined) {
-      bag.error('section-id-missing', `Level-${heading.level} heading "${title}" has no section ID. Add {#${slugify(title)}} at the end of the heading line.`, at)
+      bag.error('section-id-missing', `Level-${heading.level} heading "${title}" has no section ID. Add {#${suggest(title)}} at the end of the heading line.`, at)
       continue
     }
     if (!VALID_ID.test(id)) {
-      bag.error('section-id-invalid', `Section ID "{#${id}}" is not valid: use letters, digits, "-", "_", "." or ":", starting with a letter or digit, e.g. {#${slugify(id || title)}}.`, at)
+      bag.error('section-id-invalid', `Section ID "{#${id}}" is not valid: use letters, digits, "-", "_", "." or ":", starting with a letter or digit, e.g. {#${suggest(id || title)}}.`, at)
       continue
     }
     const first = seen.get(id)
