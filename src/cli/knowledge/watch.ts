@@ -36,12 +36,14 @@ function describeChanges(changes: readonly string[]): string {
   return changes.length === 1 ? `${changes[0]} changed` : `${changes.length} files changed`
 }
 
-/** `12 documents, 40 windows (3 embedded, 37 cached)`, or `12 documents, 30 chunks (no model)`. */
+const counted = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
+
+/** `12 documents, 30 chunks, 40 windows (3 embedded, 37 cached)`, or `12 documents, 30 chunks (no model)`: the words and numbers of `skill-kit build`. */
 function describeIndex(project: KnowledgeProject, build: ProjectBuild): string {
-  const documents = `${build.documents.length} document${build.documents.length === 1 ? '' : 's'}`
+  const counts = `${counted(build.documents.length, 'document')}, ${counted(build.chunks.length, 'chunk')}`
   if (!hasModel(project))
-    return `${documents}, ${build.stats.windows} chunk${build.stats.windows === 1 ? '' : 's'} (no model)`
-  return `${documents}, ${build.stats.windows} window${build.stats.windows === 1 ? '' : 's'} (${build.stats.embedded} embedded, ${build.stats.cached} cached)`
+    return `${counts} (no model)`
+  return `${counts}, ${counted(build.stats.windows, 'window')} (${build.stats.embedded} embedded, ${build.stats.cached} cached)`
 }
 
 /** Windows to embed from which a build is worth announcing off a terminal: one batch, seconds on a CPU. */
