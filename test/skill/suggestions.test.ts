@@ -96,6 +96,15 @@ describe('suggested section IDs are unique once applied', () => {
 })
 
 describe('other suggestions', () => {
+  it('guesses an always-on section ID the list does not name yet', () => {
+    const body = '## Rules {#rules}\n\nA.\n\n## Rulers {#rulers}\n\nB.\n'
+    const broken = skill('guide/SKILL.md', 'name: guide\ndescription: d\nprogressive:\n  always: [rules, rule]', body)
+    const { message } = diagnostic(broken, 'always-unknown-id')
+    expect(message).toBe('"progressive.always" names "rule", but no heading has {#rule}. Did you mean "rulers"? Known IDs: rules, rulers.')
+    const fixed = compile({ ...broken, source: broken.source.replace('[rules, rule]', `[rules, ${/Did you mean "([^"]+)"/.exec(message)![1]}]`) })
+    expect(fixed.diagnostics).toEqual([])
+  })
+
   it('quotes a metadata value as written, so the value stays what it was', () => {
     const broken = skill('meta/SKILL.md', 'name: meta\ndescription: d\nmetadata:\n  version: 1.10  # the release\n  "ui kit": true')
     const found = compile(broken).diagnostics.filter(d => d.code === 'metadata-invalid')
