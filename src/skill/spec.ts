@@ -1,7 +1,7 @@
 import type { DiagnosticBag } from '../core/diagnostics'
 import type { YamlDocument, YamlValue } from '../core/yaml'
-import { closest } from '../core/text'
 import { isYamlMapping } from '../core/yaml'
+import { didYouMean } from './did-you-mean'
 
 /** Fields of the Agent Skills specification. */
 const SPEC_FIELDS = ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools']
@@ -131,10 +131,7 @@ export function validateSpec({ frontmatter, doc, bag, expectedName, expectedFrom
   for (const key of Object.keys(fm)) {
     if (KNOWN_FIELDS.includes(key))
       continue
-    const guess = closest(key, KNOWN_FIELDS)
-    // Renaming the key to a field the frontmatter already has would make a duplicate key: say so instead.
-    const hint = !guess ? '' : guess in fm ? ` It looks like "${guess}", which is set already: keep one of them.` : ` Did you mean "${guess}"?`
-    bag.warning('field-unknown', `Unknown frontmatter field "${key}".${hint} Agents ignore it; put custom data under "metadata".`, doc.locate([key], 'key'))
+    bag.warning('field-unknown', `Unknown frontmatter field "${key}".${didYouMean(key, KNOWN_FIELDS, field => field in fm)} Agents ignore it; put custom data under "metadata".`, doc.locate([key], 'key'))
   }
 }
 

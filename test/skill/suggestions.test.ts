@@ -120,6 +120,18 @@ describe('other suggestions', () => {
     expect(fixed.frontmatter.metadata).toEqual({ 'version': '1.10', 'ui kit': 'true' })
   })
 
+  it('suggests a trigger key the mapping does not have yet, and says so when it has', () => {
+    const typo = skill('sql/SKILL.md', 'name: sql\ndescription: d\ncontext_trigger:\n  topic: [migration]')
+    const { message } = diagnostic(typo, 'trigger-unknown-key')
+    expect(message).toBe('Unknown key "context_trigger.topic". Did you mean "topics"? Use paths, topics, projects or always_active.')
+    expect(compile({ ...typo, source: typo.source.replace('topic:', 'topics:') }).diagnostics).toEqual([])
+
+    const both = skill('sql/SKILL.md', 'name: sql\ndescription: d\ncontext_trigger:\n  topics: [schema]\n  topic: [migration]')
+    expect(diagnostic(both, 'trigger-unknown-key').message).toBe('Unknown key "context_trigger.topic". It looks like "topics", which is set already: keep one of them. Use paths, topics, projects or always_active.')
+    const strict = skill('sql/SKILL.md', 'name: sql\ndescription: d\nmetadata:\n  context_trigger.topics: schema\n  context_trigger.topic: migration')
+    expect(diagnostic(strict, 'trigger-unknown-key').message).toContain('Unknown key "metadata.context_trigger.topic". It looks like "context_trigger.topics", which is set already: keep one of them.')
+  })
+
   it('suggests no field the frontmatter already has, which renaming the key to would duplicate', () => {
     const broken = skill('typo/SKILL.md', 'name: typo\ndescription: d\ndescripton: e\nlicence: MIT')
     const messages = compile(broken).diagnostics.filter(d => d.code === 'field-unknown').map(d => d.message)
