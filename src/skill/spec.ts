@@ -1,7 +1,7 @@
 import type { DiagnosticBag } from '../core/diagnostics'
 import type { YamlDocument, YamlValue } from '../core/yaml'
+import { didYouMean } from '../core/did-you-mean'
 import { isYamlMapping } from '../core/yaml'
-import { didYouMean } from './did-you-mean'
 
 /** Fields of the Agent Skills specification. */
 const SPEC_FIELDS = ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools']

@@ -2,9 +2,9 @@ import type { DiagnosticBag, Position } from '../core/diagnostics'
 import type { YamlDocument, YamlValue } from '../core/yaml'
 import type { SkillTriggers } from '../runtime/skill/types'
 import type { MetadataList } from './metadata-form'
+import { didYouMean } from '../core/did-you-mean'
 import { isYamlMapping } from '../core/yaml'
 import { globLimitProblem, MAX_TRIGGERS, phraseLengthProblem, topicProblem } from '../runtime/skill/trigger-limits'
-import { didYouMean } from './did-you-mean'
 import { metadataList, metadataOf, splitList, TRIGGER_PREFIX, triggerKeys } from './metadata-form'
 
 const TRIGGER_KEYS = ['paths', 'topics', 'projects', 'always_active']

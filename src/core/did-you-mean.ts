@@ -1,4 +1,4 @@
-import { closest } from '../core/text'
+import { closest } from './text'
 
 /**
  * The hint for an unknown key: ` Did you mean "topics"?` when renaming the
