@@ -100,7 +100,7 @@ skill-kit.json and rebuilds after every change: once a burst of changes has
 been quiet for watch.settleMs (50 ms by default), one build at a time. A build
 during which something changed is not published; one more build follows.
 Prints one line per build on stdout: what changed, then what was published
-(documents, windows embedded and cached) and how long it took, or why nothing
+(documents, chunks, and windows embedded and cached) and how long it took, or why nothing
 was. Invalid documents or settings are reported on stderr with file:line:col,
 and the last good index stays published. Ctrl+C stops (exit 0); a build still
 running then stops at its next batch of windows and publishes nothing.
