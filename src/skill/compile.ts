@@ -96,8 +96,9 @@ export function compileSkill(input: SkillInput, options: CompileOptions = {}): C
   let triggers: SkillTriggers | null = null
   let progressive: { always: string[], layout: ReturnType<typeof layoutSections> } | undefined
   if (doc && isYamlMapping(doc.value)) {
-    const lines = source.split('\n')
-    validateSpec({ frontmatter, doc, bag, expectedName: expected.name, expectedFrom: expected.from, strict: options.strict ?? false, sourceLine: line => lines[line - 1] ?? '' })
+    // Split only when a message quotes a line: most skills need none.
+    let lines: string[] | undefined
+    validateSpec({ frontmatter, doc, bag, expectedName: expected.name, expectedFrom: expected.from, strict: options.strict ?? false, sourceLine: line => (lines ??= source.split('\n'))[line - 1] ?? '' })
     resources = resolveResources(frontmatter.resources, metadataList(frontmatter, RESOURCES_KEY, doc, source), folder, doc, bag)
     triggers = readTriggers(frontmatter, doc, bag, source)
     const always = readProgressive(frontmatter, doc, bag, source)

@@ -51,11 +51,15 @@ export function layoutSections(body: string, bodyLine: number, bag: DiagnosticBa
   const sectioned = new Map<Heading, { id: string, title: string }>()
   // Every ID written, valid or not, and every ID suggested: a suggestion is none of them, so applying it makes no duplicate.
   const taken = new Set(headings.map(h => splitHeadingId(h.text).id).filter(id => id !== undefined))
+  // The next number to try per slug, so that a thousand headings of one title cost no quadratic search.
+  const next = new Map<string, number>()
   const suggest = (text: string) => {
     const base = slugify(text)
-    let id = base
-    for (let n = 2; taken.has(id); n++)
-      id = `${base}-${n}`
+    let n = next.get(base) ?? 1
+    let id = n === 1 ? base : `${base}-${n}`
+    while (taken.has(id))
+      id = `${base}-${++n}`
+    next.set(base, n + 1)
     taken.add(id)
     return id
   }
