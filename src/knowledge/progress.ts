@@ -10,7 +10,11 @@
  * the windows to embed found so far.
  */
 export type KnowledgeProgress =
-  /** Documents read and their windows: `windows - cached` of them are embedded (some may be already). */
+  /**
+   * Documents read, their chunks (sections under headings, and metadata) and
+   * the windows cut from those (model inputs, one searchable row each):
+   * `windows - cached` of them are embedded (some may be already).
+   */
   | { phase: 'read', documents: number, chunks: number, windows: number, cached: number }
   /**
    * `done` of the `total` windows to embed are embedded; `inFlight`, for an

@@ -30,7 +30,14 @@ export interface IndexManifest {
   /** The embedding model's fingerprint; `null` for an index built with no model (`"model": false`). */
   model: string | null
   documentCount: number
+  /** Chunks: the documents' sections (and metadata), as `chunkDocument` cuts them. */
   chunkCount: number
+  /**
+   * Windows: the model inputs the chunks are cut into, one searchable row of
+   * the snapshot each (one per chunk with no model). Absent before it was
+   * written; `chunkCount` then counted windows.
+   */
+  windowCount?: number
 }
 
 /** One document's text as published. */
@@ -88,7 +95,8 @@ export async function publishIndex(output: string, { name, index, settings, stal
     settings,
     model: index.model,
     documentCount: index.documents.length,
-    chunkCount: index.stats.windows,
+    chunkCount: index.chunks.length,
+    windowCount: index.stats.windows,
   }
   const documentsFile = join(output, documentsName)
   const previous = readManifest(output)

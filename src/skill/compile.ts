@@ -11,7 +11,7 @@ import { metadataList, RESOURCES_KEY } from './metadata-form'
 import { checkAlwaysIds, readProgressive } from './progressive'
 import { resolveResources } from './resources'
 import { layoutSections, trimBlankText } from './sections'
-import { toSkillName, validateSpec } from './spec'
+import { isValidSkillName, nameFix, toSkillName, validateSpec } from './spec'
 import { readTriggers } from './triggers'
 
 /** What to do with a skill that has validation errors. */
@@ -78,7 +78,8 @@ export function compileSkill(input: SkillInput, options: CompileOptions = {}): C
   let frontmatter: Record<string, YamlValue> = {}
   let doc: ReturnType<typeof parseYaml> | undefined
   if (split.yaml === undefined) {
-    bag.error('frontmatter-missing', `The file has no YAML frontmatter. Start it with a "---" line, then name: ${toSkillName(expected.name) || 'my-skill'} and a description, then a closing "---".`, { line: 1, column: 1 })
+    const name = isValidSkillName(expected.name) ? '' : ` ${nameFix('Use', expected.name, expected.from)}`
+    bag.error('frontmatter-missing', `The file has no YAML frontmatter. Start it with a "---" line, then name: ${toSkillName(expected.name) || 'my-skill'} and a description, then a closing "---".${name}`, { line: 1, column: 1 })
   }
   else if (split.unclosed) {
     bag.error('frontmatter-unclosed', 'The frontmatter opened on line 1 is never closed. Add a "---" line after the last frontmatter field.', { line: 1, column: 1 })
@@ -95,7 +96,9 @@ export function compileSkill(input: SkillInput, options: CompileOptions = {}): C
   let triggers: SkillTriggers | null = null
   let progressive: { always: string[], layout: ReturnType<typeof layoutSections> } | undefined
   if (doc && isYamlMapping(doc.value)) {
-    validateSpec({ frontmatter, doc, bag, expectedName: expected.name, expectedFrom: expected.from, strict: options.strict ?? false })
+    // Split only when a message quotes a line: most skills need none.
+    let lines: string[] | undefined
+    validateSpec({ frontmatter, doc, bag, expectedName: expected.name, expectedFrom: expected.from, strict: options.strict ?? false, sourceLine: line => (lines ??= source.split('\n'))[line - 1] ?? '' })
     resources = resolveResources(frontmatter.resources, metadataList(frontmatter, RESOURCES_KEY, doc, source), folder, doc, bag)
     triggers = readTriggers(frontmatter, doc, bag, source)
     const always = readProgressive(frontmatter, doc, bag, source)

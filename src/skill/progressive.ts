@@ -91,11 +91,14 @@ const GUESSED_IDS = 10
 export function checkAlwaysIds(always: readonly AlwaysEntry[], known: readonly string[], bag: DiagnosticBag): void {
   const ids = new Set(known)
   const listed = known.length > LISTED_IDS ? `${known.slice(0, LISTED_IDS).join(', ')} and ${known.length - LISTED_IDS} more` : known.join(', ') || '(none)'
+  // An ID the list already names is no guess: writing it in would make an always-duplicate.
+  const named = new Set(always.map(entry => entry.id))
+  const guesses = known.filter(id => !named.has(id))
   let guessed = 0
   for (const { id, at, list } of always) {
     if (ids.has(id))
       continue
-    const guess = guessed++ < GUESSED_IDS ? closest(id, known) : undefined
+    const guess = guessed++ < GUESSED_IDS ? closest(id, guesses) : undefined
     bag.error(
       'always-unknown-id',
       `"${list}" names "${id}", but no heading has {#${id}}.${guess ? ` Did you mean "${guess}"?` : ''} Known IDs: ${listed}.`,

@@ -49,6 +49,20 @@ export function layoutSections(body: string, bodyLine: number, bag: DiagnosticBa
 
   const seen = new Map<string, number>()
   const sectioned = new Map<Heading, { id: string, title: string }>()
+  // Every ID written, valid or not, and every ID suggested: a suggestion is none of them, so applying it makes no duplicate.
+  const taken = new Set(headings.map(h => splitHeadingId(h.text).id).filter(id => id !== undefined))
+  // The next number to try per slug, so that a thousand headings of one title cost no quadratic search.
+  const next = new Map<string, number>()
+  const suggest = (text: string) => {
+    const base = slugify(text)
+    let n = next.get(base) ?? 1
+    let id = n === 1 ? base : `${base}-${n}`
+    while (taken.has(id))
+      id = `${base}-${++n}`
+    next.set(base, n + 1)
+    taken.add(id)
+    return id
+  }
   for (const heading of headings) {
     const { title, id } = splitHeadingId(heading.text)
     const at = { line: fileLine(heading.textLine), column: idColumn(heading) }
@@ -58,11 +72,11 @@ export function layoutSections(body: string, bodyLine: number, bag: DiagnosticBa
       continue
     }
     if (id === undefined) {
-      bag.error('section-id-missing', `Level-${heading.level} heading "${title}" has no section ID. Add {#${slugify(title)}} at the end of the heading line.`, at)
+      bag.error('section-id-missing', `Level-${heading.level} heading "${title}" has no section ID. Add {#${suggest(title)}} at the end of the heading line.`, at)
       continue
     }
     if (!VALID_ID.test(id)) {
-      bag.error('section-id-invalid', `Section ID "{#${id}}" is not valid: use letters, digits, "-", "_", "." or ":", starting with a letter or digit, e.g. {#${slugify(id || title)}}.`, at)
+      bag.error('section-id-invalid', `Section ID "{#${id}}" is not valid: use letters, digits, "-", "_", "." or ":", starting with a letter or digit, e.g. {#${suggest(id || title)}}.`, at)
       continue
     }
     const first = seen.get(id)

@@ -1,6 +1,6 @@
 import type { DiagnosticBag } from '../core/diagnostics'
 import type { YamlDocument, YamlValue } from '../core/yaml'
-import { closest } from '../core/text'
+import { didYouMean } from '../core/did-you-mean'
 import { isYamlMapping } from '../core/yaml'
 
 /** Fields of the Agent Skills specification. */
@@ -23,6 +23,27 @@ export function toSkillName(text: string): string {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, NAME_MAX).replace(/-+$/, '')
 }
 
+/** Whether `name` passes every rule on a skill name, the match with its folder or file aside. */
+export function isValidSkillName(name: string): boolean {
+  return name.length <= NAME_MAX && NAME.test(name)
+}
+
+/**
+ * The fix to suggest for a missing or invalid name, starting with `verb`
+ * (`Use`, `Add`): a name that passes every rule, the match with the folder
+ * (`SKILL.md`) or file stem (`x.skill.md`) included, so that the fix leads to
+ * no next error. That is the folder's or stem's own name when it is valid;
+ * else no name can match it, so the fix renames the folder or file too.
+ * The name ends the sentence unpunctuated, to be copied as it is.
+ */
+export function nameFix(verb: 'Use' | 'Add', expectedName: string, expectedFrom: 'folder' | 'file'): string {
+  if (isValidSkillName(expectedName))
+    return `${verb} name: ${expectedName}`
+  const name = toSkillName(expectedName) || 'my-skill'
+  const rename = expectedFrom === 'folder' ? `the folder "${expectedName}" to "${name}"` : `"${expectedName}.skill.md" to "${name}.skill.md"`
+  return `Rename ${rename}, and ${verb.toLowerCase()} name: ${name}`
+}
+
 interface SpecContext {
   frontmatter: Record<string, YamlValue>
   doc: YamlDocument
@@ -32,24 +53,27 @@ interface SpecContext {
   /** Whether the file is a `SKILL.md` (so the name must match its folder) or a `x.skill.md`. */
   expectedFrom: 'folder' | 'file'
   strict: boolean
+  /** The skill file's line `line` (1-based), as written: a fix that quotes a value quotes it as written. */
+  sourceLine: (line: number) => string
 }
 
 /** Checks the frontmatter against the Agent Skills specification. */
-export function validateSpec({ frontmatter, doc, bag, expectedName, expectedFrom, strict }: SpecContext): void {
+export function validateSpec({ frontmatter, doc, bag, expectedName, expectedFrom, strict, sourceLine }: SpecContext): void {
   const at = (key: string) => doc.locate([key])
   const fm = frontmatter
+  const fixName = (verb: 'Use' | 'Add') => nameFix(verb, expectedName, expectedFrom)
 
   if (!('name' in fm)) {
-    bag.error('name-missing', `The frontmatter has no "name". Add name: ${toSkillName(expectedName) || 'my-skill'}`, doc.locate([]))
+    bag.error('name-missing', `The frontmatter has no "name". ${fixName('Add')}`, doc.locate([]))
   }
   else if (typeof fm.name !== 'string' || fm.name.length === 0) {
-    bag.error('name-invalid', `"name" must be a non-empty string of lowercase letters, digits and hyphens, e.g. name: ${toSkillName(expectedName) || 'my-skill'}`, at('name'))
+    bag.error('name-invalid', `"name" must be a non-empty string of lowercase letters, digits and hyphens. ${fixName('Use')}`, at('name'))
   }
   else if (fm.name.length > NAME_MAX) {
-    bag.error('name-too-long', `"name" has ${fm.name.length} characters; the limit is ${NAME_MAX}. Shorten it.`, at('name'))
+    bag.error('name-too-long', `"name" has ${fm.name.length} characters; the limit is ${NAME_MAX}. ${fixName('Use')}`, at('name'))
   }
   else if (!NAME.test(fm.name)) {
-    bag.error('name-invalid', `"name" must use only lowercase letters, digits and single hyphens, and not start or end with a hyphen. Use name: ${toSkillName(fm.name) || 'my-skill'}`, at('name'))
+    bag.error('name-invalid', `"name" must use only lowercase letters, digits and single hyphens, and not start or end with a hyphen. ${fixName('Use')}`, at('name'))
   }
   else if (fm.name !== expectedName) {
     const where = expectedFrom === 'folder' ? `its folder "${expectedName}"` : `its file name "${expectedName}.skill.md"`
@@ -89,8 +113,10 @@ export function validateSpec({ frontmatter, doc, bag, expectedName, expectedFrom
     }
     else {
       for (const [key, value] of Object.entries(metadata)) {
-        if (typeof value !== 'string')
-          bag.error('metadata-invalid', `"metadata.${key}" must be a string. Quote the value, e.g. ${key}: "${typeof value === 'object' ? '…' : String(value)}"`, doc.locate(['metadata', key]))
+        if (typeof value === 'string')
+          continue
+        const position = doc.locate(['metadata', key])
+        bag.error('metadata-invalid', `"metadata.${key}" must be a string. ${typeof value === 'object' && value !== null ? 'Write it as one string.' : `Quote the value, e.g. ${quotedScalar(key, sourceLine(position.line).slice(position.column - 1))}`}`, position)
       }
     }
   }
@@ -105,7 +131,15 @@ export function validateSpec({ frontmatter, doc, bag, expectedName, expectedFrom
   for (const key of Object.keys(fm)) {
     if (KNOWN_FIELDS.includes(key))
       continue
-    const guess = closest(key, KNOWN_FIELDS)
-    bag.warning('field-unknown', `Unknown frontmatter field "${key}".${guess ? ` Did you mean "${guess}"?` : ''} Agents ignore it; put custom data under "metadata".`, doc.locate([key], 'key'))
+    bag.warning('field-unknown', `Unknown frontmatter field "${key}".${didYouMean(key, KNOWN_FIELDS, field => field in fm)} Agents ignore it; put custom data under "metadata".`, doc.locate([key], 'key'))
   }
+}
+
+/**
+ * `key: "value"`: a scalar as written (`1.10`, not the number 1.1 it reads
+ * as), its trailing comment left out, as a YAML double-quoted string.
+ */
+function quotedScalar(key: string, written: string): string {
+  const text = written.replace(/\s+#.*$/, '').trim()
+  return `${/^[\w.-]+$/.test(key) ? key : JSON.stringify(key)}: ${JSON.stringify(text)}`
 }

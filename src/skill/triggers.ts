@@ -2,7 +2,7 @@ import type { DiagnosticBag, Position } from '../core/diagnostics'
 import type { YamlDocument, YamlValue } from '../core/yaml'
 import type { SkillTriggers } from '../runtime/skill/types'
 import type { MetadataList } from './metadata-form'
-import { closest } from '../core/text'
+import { didYouMean } from '../core/did-you-mean'
 import { isYamlMapping } from '../core/yaml'
 import { globLimitProblem, MAX_TRIGGERS, phraseLengthProblem, topicProblem } from '../runtime/skill/trigger-limits'
 import { metadataList, metadataOf, splitList, TRIGGER_PREFIX, triggerKeys } from './metadata-form'
@@ -108,8 +108,7 @@ export function readTriggers(frontmatter: Record<string, YamlValue>, doc: YamlDo
     }
     for (const key of Object.keys(trigger)) {
       if (!TRIGGER_KEYS.includes(key)) {
-        const guess = closest(key, TRIGGER_KEYS)
-        bag.error('trigger-unknown-key', `Unknown key "context_trigger.${key}".${guess ? ` Did you mean "${guess}"?` : ''} Use paths, topics, projects or always_active.`, doc.locate(['context_trigger', key], 'key'))
+        bag.error('trigger-unknown-key', `Unknown key "context_trigger.${key}".${didYouMean(key, TRIGGER_KEYS, known => known in trigger)} Use paths, topics, projects or always_active.`, doc.locate(['context_trigger', key], 'key'))
       }
     }
     if (Object.keys(trigger).length === 0)
@@ -127,8 +126,7 @@ export function readTriggers(frontmatter: Record<string, YamlValue>, doc: YamlDo
     for (const key of metaKeys) {
       const short = key.slice(TRIGGER_PREFIX.length)
       if (!TRIGGER_KEYS.includes(short)) {
-        const guess = closest(short, TRIGGER_KEYS)
-        bag.error('trigger-unknown-key', `Unknown key "metadata.${key}".${guess ? ` Did you mean "${TRIGGER_PREFIX}${guess}"?` : ''} Use ${TRIGGER_KEYS.map(k => TRIGGER_PREFIX + k).join(', ')}.`, doc.locate(['metadata', key], 'key'))
+        bag.error('trigger-unknown-key', `Unknown key "metadata.${key}".${didYouMean(short, TRIGGER_KEYS, known => metaKeys.includes(TRIGGER_PREFIX + known), known => TRIGGER_PREFIX + known)} Use ${TRIGGER_KEYS.map(k => TRIGGER_PREFIX + k).join(', ')}.`, doc.locate(['metadata', key], 'key'))
       }
     }
     const list = (key: string) => metadataList(frontmatter, TRIGGER_PREFIX + key, doc, source)

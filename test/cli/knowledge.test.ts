@@ -237,14 +237,19 @@ describe('skill-kit retrieve, status and model', () => {
     expect(typo).toEqual({ code: 1, stdout: '', stderr: 'skill-kit retrieve: "restore-backp" is not a document of "home". Did you mean "restore-backup"?\n' })
     const segment = await skillKit('retrieve', 'wifi', '--project', 'home')
     expect(segment).toEqual({ code: 1, stdout: '', stderr: 'skill-kit retrieve: "wifi" is not a document of "home". Did you mean "network/wifi"?\n' })
+    // One document matches ignoring case: it is the one.
+    expect(await skillKit('retrieve', 'Network/WiFi', '--project', 'home')).toEqual({ code: 0, stderr: '', stdout: readPublishedIndex(output)!.documents.find(d => d.id === 'network/wifi')!.body })
   })
 
-  it('status reports paths, the index, the model files and the vector cache', async () => {
+  it('status reports paths, the index (counted as build counts it), the model files and the vector cache', async () => {
+    const { summary } = await buildOf('--offline', '--project', 'home')
+    // Small windows: chunks are cut into more windows, so the two counts differ.
+    expect(summary.windows).toBeGreaterThan(summary.chunks)
     const manifest = readManifest(output)!
     expect(await jsonOf('status', '--project', 'home')).toEqual({
       name: 'home',
       paths: { knowledge: 'knowledge', output: '.skill-kit/index', cache: '.skill-kit/cache', models: '../models' },
-      index: { state: 'fresh', reason: null, documents: 3, chunks: manifest.chunkCount, model: manifest.model, snapshot: `.skill-kit/index/${manifest.snapshot}` },
+      index: { state: 'fresh', reason: null, documents: summary.documents, chunks: summary.chunks, windows: summary.windows, model: manifest.model, snapshot: `.skill-kit/index/${manifest.snapshot}` },
       model: {
         id: TINY_MODEL_ID,
         revision: DEFAULT_MODEL.revision,
@@ -255,7 +260,7 @@ describe('skill-kit retrieve, status and model', () => {
       },
       cache: { bytes: expect.any(Number) },
     })
-    expect((await jsonOf('status', '--project', 'no-model')).index).toEqual({ state: 'missing', reason: null, documents: null, chunks: null, model: null, snapshot: null })
+    expect((await jsonOf('status', '--project', 'no-model')).index).toEqual({ state: 'missing', reason: null, documents: null, chunks: null, windows: null, model: null, snapshot: null })
   })
 
   it('model loads the files already there, without the network', async () => {

@@ -31,6 +31,10 @@ beforeAll(async () => {
   ;[script] = await Promise.all([bundleCli(work), buildTinyModel(join(work, 'models'))])
   project('home', false)
   project('vectors', { id: TINY_MODEL_ID, cacheDir: '../models' })
+  // Two documents whose IDs differ only in case (as on a case-sensitive file system).
+  project('twins', false)
+  for (const name of ['Setup', 'setup'])
+    writeFileSync(join(work, `twins/knowledge/${name}.md`), `---\ndescription: How to set up, ${name}.\n---\n\n# Setup\n\nInstall it.\n`)
 }, 60_000)
 
 describe('a project with "model": false', () => {
@@ -45,6 +49,7 @@ describe('a project with "model": false', () => {
       name: 'home',
       documents: 3,
       chunks: manifest.chunkCount,
+      // No model: each chunk is one window.
       windows: manifest.chunkCount,
       embedded: 0,
       cached: 0,
@@ -79,11 +84,12 @@ describe('a project with "model": false', () => {
     }
   })
 
-  it('status shows no model; model says there is nothing to fetch', async () => {
+  it('status shows no model, and counts as build does; model says there is nothing to fetch', async () => {
+    const build = JSON.parse((await skillKit('build', '--project', 'home')).stdout)
     const status = JSON.parse((await skillKit('status', '--project', 'home')).stdout)
     expect(status).toMatchObject({
       paths: { knowledge: 'knowledge', output: '.skill-kit/index', cache: '.skill-kit/cache', models: null },
-      index: { state: 'fresh', model: null },
+      index: { state: 'fresh', model: null, documents: build.documents, chunks: build.chunks, windows: build.windows },
       model: false,
       cache: { bytes: 0 },
     })
@@ -92,6 +98,19 @@ describe('a project with "model": false', () => {
       stdout: '{\n  "model": false\n}\n',
       stderr: '"home" has no model ("model": false in skill-kit.json): it builds and searches lexically, with no model files. For vector search, replace "model": false with the model\'s settings ({} for the default) and run "skill-kit model" again.\n',
     })
+  })
+
+  it('retrieve finds an ID typed in another case, and names the documents when several differ only in case', async () => {
+    expect(await skillKit('build', '--project', 'twins')).toMatchObject({ code: 0, stderr: '' })
+    const found = await skillKit('retrieve', 'RESTORE-Backup', '--project', 'twins')
+    expect(found).toMatchObject({ code: 0, stderr: '' })
+    expect(found.stdout).toContain('borg list /mnt/backup')
+    expect(await skillKit('retrieve', 'SETUP', '--project', 'twins')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'skill-kit retrieve: "SETUP" matches several documents of "twins" that differ only in case: "Setup", "setup". Retrieve one of them by its exact ID.\n',
+    })
+    expect((await skillKit('retrieve', 'Setup', '--project', 'twins')).code).toBe(0)
   })
 
   it('is stale once a model is set, and the other way round', async () => {

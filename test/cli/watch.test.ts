@@ -311,7 +311,7 @@ describe('skill-kit watch', () => {
     expect(await run.next()).toBe(`first build: the build failed: ${reason} The published index is unchanged.`)
     cpSync(join(referenceModels, MINILM), join(dir, 'models', MINILM), { recursive: true })
     writeFileSync(join(dir, 'knowledge/backups/schedule.md'), '# Schedule backups\n\nRun the backup at 07:00.\n')
-    expect(await run.next()).toMatch(/^backups\/schedule\.md changed: published 3 documents, (\d+) windows \(\1 embedded, 0 cached\) in \d+ ms\.$/)
+    expect(await run.next()).toMatch(/^backups\/schedule\.md changed: published 3 documents, \d+ chunks, (\d+) windows \(\1 embedded, 0 cached\) in \d+ ms\.$/)
     expect(await run.stop()).toEqual({ code: 0, signal: null })
     expect(run.stderr).toBe('')
   })
@@ -323,7 +323,7 @@ describe('skill-kit watch', () => {
     cpSync(join(referenceModels, MINILM), join(docs, '.skill-kit/models', MINILM), { recursive: true })
     const run = watch('--project', 'bare', '--root', 'bare', '--offline')
     expect(await run.next()).toBe('Watching bare (Ctrl+C stops).')
-    expect(await run.next()).toMatch(/^first build: published 3 documents, (\d+) windows \(\1 embedded, 0 cached\) in \d+ ms\.$/)
+    expect(await run.next()).toMatch(/^first build: published 3 documents, \d+ chunks, (\d+) windows \(\1 embedded, 0 cached\) in \d+ ms\.$/)
     const output = readdirSync(join(docs, '.skill-kit/index')).map(name => join(docs, '.skill-kit/index', name))[0]!
 
     // Enough guides that embedding them takes seconds: the edit lands while they are embedded.
@@ -337,12 +337,12 @@ describe('skill-kit watch', () => {
     expect(Object.keys(published(output))).toHaveLength(3)
     // The next build covers the guides and the edit; the guides' vectors come from the cache of the discarded build.
     const line = await run.next()
-    expect(line).toMatch(new RegExp(`^.+ changed: published ${3 + guideCount} documents, \\d+ windows \\((\\d+) embedded, \\d+ cached\\) in \\d+ ms\\.$`))
+    expect(line).toMatch(new RegExp(`^.+ changed: published ${3 + guideCount} documents, \\d+ chunks, \\d+ windows \\((\\d+) embedded, \\d+ cached\\) in \\d+ ms\\.$`))
     expect(Number(/\((\d+) embedded/.exec(line)![1])).toBeLessThan(5)
     expect(published(output)['backups/schedule.md']).toContain('05:00')
 
     writeFileSync(join(docs, 'backups/schedule.md'), '# Schedule backups\n\nRun the backup at 06:00.\n')
-    expect(await run.next()).toMatch(/^backups\/schedule\.md changed: published \d+ documents, \d+ windows \([1-9] embedded, \d+ cached\) in \d+ ms\.$/)
+    expect(await run.next()).toMatch(/^backups\/schedule\.md changed: published \d+ documents, \d+ chunks, \d+ windows \([1-9] embedded, \d+ cached\) in \d+ ms\.$/)
 
     // Ctrl+C while the guides are embedded again (under new IDs): the build stops and publishes nothing.
     const manifest = readFileSync(join(output, MANIFEST_FILE), 'utf8')

@@ -161,7 +161,7 @@ describe('buildKnowledgeProject and the published index', () => {
     expect(indexState(kp)).toEqual({ state: 'missing' })
     const built = await build()
     const manifest = readManifest(kp.config.output)!
-    expect(manifest).toMatchObject({ format: 1, name: 'published', snapshotFormat: 2, documentCount: 3, chunkCount: built.stats.windows, model: embedder.fingerprint })
+    expect(manifest).toMatchObject({ format: 1, name: 'published', snapshotFormat: 2, documentCount: 3, chunkCount: built.chunks.length, windowCount: built.stats.windows, model: embedder.fingerprint })
     expect(manifest.snapshot).toMatch(/^snapshot-[\w-]{16}\.skillkit$/)
     expect(join(kp.config.output, manifest.snapshot)).toBe(built.snapshotFile)
     const published = readPublishedIndex(kp.config.output)!

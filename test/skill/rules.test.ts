@@ -60,7 +60,7 @@ const cases: Record<string, Expected[]> = {
   'metadata-not-mapping': [['error', 'metadata-invalid', 4, 11, 'must be a mapping of string keys to string values']],
   'allowed-tools-invalid': [['error', 'allowed-tools-invalid', 4, 16, 'space-separated string']],
   'field-unknown': [
-    ['warning', 'field-unknown', 4, 1, 'Unknown frontmatter field "descripton". Did you mean "description"?'],
+    ['warning', 'field-unknown', 4, 1, 'Unknown frontmatter field "descripton". It looks like "description", which is set already: keep one of them.'],
     ['warning', 'field-unknown', 5, 1, /^Unknown frontmatter field "color"\. Agents ignore it/],
   ],
   // Progressive structure

@@ -15,8 +15,10 @@ export const buildCommand: Command = {
   usage: `Usage: skill-kit build [options]
 
 Builds the search index of the project's knowledge folder, reusing cached
-vectors, and publishes it in its output folder. Prints a JSON summary; every
-diagnostic goes to stderr. An invalid document fails the build (exit 1) and
+vectors, and publishes it in its output folder. Prints a JSON summary
+(chunks: the documents' sections; windows: the model inputs cut from chunks,
+which search ranks; embedded and cached count windows); every diagnostic goes
+to stderr. An invalid document fails the build (exit 1) and
 keeps the previously published index. On a terminal, stderr shows a bar
 while windows are embedded; elsewhere (logs, pipes) it gets progress lines:
 what is cached and what to embed, windows embedded (at most one line every

@@ -12,7 +12,9 @@ export const retrieveCommand: Command = {
   usage: `Usage: skill-kit retrieve <id> [options]
 
 Prints the complete body of a document of the published index (an ID from
-"skill-kit search"). The index must be up to date with the documents.
+"skill-kit search"). An ID matches ignoring case when only one document's
+does (MD045 finds md045); IDs that differ only in case are all named. The
+index must be up to date with the documents.
 
 Options:
 ${PROJECT_HELP}`,
@@ -29,7 +31,7 @@ ${PROJECT_HELP}`,
       body = await base.retrieve(id)
     }
     catch (error) {
-      // An unknown ID: the message suggests close IDs ("Did you mean …?").
+      // An unknown ID suggests close IDs ("Did you mean …?"); an ambiguous one names its case-only twins.
       if (error instanceof KnowledgeError)
         throw new CliError(error.message)
       throw error

@@ -26,7 +26,9 @@ export const statusCommand: Command = {
   usage: `Usage: skill-kit status [options]
 
 Prints the project's state as JSON: its paths, whether the published index
-is fresh, stale (and why) or missing, its size and model, whether the model
+is fresh, stale (and why) or missing, its size (documents; chunks, the
+documents' sections; windows, the model inputs cut from chunks, which are what
+search ranks) and model, whether the model
 files are in the model folder ("model": false for a project with no model),
 and the size of the vector cache.
 
@@ -49,7 +51,9 @@ ${PROJECT_HELP}`,
         state: state.state,
         reason: state.state === 'stale' ? state.reason : null,
         documents: manifest?.documentCount ?? null,
-        chunks: manifest?.chunkCount ?? null,
+        // The words and numbers of "skill-kit build"; a manifest written before "windowCount" counted windows as "chunkCount".
+        chunks: manifest?.windowCount === undefined ? null : manifest.chunkCount,
+        windows: manifest?.windowCount ?? manifest?.chunkCount ?? null,
         model: manifest?.model ?? null,
         snapshot: manifest ? path(join(config.output, manifest.snapshot)) : null,
       },

@@ -36,12 +36,14 @@ function describeChanges(changes: readonly string[]): string {
   return changes.length === 1 ? `${changes[0]} changed` : `${changes.length} files changed`
 }
 
-/** `12 documents, 40 windows (3 embedded, 37 cached)`, or `12 documents, 30 chunks (no model)`. */
+const counted = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
+
+/** `12 documents, 30 chunks, 40 windows (3 embedded, 37 cached)`, or `12 documents, 30 chunks (no model)`: the words and numbers of `skill-kit build`. */
 function describeIndex(project: KnowledgeProject, build: ProjectBuild): string {
-  const documents = `${build.documents.length} document${build.documents.length === 1 ? '' : 's'}`
+  const counts = `${counted(build.documents.length, 'document')}, ${counted(build.chunks.length, 'chunk')}`
   if (!hasModel(project))
-    return `${documents}, ${build.stats.windows} chunk${build.stats.windows === 1 ? '' : 's'} (no model)`
-  return `${documents}, ${build.stats.windows} window${build.stats.windows === 1 ? '' : 's'} (${build.stats.embedded} embedded, ${build.stats.cached} cached)`
+    return `${counts} (no model)`
+  return `${counts}, ${counted(build.stats.windows, 'window')} (${build.stats.embedded} embedded, ${build.stats.cached} cached)`
 }
 
 /** Windows to embed from which a build is worth announcing off a terminal: one batch, seconds on a CPU. */
@@ -98,7 +100,7 @@ skill-kit.json and rebuilds after every change: once a burst of changes has
 been quiet for watch.settleMs (50 ms by default), one build at a time. A build
 during which something changed is not published; one more build follows.
 Prints one line per build on stdout: what changed, then what was published
-(documents, windows embedded and cached) and how long it took, or why nothing
+(documents, chunks, and windows embedded and cached) and how long it took, or why nothing
 was. Invalid documents or settings are reported on stderr with file:line:col,
 and the last good index stays published. Ctrl+C stops (exit 0); a build still
 running then stops at its next batch of windows and publishes nothing.

@@ -8,6 +8,7 @@ import type { SearchResult } from './search-rank'
 import type { Snapshot, SnapshotDocument } from './snapshot-reader'
 import type { ShardSource } from './snapshot-shards'
 import { closestMatches } from '../closest'
+import { matchDocumentId } from './document-id'
 import { KnowledgeError } from './errors'
 import { LEXICAL_THRESHOLD, searchHybrid, searchLexical } from './lexical'
 import { DEFAULT_THRESHOLD, DEFAULT_TOP_K, searchVectors } from './search'
@@ -68,7 +69,12 @@ export interface KnowledgeBase {
   readonly documents: readonly KnowledgeDocumentInfo[]
   /** Ranks documents for a query: metadata and scores, never bodies. */
   search: (query: string, options?: KnowledgeSearchOptions) => Promise<KnowledgeSearchResult[]>
-  /** The complete body of a document (loaded on first request). Throws {@link KnowledgeError} for an unknown ID. */
+  /**
+   * The complete body of a document (loaded on first request). An ID matches
+   * ignoring case when exactly one document's does (`MD045` for `md045`).
+   * Throws {@link KnowledgeError}: `unknown-document` for an unknown ID,
+   * `ambiguous-document` for one that matches several IDs ignoring case.
+   */
   retrieve: (id: string) => Promise<string>
   /** The decoded snapshot (loaded on first use). */
   snapshot: () => Promise<Snapshot>
@@ -254,12 +260,16 @@ export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
       return fused.map(({ vectorRank: _, lexicalRank: __, vectorScore: ___, lexicalScore: ____, ...hit }) => result(hit))
     },
 
-    async retrieve(id) {
-      const index = typeof id === 'string' ? positions.get(id) : undefined
-      const load = index === undefined ? undefined : init.bodies[index]
-      if (!load) {
-        const near = closestMatches(String(id), ids)
-        throw new KnowledgeError('unknown-document', `"${String(id)}" is not a document of "${init.name}".${near.length ? ` Did you mean ${near.map(n => `"${n}"`).join(' or ')}?` : ' Search first, and retrieve an ID from the results.'}`)
+    async retrieve(requested) {
+      const match = typeof requested === 'string' ? matchDocumentId(requested, ids) : { candidates: [] }
+      const id = 'id' in match ? match.id : undefined
+      const load = id === undefined ? undefined : init.bodies[positions.get(id)!]
+      if (id === undefined || !load) {
+        const candidates = 'candidates' in match ? match.candidates : []
+        if (candidates.length > 1)
+          throw new KnowledgeError('ambiguous-document', `"${String(requested)}" matches several documents of "${init.name}" that differ only in case: ${candidates.map(n => `"${n}"`).join(', ')}. Retrieve one of them by its exact ID.`)
+        const near = closestMatches(String(requested), ids)
+        throw new KnowledgeError('unknown-document', `"${String(requested)}" is not a document of "${init.name}".${near.length ? ` Did you mean ${near.map(n => `"${n}"`).join(' or ')}?` : ' Search first, and retrieve an ID from the results.'}`)
       }
       let body = bodies.get(id)
       if (!body) {

@@ -146,6 +146,20 @@ describe('createKnowledgeBase', () => {
     await expect(kb.retrieve('__proto__')).rejects.toThrow('Search first, and retrieve an ID from the results.')
   })
 
+  it('retrieves an ID typed in another case when only one document matches it, and names every match otherwise', async () => {
+    const ids = ['rules/MD045', 'rules/md046', 'Setup', 'setup']
+    const documents = ids.map(id => ({ id, description: id, category: '', categories: [], tags: [], path: `${id}.md`, tokenCount: 1 }))
+    const kb = createKnowledgeBase({ name: 'lint', documents, loadSnapshot: async () => snapshot, bodies: ids.map(id => async () => `body of ${id}`) })
+    expect(await kb.retrieve('rules/md045')).toBe('body of rules/MD045')
+    expect(await kb.retrieve('RULES/MD046')).toBe('body of rules/md046')
+    // An exact ID wins over its case-folded twins.
+    expect(await kb.retrieve('setup')).toBe('body of setup')
+    const ambiguous = await kb.retrieve('SETUP').catch((error: unknown) => error)
+    expect(ambiguous).toBeInstanceOf(KnowledgeError)
+    expect(ambiguous).toMatchObject({ code: 'ambiguous-document', message: '"SETUP" matches several documents of "lint" that differ only in case: "Setup", "setup". Retrieve one of them by its exact ID.' })
+    await expect(kb.retrieve('rules/md047')).rejects.toMatchObject({ code: 'unknown-document' })
+  })
+
   it('suggests path IDs whose last segment matches', async () => {
     const paths = decodeSnapshot(encodeSnapshot({
       model: 'test',
