@@ -3,7 +3,7 @@ import type { YamlValue } from '../core/yaml'
 import type { RoutingConfig } from '../routing/config'
 import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path'
 import { baseUrlProblem, DEFAULT_RETRY_BUDGET_MS, MAX_RETRY_BUDGET_MS } from '../core/http-json'
-import { closest } from '../core/text'
+import { didYouMean } from '../core/did-you-mean'
 import { isYamlMapping, MAX_YAML_CHARS, parseYaml } from '../core/yaml'
 import { DEFAULT_ROUTING, readRoutingConfig } from '../routing/config'
 import { DEFAULT_MAX_DOCUMENT_BYTES } from './document'
@@ -205,8 +205,7 @@ export function parseProjectConfig(projectDir: string, source: string, bag: Diag
   }
   for (const key of Object.keys(raw)) {
     if (!TOP_KEYS.includes(key)) {
-      const guess = closest(key, TOP_KEYS)
-      bag.warning('config-unknown-key', `Unknown key "${key}".${guess ? ` Did you mean "${guess}"?` : ''}`, doc.locate([key], 'key'))
+      bag.warning('config-unknown-key', `Unknown key "${key}".${didYouMean(key, TOP_KEYS, known => known in raw)}`, doc.locate([key], 'key'))
     }
   }
   const at = (path: string[]) => doc.locate(path)
@@ -313,8 +312,7 @@ export function parseProjectConfig(projectDir: string, source: string, bag: Diag
   const watch = section('watch')
   for (const key of Object.keys(watch)) {
     if (!WATCH_KEYS.includes(key)) {
-      const guess = closest(key, WATCH_KEYS)
-      bag.warning('config-unknown-key', `Unknown key "${key}" in "watch".${guess ? ` Did you mean "${guess}"?` : ''}`, doc.locate(['watch', key], 'key'))
+      bag.warning('config-unknown-key', `Unknown key "${key}" in "watch".${didYouMean(key, WATCH_KEYS, known => known in watch)}`, doc.locate(['watch', key], 'key'))
     }
   }
   // The seed's polling period: checked by its rule, then unused (see WatchConfig).

@@ -1,7 +1,7 @@
 import type { DiagnosticBag, Position } from '../core/diagnostics'
 import type { YamlValue } from '../core/yaml'
 import { baseUrlProblem as sharedBaseUrlProblem, DEFAULT_RETRY_BUDGET_MS, MAX_RETRY_BUDGET_MS } from '../core/http-json'
-import { closest } from '../core/text'
+import { didYouMean } from '../core/did-you-mean'
 import { isYamlMapping } from '../core/yaml'
 
 /** How routed index pages are built (`routing` in `skill-kit.json`). */
@@ -64,8 +64,7 @@ export function readRoutingConfig(value: YamlValue | undefined, at: (path: strin
   }
   for (const key of Object.keys(value)) {
     if (!KEYS.includes(key)) {
-      const guess = closest(key, KEYS)
-      bag.warning('config-unknown-key', `Unknown key "routing.${key}".${guess ? ` Did you mean "routing.${guess}"?` : ''}`, at(['routing', key], 'key'))
+      bag.warning('config-unknown-key', `Unknown key "routing.${key}".${didYouMean(key, KEYS, known => known in value, known => `routing.${known}`)}`, at(['routing', key], 'key'))
     }
   }
   const text = (key: 'baseUrl' | 'model' | 'apiKeyEnv' | 'language', allowEmpty: boolean): string => {

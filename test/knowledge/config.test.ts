@@ -57,7 +57,7 @@ describe('parseProjectConfig', () => {
       ['config-invalid', 5, 27, '"chunk.maxTokens" (512) cannot exceed "model.maxTokens" (128).'],
       ['config-invalid', 5, 49, '"chunk.overlapTokens" must be a non-negative integer.'],
       ['config-invalid', 6, 28, '"search.threshold" must be a number from -1 to 1.'],
-      ['config-unknown-key', 7, 3, 'Unknown key "serach". Did you mean "search"?'],
+      ['config-unknown-key', 7, 3, 'Unknown key "serach". It looks like "search", which is set already: keep one of them.'],
     ])
   })
 
@@ -158,7 +158,13 @@ describe('parseProjectConfig', () => {
       ['config-invalid', 3, 17, '"watch.settleMs" must be an integer from 0 to 60000 (milliseconds).'],
       ['config-invalid', 4, 18, '"watch.maxWaitMs" must be an integer from 0 to 600000 (milliseconds).'],
       ['config-invalid', 5, 19, '"watch.intervalMs" must be an integer of at least 50 (milliseconds).'],
-      ['config-unknown-key', 6, 5, 'Unknown key "settle" in "watch". Did you mean "settleMs"?'],
+      ['config-unknown-key', 6, 5, 'Unknown key "settle" in "watch". It looks like "settleMs", which is set already: keep one of them.'],
+    ])
+    // A guess the file already holds is no fix: renaming would make a duplicate key.
+    expect(parse('{\n  "search": {},\n  "serach": {},\n  "routing": { "pageSize": 8, "pagesize": 4, "languge": "English" }\n}').diagnostics).toEqual([
+      ['config-unknown-key', 3, 3, 'Unknown key "serach". It looks like "search", which is set already: keep one of them.'],
+      ['config-unknown-key', 4, 31, 'Unknown key "routing.pagesize". It looks like "routing.pageSize", which is set already: keep one of them.'],
+      ['config-unknown-key', 4, 46, 'Unknown key "routing.languge". Did you mean "routing.language"?'],
     ])
     expect(parse('{\n  "watch": { "settleMs": 500, "maxWaitMs": 200 }\n}').diagnostics).toEqual([
       ['config-invalid', 2, 44, '"watch.maxWaitMs" (200) cannot be less than "watch.settleMs" (500).'],
