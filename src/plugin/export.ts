@@ -14,7 +14,7 @@ import type { KnowledgeService } from './knowledge'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { ExportError } from '../export/error'
-import { EXPORT_MODES, planKnowledgeExport } from '../export/export'
+import { planKnowledgeExport } from '../export/export'
 import { assertOutsideKnowledge } from '../export/folder'
 import { exportSkillName } from '../export/skill-md'
 import { formatDiagnostic } from '../core/diagnostics'
@@ -52,9 +52,8 @@ function exportRequests(options: Options): ExportRequest[] {
       continue
     const settings: KnowledgeExportOptions = configured.export
     const at = `Knowledge base "${name}": export`
+    // Its type and mode were checked with every other option (validate-options.ts).
     const mode = settings.mode ?? 'semantic'
-    if (!EXPORT_MODES.includes(mode))
-      throw failure('invalid-options', `${at}.mode must be "semantic" or "routed", got ${JSON.stringify(mode)}.`)
     const { outDir } = settings
     if (outDir !== undefined && (typeof outDir !== 'string' || outDir.trim() === '' || /^(?:[/\\]|[a-z]:)/i.test(outDir) || outDir.split(/[/\\]/).includes('..')))
       throw failure('invalid-options', `${at}.outDir must be a folder inside the build output (a relative path without ".."), got ${JSON.stringify(outDir)}.`)

@@ -4,7 +4,9 @@
 // default with a bag-of-words vector of each input (so that search works).
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { EmbeddedProject } from '../../src/knowledge/project'
 import { createHash } from 'node:crypto'
+import { openKnowledgeProject } from '../../src/knowledge/project'
 import { listenLoopback } from '../core/loopback-server'
 
 /** A request the server received. */
@@ -92,4 +94,12 @@ export async function startEmbeddingServer(hooks: EmbeddingServerHooks = {}): Pr
     }
   }
   return { ...await listenLoopback(handle), calls, peakInFlight: () => peak }
+}
+
+/** The project in `dir`, whose skill-kit.json names an embedding server; its diagnostics thrown when it cannot be opened. */
+export function openEmbeddedProject(dir: string): EmbeddedProject {
+  const opened = openKnowledgeProject(dir)
+  if (!opened.project)
+    throw new Error(opened.diagnostics.map(d => d.message).join('\n'))
+  return opened.project as EmbeddedProject
 }

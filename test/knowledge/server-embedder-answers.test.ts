@@ -11,10 +11,10 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildKnowledgeProject, disposeProjectEmbedders, openKnowledgeProject } from '../../src/knowledge/project'
+import { buildKnowledgeProject, disposeProjectEmbedders } from '../../src/knowledge/project'
 import { readManifest } from '../../src/knowledge/publish'
 import { createServerEmbedder, EmbeddingServerError } from '../../src/knowledge/server-embedder'
-import { startEmbeddingServer, wordVector } from './embedding-server'
+import { openEmbeddedProject, startEmbeddingServer, wordVector } from './embedding-server'
 
 const work = mkdtempSync(join(tmpdir(), 'skill-kit-server-answers-'))
 const KEY = 'sk-Test-2b7E9c4A1d6F3085'
@@ -30,13 +30,6 @@ function writeProject(name: string, model: Record<string, unknown>): string {
   })
   writeFileSync(join(dir, 'skill-kit.json'), JSON.stringify({ name, model: { provider: 'openai-compatible', id: 'test-embedder', baseUrl: server.baseUrl, batchSize: 4, concurrency: 1, ...model }, chunk: { maxTokens: 32, overlapTokens: 4 } }))
   return dir
-}
-
-function openProject(dir: string): EmbeddedProject {
-  const opened = openKnowledgeProject(dir)
-  if (!opened.project)
-    throw new Error(opened.diagnostics.map(d => d.message).join('\n'))
-  return opened.project as EmbeddedProject
 }
 
 /** The project's embedder as the build makes it, with the key in its environment and the test's sleep and clock. */
@@ -94,7 +87,7 @@ describe('embedding answers whose index fields are not 0..n-1', () => {
   ]
   it.each(cases)('are retried as a server fault, then fail the build with nothing of them cached (%s)', async (name, data, quoted) => {
     const dir = writeProject(`index-${name.replace(/\W+/g, '-')}`, {})
-    const project = openProject(dir)
+    const project = openEmbeddedProject(dir)
     // The first request is answered right, so the cache has vectors; every attempt at the second is not.
     const first = server.calls.length + 1
     reply = call => (call.n > first ? answer(data(call.input)) : undefined)
@@ -116,12 +109,12 @@ describe('embedding answers whose index fields are not 0..n-1', () => {
     const dir = writeProject('index-retried', {})
     const first = server.calls.length + 1
     reply = call => (call.n === first + 1 ? answer(call.input.map((text, i) => ({ index: String(i), embedding: wordVector(`${text} swapped`, 16) })).reverse()) : undefined)
-    const { error, lines } = await build(openProject(dir), { sleep: async () => {} })
+    const { error, lines } = await build(openEmbeddedProject(dir), { sleep: async () => {} })
     reply = undefined
     expect(error).toBeUndefined()
     expect(lines).toHaveLength(1)
     const clean = writeProject('index-clean', {})
-    expect((await build(openProject(clean))).error).toBeUndefined()
+    expect((await build(openEmbeddedProject(clean))).error).toBeUndefined()
     const snapshot = (folder: string) => readFileSync(join(folder, '.skill-kit/index', readManifest(join(folder, '.skill-kit/index'))!.snapshot))
     expect(Buffer.compare(snapshot(dir), snapshot(clean))).toBe(0)
   })
@@ -135,7 +128,7 @@ describe('vector components', () => {
   ])('say that %s is out of the range of a 32-bit float, not "null"', async (component, said) => {
     const dir = writeProject(`range-${component}`, {})
     reply = call => ({ body: `{"data":[${call.input.map((_, i) => `{"index":${i},"embedding":[${i === 1 ? component : 1},${wordVector('x', 15).join(',')}]}`).join(',')}]}` })
-    const { error } = await build(openProject(dir))
+    const { error } = await build(openEmbeddedProject(dir))
     reply = undefined
     expect(error!.message).toContain(`answered a request of 4 inputs with a vector holding ${said}, out of the range of a 32-bit float (at most 3.4e38 either side of zero).`)
   })
@@ -147,7 +140,7 @@ describe('a build', () => {
     const heard = elsewhere.calls.length
     const other = new URL(elsewhere.baseUrl).origin
     reply = () => ({ status: 307, headers: { location: `${elsewhere.baseUrl}/embeddings` } })
-    const { error } = await build(openProject(dir))
+    const { error } = await build(openEmbeddedProject(dir))
     reply = undefined
     expect(error!.message).toMatch(new RegExp(`^The embedding server at \\S+ answered a request of 4 inputs with HTTP 307, a redirect to another origin, "${other.replace(/\./g, '\\.')}", which is never followed: the key and the documents go to "model\\.baseUrl" only\\. Set "model\\.baseUrl" in skill-kit\\.json to the URL the API answers at without a redirect\\. 0 of \\d+ windows`))
     expect(elsewhere.calls.length).toBe(heard)
@@ -158,7 +151,7 @@ describe('a build', () => {
     const now = Date.UTC(2030, 0, 1)
     reply = () => ({ status: 429, headers: { 'retry-after': new Date(now + 3_600_000).toUTCString() }, body: '{"error":"rate limited"}' })
     const sleeps: number[] = []
-    const { error } = await build(openProject(dir), { sleep: async (ms) => { sleeps.push(ms) }, now: () => now })
+    const { error } = await build(openEmbeddedProject(dir), { sleep: async (ms) => { sleeps.push(ms) }, now: () => now })
     reply = undefined
     expect(sleeps).toEqual([])
     expect(error!.message).toContain(`answered HTTP 429 for a request of 4 inputs: {"error":"rate limited"} It asks to be retried after "${new Date(now + 3_600_000).toUTCString()}" (Retry-After), which would pass "model.retryBudgetMs" (30000 ms a request, 30000 ms left). Build again later, or raise "model.retryBudgetMs" in skill-kit.json.`)
@@ -166,7 +159,7 @@ describe('a build', () => {
 
   it('keeps the key out of every message, retry line and file, wherever the server puts it', async () => {
     const dir = writeProject('key', {})
-    const project = openProject(dir)
+    const project = openEmbeddedProject(dir)
     const long = `${KEY}${'z'.repeat(5000)}`
     const replies: ((call: EmbeddingCall) => EmbeddingReply)[] = [
       () => ({ status: 400, statusText: `Invalid key ${KEY}`, body: '' }),

@@ -14,11 +14,11 @@ import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mj
 import { DiagnosticBag } from '../../src/core/diagnostics'
 import { parseProjectConfig } from '../../src/knowledge/config'
 import { createTransformersEmbedder } from '../../src/knowledge/embedder'
-import { buildKnowledgeProject, disposeProjectEmbedders, openKnowledgeProject } from '../../src/knowledge/project'
+import { buildKnowledgeProject, disposeProjectEmbedders } from '../../src/knowledge/project'
 import { readManifest } from '../../src/knowledge/publish'
 import { CHARS_PER_TOKEN, createServerEmbedder, EmbeddingServerError, planRequests } from '../../src/knowledge/server-embedder'
 import { createKnowledgeBase, decodeSnapshot, KnowledgeError, searchVectors, serverQueryEmbedder } from '../../src/runtime'
-import { startEmbeddingServer, wordVector } from './embedding-server'
+import { openEmbeddedProject, startEmbeddingServer, wordVector } from './embedding-server'
 
 const work = mkdtempSync(join(tmpdir(), 'skill-kit-server-embedder-'))
 const models = join(work, 'models')
@@ -34,13 +34,6 @@ function writeProject(name: string, model: Record<string, unknown>): string {
   })
   writeFileSync(join(dir, 'skill-kit.json'), JSON.stringify({ name, model: { provider: 'openai-compatible', id: 'test-embedder', ...model }, chunk: { maxTokens: 32, overlapTokens: 4 } }, null, 2))
   return dir
-}
-
-function openProject(dir: string): EmbeddedProject {
-  const opened = openKnowledgeProject(dir)
-  if (!opened.project)
-    throw new Error(opened.diagnostics.map(d => d.message).join('\n'))
-  return opened.project as EmbeddedProject
 }
 
 /** The project's server embedder, with an empty environment unless given, and the test's clock. */
@@ -101,7 +94,7 @@ const served = () => server.calls.length
 
 describe('an embedding server', () => {
   it('gets the windows in requests of at most batchSize, concurrency of them in flight, and its vectors are published normalised', async () => {
-    const project = openProject(writeProject('pool', { baseUrl: server.baseUrl, batchSize: 4, concurrency: 3 }))
+    const project = openEmbeddedProject(writeProject('pool', { baseUrl: server.baseUrl, batchSize: 4, concurrency: 3 }))
     const embedder = await embedderOf(project)
     expect(embedder.windowing).toBe('characters')
     expect(embedder.maxTokens).toBe(256 * CHARS_PER_TOKEN)
@@ -161,7 +154,7 @@ describe('an embedding server', () => {
   })
 
   it('keeps the estimated tokens of a request within maxBatchTokens', async () => {
-    const project = openProject(writeProject('tokens', { baseUrl: server.baseUrl, maxTokens: 64, maxBatchTokens: 70, concurrency: 1 }))
+    const project = openEmbeddedProject(writeProject('tokens', { baseUrl: server.baseUrl, maxTokens: 64, maxBatchTokens: 70, concurrency: 1 }))
     const before = served()
     const build = await published(project, { embedder: await embedderOf(project) })
     const calls = server.calls.slice(before)
@@ -173,7 +166,7 @@ describe('an embedding server', () => {
   })
 
   it('waits as a 429 answer\'s Retry-After says, and backs off with jitter after a 500, then carries on', async () => {
-    const project = openProject(writeProject('retry', { baseUrl: server.baseUrl, batchSize: 8, concurrency: 1 }))
+    const project = openEmbeddedProject(writeProject('retry', { baseUrl: server.baseUrl, batchSize: 8, concurrency: 1 }))
     const sleeps: number[] = []
     const embedder = await embedderOf(project, { http: { sleep: async (ms) => { sleeps.push(ms) } } })
     const before = served()
@@ -200,7 +193,7 @@ describe('an embedding server', () => {
 
   it('fails a request that takes longer than timeoutMs, publishing nothing', async () => {
     const dir = writeProject('timeout', { baseUrl: server.baseUrl, batchSize: 4, concurrency: 1, timeoutMs: 100 })
-    const project = openProject(dir)
+    const project = openEmbeddedProject(dir)
     reply = () => ({ hold: true })
     const error = await failure(project, { embedder: await embedderOf(project) })
     reply = undefined
@@ -219,7 +212,7 @@ describe('an embedding server', () => {
     ]
     for (const [i, [settings, answer, message]] of cases.entries()) {
       const dir = writeProject(`vectors-${i}`, { baseUrl: server.baseUrl, batchSize: 4, concurrency: 1, ...settings })
-      const project = openProject(dir)
+      const project = openEmbeddedProject(dir)
       reply = answer
       const error = await failure(project, { embedder: await embedderOf(project) })
       reply = undefined
@@ -233,7 +226,7 @@ describe('an embedding server', () => {
 
   it('learns the length of the vectors from the server, and refuses a server that changes it under the same settings', async () => {
     const dir = writeProject('changed', { baseUrl: server.baseUrl, batchSize: 4, concurrency: 1 })
-    const project = openProject(dir)
+    const project = openEmbeddedProject(dir)
     const embedder = await embedderOf(project)
     expect(embedder.dimensions).toBe(0)
     const first = await published(project, { embedder })
@@ -249,7 +242,7 @@ describe('an embedding server', () => {
 
   it('keeps what a failed build received, and the next build requests only the rest', async () => {
     const dir = writeProject('resume', { baseUrl: server.baseUrl, batchSize: 4, concurrency: 1 })
-    const project = openProject(dir)
+    const project = openEmbeddedProject(dir)
     const before = served()
     reply = call => (call.n === before + 3 ? { status: 400, body: '{"error":{"message":"input too long"}}' } : undefined)
     const error = await failure(project, { embedder: await embedderOf(project) })
@@ -263,7 +256,7 @@ describe('an embedding server', () => {
     expect(build.stats).toEqual({ windows: total, embedded: total - 8, cached: 8 })
     expect(inputs(server.calls.slice(resumedFrom))).toBe(total - 8)
     // The same bytes as a build that never failed.
-    const clean = await published(openProject(writeProject('clean', { baseUrl: server.baseUrl, batchSize: 4, concurrency: 1 })), { embedder: await embedderOf(project) })
+    const clean = await published(openEmbeddedProject(writeProject('clean', { baseUrl: server.baseUrl, batchSize: 4, concurrency: 1 })), { embedder: await embedderOf(project) })
     expect(Buffer.compare(readFileSync(build.snapshotFile), readFileSync(clean.snapshotFile))).toBe(0)
   })
 
@@ -272,7 +265,7 @@ describe('an embedding server', () => {
     process.env.SKILL_KIT_TEST_EMBEDDING_KEY = key
     try {
       const dir = writeProject('key', { baseUrl: server.baseUrl, apiKeyEnv: 'SKILL_KIT_TEST_EMBEDDING_KEY', concurrency: 2 })
-      const project = openProject(dir)
+      const project = openEmbeddedProject(dir)
       const before = served()
       reply = call => (call.n === before + 1 ? { status: 401, body: `{"error":"invalid key ${key}"}` } : undefined)
       // The project's own embedder, as the CLI and the plugin get it: the key comes from the environment.
@@ -297,13 +290,13 @@ describe('an embedding server', () => {
     parseProjectConfig('/p', '{\n  "model": {\n    "provider": "openai-compatible",\n    "id": "bge-small",\n    "baseUrl": "http://embeddings.example.com/v1"\n  }\n}', bag)
     const message = '"model.baseUrl" (http://embeddings.example.com/v1) uses plain HTTP, which would send the API key and the documents unencrypted. Use https://, or http:// only for a server on this machine (localhost, 127.0.0.1, ::1).'
     expect(bag.sorted().map(d => [d.code, d.line, d.column, d.message])).toEqual([['config-invalid', 5, 16, message]])
-    const project = openProject(writeProject('plain', { baseUrl: server.baseUrl }))
+    const project = openEmbeddedProject(writeProject('plain', { baseUrl: server.baseUrl }))
     await expect(embedderOf(project, { server: { ...project.config.model.server!, baseUrl: 'http://embeddings.example.com/v1' } })).rejects.toThrow(new EmbeddingServerError(message))
   })
 
   it('cuts windows on the model\'s tokens when its tokenizer is on disk, and caches them apart from the local model\'s', async () => {
     const dir = writeProject('tokenizer', { baseUrl: server.baseUrl, id: TINY_MODEL_ID, cacheDir: '../models', maxTokens: 128, concurrency: 2 })
-    const project = openProject(dir)
+    const project = openEmbeddedProject(dir)
     const embedder = await embedderOf(project)
     expect(embedder.windowing).toBe('tokenizer')
     expect(embedder.maxTokens).toBe(128)
@@ -331,7 +324,7 @@ describe('an embedding server', () => {
 
 describe('serverQueryEmbedder', () => {
   it('embeds queries at run time through the server the knowledge base was built with', async () => {
-    const project = openProject(writeProject('runtime', { baseUrl: server.baseUrl, queryPrefix: 'query: ' }))
+    const project = openEmbeddedProject(writeProject('runtime', { baseUrl: server.baseUrl, queryPrefix: 'query: ' }))
     const embedder = await embedderOf(project)
     const build = await published(project, { embedder })
     process.env.SKILL_KIT_TEST_QUERY_KEY = 'sk-query-secret'

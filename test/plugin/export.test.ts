@@ -127,6 +127,6 @@ describe('the export option', () => {
     await expect(build('esbuild', entry, { knowledge: { home: { dir: home, export: { outDir: '../outside' } } } }, 'export-bad'))
       .rejects.toThrow('Knowledge base "home": export.outDir must be a folder inside the build output (a relative path without ".."), got "../outside".')
     await expect(build('webpack', entry, { knowledge: { home: { dir: home, export: { mode: 'vector' as 'routed' } } } }, 'export-bad'))
-      .rejects.toThrow('Knowledge base "home": export.mode must be "semantic" or "routed", got "vector".')
+      .rejects.toThrow('Invalid unplugin-skill-kit options (1 problem):\n- knowledge.home.export.mode: expected "semantic" or "routed", got "vector".')
   })
 })
