@@ -50,10 +50,12 @@ export function layoutSections(body: string, bodyLine: number, bag: DiagnosticBa
   const seen = new Map<string, number>()
   const sectioned = new Map<Heading, { id: string, title: string }>()
   // Every ID written, valid or not, and every ID suggested: a suggestion is none of them, so applying it makes no duplicate.
-  const taken = new Set(headings.map(h => splitHeadingId(h.text).id).filter(id => id !== undefined))
+  // Gathered at the first suggestion: a valid skill needs none.
+  let taken: Set<string> | undefined
   // The next number to try per slug, so that a thousand headings of one title cost no quadratic search.
   const next = new Map<string, number>()
   const suggest = (text: string) => {
+    taken ??= new Set(headings.map(h => splitHeadingId(h.text).id).filter(id => id !== undefined))
     const base = slugify(text)
     let n = next.get(base) ?? 1
     let id = n === 1 ? base : `${base}-${n}`
