@@ -1,9 +1,10 @@
 import type { Diagnostic } from '../core/diagnostics'
 import type { KnowledgeDocument } from './document'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import { DiagnosticBag } from '../core/diagnostics'
 import { hash } from '../core/hash'
+import { readBounded } from '../core/read-bounded'
 import { DEFAULT_MAX_DOCUMENT_BYTES, parseKnowledgeDocument } from './document'
 
 /** The documents of a knowledge folder and every problem found in it. */
@@ -76,16 +77,15 @@ export function loadKnowledgeFolder(dir: string, options: LoadFolderOptions = {}
       }
       else if (entry.isFile() && entry.name.toLowerCase().endsWith('.md')) {
         files.push(path)
-        // Checked before reading: an oversized file costs a stat, never its text in memory.
-        const { size, mtimeMs } = statSync(path)
-        if (size > maxBytes) {
+        const bounded = readBounded(path, maxBytes)
+        if (!('text' in bounded)) {
           const bag = new DiagnosticBag(path)
-          read.push(`large:${relative(dir, path)}`, `${size}:${mtimeMs}`)
-          bag.error('document-too-large', documentTooLarge(size, maxBytes), { line: 1, column: 1 })
+          read.push(`large:${relative(dir, path)}`, `${bounded.size}:${bounded.mtimeMs}`)
+          bag.error('document-too-large', documentTooLarge(bounded.size, maxBytes), { line: 1, column: 1 })
           diagnostics.push(...bag.items)
           continue
         }
-        const text = readFileSync(path, 'utf8')
+        const { text } = bounded
         read.push(`file:${relative(dir, path)}`, text)
         const parse = (): ParsedDocument => {
           const bag = new DiagnosticBag(path)

@@ -1,9 +1,10 @@
 import type { CompileOptions, CompiledSkill } from './compile'
 import type { EntryKind, SkillFolder } from './resources'
-import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync } from 'node:fs'
+import { lstatSync, readdirSync, readFileSync } from 'node:fs'
 import { basename, dirname, join, relative, resolve, sep } from 'node:path'
 import { DiagnosticBag } from '../core/diagnostics'
 import { hash } from '../core/hash'
+import { readBounded } from '../core/read-bounded'
 import { compileSkill, expectedSkillName } from './compile'
 import { declaredResourcePaths } from './metadata-form'
 import { folderRelative } from './resources'
@@ -79,18 +80,6 @@ function snapshotFolder(file: string): SkillFolder & { root: string } {
  */
 export const MAX_SKILL_BYTES = 4 * 1024 * 1024
 
-/** The text of a skill file, or its size when it is over {@link MAX_SKILL_BYTES} (then never read). */
-function readSkillSource(file: string): string | { size: number } {
-  const fd = openSync(file, 'r')
-  try {
-    const { size } = fstatSync(fd)
-    return size > MAX_SKILL_BYTES ? { size } : readFileSync(fd, 'utf8')
-  }
-  finally {
-    closeSync(fd)
-  }
-}
-
 /** A skill file over {@link MAX_SKILL_BYTES}: its one error, and nothing compiled (no cover, no sections). */
 function oversizedSkill(file: string, size: number, options: CompileOptions): CompiledSkill {
   const bag = new DiagnosticBag(file)
@@ -150,13 +139,13 @@ export class SkillLoader {
     const trusted = this.trusted && this.entries.get(file)
     if (trusted)
       return trusted
-    const read = readSkillSource(file)
-    if (typeof read !== 'string') {
+    const read = readBounded(file, MAX_SKILL_BYTES)
+    if (!('text' in read)) {
       const entry = { compiled: oversizedSkill(file, read.size, this.options), dependencies: [file], source: `oversized:${read.size}`, key: '' }
       this.entries.set(file, entry)
       return entry
     }
-    const source = read
+    const source = read.text
     const folder = snapshotFolder(file)
     const cached = this.entries.get(file)
     // The skill file is compared as text; its other dependencies by content hash.
