@@ -3,7 +3,7 @@
 // (a knowledge base without a folder would otherwise fail deep in an asynchronous
 // build step, where no bundler reports it).
 
-import { closest } from '../core/text'
+import { didYouMean } from '../core/did-you-mean'
 import { DEFAULT_CHUNK, DEFAULT_MODEL, DEFAULT_SEARCH, DEFAULT_SERVER } from '../knowledge/config'
 import { excerptForMessage, quoteForMessage } from '../runtime/redact'
 
@@ -44,10 +44,8 @@ export function optionProblems(options: unknown): string[] {
     }
     if (!keys)
       return value
-    for (const key of Object.keys(value).filter(key => !keys.includes(key))) {
-      const guess = closest(key, keys)
-      problems.push(`${join(path, key)}: unknown option.${guess ? ` Did you mean "${guess}"?` : ''} The options here are ${keys.join(', ')}.`)
-    }
+    for (const key of Object.keys(value).filter(key => !keys.includes(key)))
+      problems.push(`${join(path, key)}: unknown option.${didYouMean(key, keys, known => known in value)} The options here are ${keys.join(', ')}.`)
     return value
   }
   const optional = (path: string, value: unknown, test: (value: unknown) => boolean, expected: string) => {

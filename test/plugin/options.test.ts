@@ -51,6 +51,9 @@ describe('plugin options of the wrong shape', () => {
 - knowledge.docs.modle: unknown option. Did you mean "model"? The options here are dir, model, chunk, search, shards, includeModel, export.`)
     expect(problems({ knowledge: { docs: { dir: 'docs', model: { dtyp: 'fp32' } } } })).toBe(`Invalid unplugin-skill-kit options (1 problem):
 - knowledge.docs.model.dtyp: unknown option. Did you mean "dtype"? The options here are id, revision, dtype, cacheDir, maxTokens, queryPrefix, documentPrefix, provider, baseUrl, dimensions, apiKeyEnv, batchSize, maxBatchTokens, concurrency, timeoutMs, retryBudgetMs.`)
+    // Renaming to an option already given would repeat it: the hint says so instead.
+    expect(problems({ strict: true, strikt: false })).toBe(`Invalid unplugin-skill-kit options (1 problem):
+- strikt: unknown option. It looks like "strict", which is set already: keep one of them. The options here are include, exclude, strict, onInvalid, root, skills, knowledge, offline, includeModel.`)
   })
 
   it('names a knowledge entry that is neither a folder nor an object, and one without dir', () => {
