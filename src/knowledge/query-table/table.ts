@@ -1,0 +1,19 @@
+import type { QueryTableCore, QueryTableTokenizer } from '../../runtime/knowledge/encoder/format'
+
+/**
+ * A query table before it is written (see `runtime/knowledge/encoder/format.ts`):
+ * float rows, already mapped into the snapshot's vector space, with the weight
+ * of each piece.
+ */
+export interface QueryTable {
+  model: string
+  dimensions: number
+  tokenizer: QueryTableTokenizer
+  pooling: QueryTableCore['pooling']
+  vocabulary: readonly string[]
+  /** vocabulary.length × dimensions, row-major. */
+  rows: Float32Array
+  /** One weight per row. */
+  weights: Float32Array
+  bias: Float32Array
+}

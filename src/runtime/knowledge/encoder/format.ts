@@ -1,0 +1,55 @@
+// The query table's files: what a static query encoder reads (written by
+// `src/knowledge/query-table/encode.ts`). A query's vector is a pooled sum of a
+// few rows of a table distilled from the snapshot's model, so no transformer
+// runs where queries are embedded; the rows are split into small shards, so a
+// query fetches only the shards of its own tokens.
+//
+// Core (`query-table.json`, UTF-8 JSON, keys in the order below):
+//   format        QUERY_TABLE_FORMAT
+//   model         the fingerprint of the model the table was distilled from (the snapshot's)
+//   dimensions    D, the length of a row and of the snapshot's vectors
+//   tokenizer     how a query is cut into the table's pieces (see QueryTableTokenizer)
+//   pooling       'mean' (sum of weight · row over the n pieces found, / n) or
+//                 'weighted-mean' (/ the sum of their weights)
+//   bias          D numbers added after pooling
+//   rowsPerShard  R: shard s holds rows [s·R, (s+1)·R)
+//   shards        per shard, its byte length and CRC-32 (a shard of another build is refused)
+//   vocabulary    the pieces, row i being vocabulary[i]
+// A query's vector: normalise(pool(rows of its pieces) + bias); pieces not in
+// the vocabulary are skipped; no piece found gives the zero vector.
+//
+// Shard (`query-table-<s>.bin`, little-endian):
+//   magic 'SKQT', u32 format, u32 shard index, u32 first row, u32 row count,
+//   then per row: f32 scale, f32 weight, D × i8 (row value = scale × i8).
+
+/** Bump when the files' layout or meaning changes. */
+export const QUERY_TABLE_FORMAT = 1
+/** Magic bytes of a shard. */
+export const QUERY_TABLE_MAGIC = 'SKQT'
+/** Bytes before a shard's rows. */
+export const QUERY_TABLE_SHARD_HEADER = 20
+
+/** How a query is cut into pieces: BERT's basic tokenizer, then WordPiece over `vocabulary`. */
+export interface QueryTableTokenizer {
+  lowercase: boolean
+  stripAccents: boolean
+  /** Prefix of a piece that continues a word (`##`). */
+  continuingPrefix: string
+  /** A longer word is one unknown piece (skipped). */
+  maxCharsPerWord: number
+  /** Pieces read from one query at most (its first ones). */
+  maxPieces: number
+}
+
+/** The core file, parsed. */
+export interface QueryTableCore {
+  format: number
+  model: string
+  dimensions: number
+  tokenizer: QueryTableTokenizer
+  pooling: 'mean' | 'weighted-mean'
+  bias: number[]
+  rowsPerShard: number
+  shards: { bytes: number, crc: number }[]
+  vocabulary: string[]
+}
