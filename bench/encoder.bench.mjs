@@ -3,8 +3,9 @@
 // them) and its labelled sets (short, prompts, hard, dev, descriptions; tune and report
 // halves by the same fixed rule).
 //
-// The table is distilled from the same model for the guides (`distilQueryTable`, its model
-// vectors cached in .cache/models/query-table, so only the first run embeds), then every
+// The table is distilled from the same model for the guides (`distilQueryTable` on
+// `queryTableCorpus`: the guides' texts and the snapshot's windows; the model's vectors are
+// cached in .cache/models/query-table, so only the first run embeds), then every
 // query is embedded both ways: by the model (as today) and by the table (int8 rows, as
 // shipped: the runtime's tokenizer over the table's pieces, pooled, plus the bias). For each
 // set and half, with the default thresholds and with threshold 0:
@@ -17,7 +18,8 @@
 //   node bench/encoder.bench.mjs [--tune] [--cold] [--json]
 //
 // --tune  compares the table's choices (pieces kept, SIF weights, pooling, ridge λ, training
-//         texts) on the tune halves only, vector-only top-1 and MRR@5 summed over sets.
+//         texts and windows, row training) on the tune halves only: vector-only top-1 and
+//         MRR@5 (threshold 0) as shares of the model's, averaged over the sets.
 // --cold  also times a distillation from an empty cache (embeds every row: ~20 s on 2 cores).
 
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -28,11 +30,12 @@ import { half, loadEvaluation } from './retrieval.bench.mjs'
 import { emitResult, isMain, rankingMetrics } from './util.mjs'
 
 /** The query table's build side and the model's vocabulary, from src/. */
-function loadTableModules() {
+export function loadTableModules() {
   return bundleSource('encoder-bench-table', [
     `export { distilQueryTable } from './src/knowledge/query-table/distil'`,
     `export { loadModelVocabulary } from './src/knowledge/query-table/vocabulary'`,
     `export { trainingTexts } from './src/knowledge/query-table/training'`,
+    `export { queryTableCorpus } from './src/knowledge/query-table/corpus'`,
     '',
   ].join('\n'))
 }
@@ -191,7 +194,7 @@ function measure(K, snapshot, sets, encode) {
 }
 
 /** Vector-only top-1 and MRR@5 on the tune halves, as shares of the model's, summed over sets. */
-function tuneScore(K, snapshot, sets, encode) {
+export function tuneScore(K, snapshot, sets, encode) {
   let kept = 0
   let mrr = 0
   let n = 0
@@ -207,9 +210,9 @@ function tuneScore(K, snapshot, sets, encode) {
   return { top1Kept: kept / n, mrr5Kept: mrr / n }
 }
 
-async function distil(T, embedder, vocabulary, texts, options = {}, cacheDir = TABLE_CACHE) {
+export async function distil(T, embedder, vocabulary, corpus, options = {}, cacheDir = TABLE_CACHE) {
   const start = performance.now()
-  const table = await T.distilQueryTable(embedder, { texts }, { vocabulary, cacheDir, ...options })
+  const table = await T.distilQueryTable(embedder, corpus, { vocabulary, cacheDir, ...options })
   return { table, ms: performance.now() - start }
 }
 
@@ -221,33 +224,35 @@ export async function run({ tune = false, cold = false, log = console.log } = {}
   if (!vocabulary)
     throw new Error(`No WordPiece tokenizer.json for the model in ${modelsDir}.`)
   const embedder = await K.createTransformersEmbedder({ cacheDir: modelsDir, offline: true, dtype: 'q8', maxTokens: K.DEFAULT_MODEL.maxTokens })
-  const texts = int8.documents.map(d => d.body)
+  const corpus = T.queryTableCorpus(int8, embedder, evaluation.chunk)
+  const texts = corpus.texts
   const snapshot = snapshots.int8
   try {
     const result = { model: embedder.fingerprint }
     if (cold) {
       const empty = mkdtempSync(join(tmpdir(), 'skill-kit-encoder-bench-'))
       try {
-        result.coldMs = (await distil(T, embedder, vocabulary, texts, {}, empty)).ms
+        result.coldMs = (await distil(T, embedder, vocabulary, corpus, {}, empty)).ms
       }
       finally {
         rmSync(empty, { recursive: true, force: true })
       }
       log(`distillation, empty cache: ${(result.coldMs / 1000).toFixed(1)} s`)
     }
-    await distil(T, embedder, vocabulary, texts) // fills the shared cache
-    const { table, ms } = await distil(T, embedder, vocabulary, texts)
+    await distil(T, embedder, vocabulary, corpus) // fills the shared cache
+    const { table, ms } = await distil(T, embedder, vocabulary, corpus)
     result.cachedMs = ms
     result.rows = table.vocabulary.length
     result.trainingTexts = T.trainingTexts(texts).length
     result.bytes = tableBytes(table)
-    log(`table: ${table.vocabulary.length} pieces × ${table.dimensions}, ~${(result.bytes / 1e6).toFixed(2)} MB int8 (uncompressed), ${result.trainingTexts} training texts; distillation, cached: ${(ms / 1000).toFixed(1)} s`)
+    result.windows = corpus.windows?.length ?? 0
+    log(`table: ${table.vocabulary.length} pieces × ${table.dimensions}, ~${(result.bytes / 1e6).toFixed(2)} MB int8 (uncompressed), ${result.trainingTexts} training texts and ${result.windows} windows; distillation, cached: ${(ms / 1000).toFixed(1)} s`)
 
     if (tune) {
       result.tune = []
       const choices = tuneChoices()
       for (const [label, options] of choices) {
-        const { table: t } = await distil(T, embedder, vocabulary, texts, options)
+        const { table: t } = await distil(T, embedder, vocabulary, label.includes('no windows') ? { texts } : corpus, options)
         const score = tuneScore(K, snapshot, sets, tableEncoder(t))
         result.tune.push({ label, options, rows: t.vocabulary.length, ...score })
         log(`  tune ${label.padEnd(40)} ${t.vocabulary.length} rows: top-1 kept ${(score.top1Kept * 100).toFixed(1)} %, MRR@5 kept ${(score.mrr5Kept * 100).toFixed(1)} %`)
@@ -272,15 +277,20 @@ export async function run({ tune = false, cold = false, log = console.log } = {}
 function tuneChoices() {
   return [
     ['defaults', {}],
-    ['no map (pieces alone, SIF)', { training: { maxTexts: 0 } }],
+    ['no map, no training (pieces alone)', { training: { maxTexts: 0 } }],
+    ['ridge map only (no row training)', { rowTraining: { epochs: 0 } }],
+    ['no windows (texts only)', {}],
+    ['SIF a=1e-3', { sif: 1e-3 }],
     ['uniform weights', { sif: 0 }],
-    ['SIF a=1e-4', { sif: 1e-4 }],
-    ['SIF a=1e-2', { sif: 1e-2 }],
     ['pooling mean', { pooling: 'mean' }],
     ['λ 1e-3', { lambda: 1e-3 }],
     ['λ 0.1', { lambda: 0.1 }],
+    ['row training 4 epochs', { rowTraining: { epochs: 4 } }],
+    ['row training 16 epochs', { rowTraining: { epochs: 16 } }],
+    ['row training rate 0.25', { rowTraining: { learningRate: 0.25 } }],
+    ['row training rate 1', { rowTraining: { learningRate: 1 } }],
+    ['paragraphs too', { training: { paragraphs: true, maxWords: 200 } }],
     ['2,000 training texts', { training: { maxTexts: 2000 } }],
-    ['20,000 training texts', { training: { maxTexts: 20000 } }],
     ['no common pieces', { commonPieces: 0 }],
     ['whole vocabulary', { commonPieces: 40000 }],
   ]
