@@ -13,8 +13,12 @@ import type { QueryTableTokenizer } from './format'
 /** The row of a word no piece of the vocabulary spells (BERT's `[UNK]`), or a special token the vocabulary lacks. */
 export const UNKNOWN_PIECE = -1
 
-/** Cuts a text into the rows of its pieces, in order: vocabulary indexes, {@link UNKNOWN_PIECE} for an unknown word. */
-export type PieceTokenizer = (text: string) => number[]
+/**
+ * Cuts a text into the rows of its pieces, in order: vocabulary indexes,
+ * {@link UNKNOWN_PIECE} for an unknown word; its first `limit` only, when
+ * given (a long prompt's later words are then never cut).
+ */
+export type PieceTokenizer = (text: string, limit?: number) => number[]
 
 // BertNormalizer's clean_text: NUL, U+FFFD and control characters (Cc, Cf, Co, Cs; not tab, LF, CR) go, whitespace becomes a space.
 const REMOVED = /[\0\uFFFD]|(?![\t\n\r])[\p{Cc}\p{Cf}\p{Co}\p{Cs}]/gu
@@ -114,16 +118,21 @@ export function wordPieceTokenizer(vocabulary: readonly string[], settings: Quer
     }
   }
 
-  return (text) => {
+  return (text, limit = Infinity) => {
     const out: number[] = []
     for (const section of splitSpecial(text, trie)) {
+      if (out.length >= limit)
+        break
       if (section.special) {
         out.push(rows.get(section.text) ?? UNKNOWN_PIECE)
         continue
       }
-      for (const word of normalize(section.text).trim().match(WORDS) ?? [])
+      for (const [word] of normalize(section.text).trim().matchAll(WORDS)) {
+        if (out.length >= limit)
+          break
         wordPieces(word, out)
+      }
     }
-    return out
+    return out.length > limit ? out.slice(0, limit) : out
   }
 }
