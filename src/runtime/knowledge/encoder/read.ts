@@ -1,7 +1,9 @@
 // Reads and checks a query table's files (see format.ts). They come over the
 // network or from a deployed folder, so nothing in them is trusted: a file
 // that is not what its core promises is refused whole, as a KnowledgeError
-// `snapshot-unavailable` naming it, never read out of bounds or half used.
+// naming it, never read out of bounds or half used: `snapshot-unavailable`
+// for a damaged file, `snapshot-mismatch` for a shard of another build (as a
+// sharded snapshot's shards are), so callers handle the codes they know.
 
 import type { QueryTableCore, QueryTableTokenizer } from './format'
 import { KnowledgeError } from '../errors'
@@ -92,9 +94,9 @@ export function readQueryTableCore(input: ArrayBufferLike | ArrayBufferView, nam
 
 /**
  * Shard `index` of `core`, checked: its length, its CRC-32 (damage in
- * transfer), its build (a shard of another build of the table), its header,
- * every scale and weight. Throws a KnowledgeError `snapshot-unavailable`
- * naming the file (`name`) otherwise.
+ * transfer), its build, its header, every scale and weight. Throws a
+ * KnowledgeError naming the file (`name`) otherwise: `snapshot-mismatch` for
+ * a shard of another build of the table, else `snapshot-unavailable`.
  */
 export function readQueryTableShard(input: ArrayBufferLike | ArrayBufferView, core: QueryTableCore, index: number, name = queryTableShardName(index)): QueryTableShard {
   const bytes = bytesOf(input)
@@ -115,7 +117,7 @@ export function readQueryTableShard(input: ArrayBufferLike | ArrayBufferView, co
     unreadable(name, `its CRC-32 is ${hex(crc)} where its header says ${hex(dv.getUint32(8, true))}: it was damaged in transfer`, DEPLOY)
   const build = dv.getUint32(12, true)
   if (build !== core.build)
-    unreadable(name, `it belongs to build ${hex(build)} of the query table, and its core to build ${hex(core.build)}: they come from different builds`, DEPLOY)
+    throw new KnowledgeError('snapshot-mismatch', `The query table file ${name} belongs to build ${hex(build)} of the query table, and its core to build ${hex(core.build)}: they come from different builds. ${DEPLOY}`)
   if (dv.getUint32(16, true) !== index || dv.getUint32(20, true) !== firstRow || dv.getUint32(24, true) !== rowCount)
     unreadable(name, `its header is not that of shard ${index} (rows ${firstRow} to ${firstRow + rowCount - 1})`)
   const scales = new Float32Array(rowCount)

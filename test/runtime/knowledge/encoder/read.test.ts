@@ -44,14 +44,17 @@ describe('readQueryTableCore', () => {
 })
 
 describe('readQueryTableShard', () => {
-  it('refuses a truncated, damaged or foreign shard, naming the file and what to do', () => {
+  it('refuses a truncated, damaged or foreign shard, naming the file and what to do (a shard of another build as snapshot-mismatch)', () => {
     const shard = files.shards[1]!
     expect(refusal(() => readQueryTableShard(shard.subarray(0, 30), core, 1, '/kb/query-table-1.bin'))).toBe('Cannot read the query table file /kb/query-table-1.bin: it has 30 bytes where shard 1 of its core has 92: the core and its shards come from different builds, or the shard was cut short in transfer. Deploy the build\'s whole output folder again, so that all of its files match.')
     const flipped = Uint8Array.from(shard)
     flipped[50]! ^= 1
     expect(refusal(() => readQueryTableShard(flipped, core, 1))).toMatch(/^Cannot read the query table file query-table-1\.bin: its CRC-32 is [0-9a-f]{8} where its header says [0-9a-f]{8}: it was damaged in transfer\. Deploy/)
     const other = encodeQueryTable(seededTable(10, 8, 2), { rowsPerShard: 4 })
-    expect(refusal(() => readQueryTableShard(other.shards[1]!, core, 1))).toMatch(/query-table-1\.bin: it belongs to build [0-9a-f]{8} of the query table, and its core to build [0-9a-f]{8}: they come from different builds\./)
+    expect(() => readQueryTableShard(other.shards[1]!, core, 1)).toThrow(expect.objectContaining({
+      code: 'snapshot-mismatch',
+      message: expect.stringMatching(/^The query table file query-table-1\.bin belongs to build [0-9a-f]{8} of the query table, and its core to build [0-9a-f]{8}: they come from different builds\. Deploy the build's whole output folder again, so that all of its files match\.$/),
+    }))
     // Shard 0 in the place of shard 1 (same length, same build).
     expect(refusal(() => readQueryTableShard(files.shards[0]!, core, 1))).toContain('query-table-1.bin: its header is not that of shard 1 (rows 4 to 7)')
     expect(refusal(() => readQueryTableShard(shard, core, 7))).toContain('its core counts 3 shards, not shard 7')
