@@ -15,6 +15,8 @@
 // 2. Microseconds a query once the core and its shards are loaded
 //    (staticQueryEmbedder over the whole vocabulary: tokenizing, pooling,
 //    normalising), median of rounds.
+// 3. What int8 rows cost: the cosine between a query's vector and the one the
+//    same pooling makes of the float rows.
 
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -161,7 +163,32 @@ try {
   const shortUs = await time(short)
   const longUs = await time(long)
   console.log(`2. staticQueryEmbedder once loaded: ${shortUs.toFixed(1)} µs a short query, ${longUs.toFixed(1)} µs a long one (median of ${ROUNDS} rounds)`)
-  emitResult({ dimensions: DIMENSIONS, tables: results, shortUs, longUs })
+
+  // The same pooling over the float rows: what int8 rows cost a query's vector.
+  const tokenize = E.wordPieceTokenizer(table.vocabulary, tokenizer)
+  const floatVector = (text) => {
+    const sum = new Float64Array(DIMENSIONS)
+    let weights = 0
+    for (const row of tokenize(text, tokenizer.maxPieces).filter(r => r !== E.UNKNOWN_PIECE)) {
+      for (let k = 0; k < DIMENSIONS; k++)
+        sum[k] += table.weights[row] * table.rows[row * DIMENSIONS + k]
+      weights += table.weights[row]
+    }
+    const v = Array.from(sum, (x, k) => x / weights + table.bias[k])
+    const norm = Math.hypot(...v)
+    return v.map(x => x / norm)
+  }
+  const cosines = []
+  for (const text of [...short, ...long]) {
+    const a = await embed(text)
+    const b = floatVector(text)
+    if (b.some(Number.isNaN))
+      continue
+    cosines.push(b.reduce((sum, x, k) => sum + x * a[k], 0))
+  }
+  const minCosine = Math.min(...cosines)
+  console.log(`3. int8 rows against float rows: cosine of a query's vectors ${median(cosines).toFixed(6)} (median), ${minCosine.toFixed(6)} (least), ${cosines.length} queries`)
+  emitResult({ dimensions: DIMENSIONS, tables: results, shortUs, longUs, minCosine })
 }
 finally {
   rmSync(tmp, { recursive: true, force: true })
