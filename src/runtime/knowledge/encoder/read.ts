@@ -51,6 +51,27 @@ function readTokenizer(raw: unknown, name: string): QueryTableTokenizer {
   return { lowercase, stripAccents, continuingPrefix, maxCharsPerWord, maxPieces, ...specialTokens ? { specialTokens } : {} }
 }
 
+/** The pieces of a front-coded vocabulary (format.ts), or `undefined` unless they are sorted, unique and non-empty. */
+function readPieces(raw: unknown): string[] | undefined {
+  const { shared, suffixes } = (typeof raw === 'object' && raw !== null ? raw : {}) as { shared?: unknown, suffixes?: unknown }
+  if (!Array.isArray(shared) || !Array.isArray(suffixes) || shared.length !== suffixes.length)
+    return undefined
+  const pieces: string[] = []
+  let previous = ''
+  for (let i = 0; i < shared.length; i++) {
+    const k = shared[i]
+    const suffix = suffixes[i]
+    if (!Number.isInteger(k) || k < 0 || k > previous.length || !isString(suffix))
+      return undefined
+    const piece = previous.slice(0, k) + suffix
+    if (!(piece > previous))
+      return undefined
+    pieces.push(piece)
+    previous = piece
+  }
+  return pieces
+}
+
 /** Bytes of a shard of `rows` rows of `dimensions` values. */
 export const queryTableShardBytes = (rows: number, dimensions: number): number => QUERY_TABLE_SHARD_HEADER + rows * (8 + dimensions)
 
@@ -83,13 +104,14 @@ export function readQueryTableCore(input: ArrayBufferLike | ArrayBufferView, nam
     unreadable(name, `its bias is not ${dimensions} numbers`)
   if (!isCount(rowsPerShard, 1))
     unreadable(name, 'its rowsPerShard is not a positive whole number')
-  if (!Array.isArray(vocabulary) || !vocabulary.every(piece => isString(piece) && piece !== '') || new Set(vocabulary).size !== vocabulary.length)
-    unreadable(name, 'its vocabulary is not a list of unique, non-empty pieces')
-  if (shards !== Math.ceil(vocabulary.length / rowsPerShard))
-    unreadable(name, `it does not count the ${Math.ceil(vocabulary.length / rowsPerShard)} shards its ${vocabulary.length} pieces fill`)
+  const pieces = readPieces(vocabulary)
+  if (!pieces)
+    unreadable(name, 'its vocabulary is not a front-coded list of sorted, unique, non-empty pieces')
+  if (shards !== Math.ceil(pieces.length / rowsPerShard))
+    unreadable(name, `it does not count the ${Math.ceil(pieces.length / rowsPerShard)} shards its ${pieces.length} pieces fill`)
   if (!isCount(build, 0) || build > 0xFFFFFFFF)
     unreadable(name, 'its build is not a CRC-32')
-  return { format: QUERY_TABLE_FORMAT, model, dimensions, tokenizer, pooling, bias: bias.map(Math.fround), rowsPerShard, shards, build, vocabulary }
+  return { format: QUERY_TABLE_FORMAT, model, dimensions, tokenizer, pooling, bias: bias.map(Math.fround), rowsPerShard, shards, build, vocabulary: pieces }
 }
 
 /**
