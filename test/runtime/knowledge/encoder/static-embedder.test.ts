@@ -143,6 +143,6 @@ describe('staticQueryEmbedder', () => {
     expect((await retried('the')).length).toBe(DIMENSIONS)
 
     const other = staticQueryEmbedder({ ...source, model: 'another-model' })
-    await expect(other('the')).rejects.toMatchObject({ code: 'snapshot-mismatch', message: expect.stringContaining('(model-1, not another-model)') })
+    await expect(other('the')).rejects.toMatchObject({ code: 'snapshot-mismatch', message: expect.stringContaining('("model-1", not "another-model")') })
   })
 })
