@@ -13,14 +13,19 @@
 //                 'weighted-mean' (/ the sum of their weights)
 //   bias          D numbers added after pooling
 //   rowsPerShard  R: shard s holds rows [s·R, (s+1)·R)
-//   shards        per shard, its byte length and CRC-32 (a shard of another build is refused)
-//   vocabulary    the pieces, row i being vocabulary[i]
+//   shards        per shard, its byte length and CRC-32 of the whole file (a shard of
+//                 another build is refused); ceil(vocabulary.length / R) of them
+//   vocabulary    the pieces, row i being vocabulary[i] (unique)
+// Numbers are float32 values written with at most 9 significant digits, which
+// read back (Math.fround) to the same float32.
 // A query's vector: normalise(pool(rows of its pieces) + bias); pieces not in
 // the vocabulary are skipped; no piece found gives the zero vector.
 //
 // Shard (`query-table-<s>.bin`, little-endian):
 //   magic 'SKQT', u32 format, u32 shard index, u32 first row, u32 row count,
-//   then per row: f32 scale, f32 weight, D × i8 (row value = scale × i8).
+//   then per row: f32 scale, f32 weight, D × i8 (row value = scale × i8;
+//   scale = max |value| / 127, 0 for a row of zeros). A shard holds R rows, the
+//   last one the rest: its length is 20 + rows × (8 + D).
 
 /** Bump when the files' layout or meaning changes. */
 export const QUERY_TABLE_FORMAT = 1
@@ -37,8 +42,13 @@ export interface QueryTableTokenizer {
   continuingPrefix: string
   /** A longer word is one unknown piece (skipped). */
   maxCharsPerWord: number
-  /** Pieces read from one query at most (its first ones). */
+  /** Pieces read from one query at most (its first ones, unknown pieces included, as the model's input is cut). */
   maxPieces: number
+  /**
+   * Pieces matched whole in the query before it is normalised, as BERT's
+   * `[CLS]`, `[SEP]`, `[MASK]` are (the tokenizer's added tokens); absent: none.
+   */
+  specialTokens?: string[]
 }
 
 /** The core file, parsed. */
