@@ -81,7 +81,7 @@ export type KnowledgeOutcome =
 /** What a module is generated from: equal for two builds, the module is the same (a folder swapped in with the same documents, a file saved unchanged). */
 function servedAs(outcome: KnowledgeOutcome & { ok: true }): string {
   const { name, build, project, includeModel, shards } = outcome
-  return JSON.stringify([name, build.snapshotFile, build.documentsFile, project.config, includeModel, shards])
+  return JSON.stringify([name, build.snapshotFile, build.documentsFile, build.queryTable?.dir, project.config, includeModel, shards])
 }
 
 /** A knowledge base's `shards` option (checked with the plugin's options: `validate-options.ts`). */
@@ -235,7 +235,7 @@ export class KnowledgeService {
       entry = this.entryOfFolder(target.dir) ?? { dir: target.dir }
     }
     const dir = resolve(this.root(), entry.dir)
-    const opened = openKnowledgeProject(dir, { root: this.root(), overrides: { model: entry.model, chunk: entry.chunk, search: entry.search } })
+    const opened = openKnowledgeProject(dir, { root: this.root(), overrides: { model: entry.model, chunk: entry.chunk, search: entry.search, queryEncoder: entry.queryEncoder } })
     const watch = [dir, join(dir, 'skill-kit.json')]
     const key = JSON.stringify(target)
     this.setFolders(key, { ...this.folders.get(key), target, roots: [dir], written: this.folders.get(key)?.written ?? [] })

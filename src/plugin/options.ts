@@ -1,4 +1,4 @@
-import type { ChunkConfig, ModelSettings, SearchConfig } from '../knowledge/config'
+import type { ChunkConfig, ModelSettings, QueryEncoder, SearchConfig } from '../knowledge/config'
 import type { ShardOptions } from '../knowledge/snapshot-shards'
 import type { OnInvalid } from '../skill/compile'
 import { isAbsolute, resolve } from 'node:path'
@@ -73,6 +73,14 @@ export interface KnowledgeOptions {
    * the Vite dev server serves one snapshot.
    */
   shards?: boolean | ShardOptions
+  /**
+   * Replaces `queryEncoder` of `skill-kit.json`: how queries are embedded at
+   * run time. `'auto'` (default): a table distilled from the model at build
+   * time (emitted as a small core and shards: a query fetches its own pieces'
+   * rows, no model, no WebAssembly), unless the app calls `useModel` or the
+   * build has `includeModel`; `'static'`: the table only; `'model'`: the model.
+   */
+  queryEncoder?: QueryEncoder
   /** Overrides the plugin's `includeModel` for this knowledge base (an error with `model: false`; the plugin's own `includeModel` skips such a base). */
   includeModel?: boolean
   /**
