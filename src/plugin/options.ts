@@ -43,8 +43,11 @@ export interface Options {
   /**
    * Emit the embedding model and ONNX Runtime's WebAssembly files as assets, so
    * that browsers embed queries themselves (vector search with no server). About
-   * 23 MB for the default model, loaded on the first vector search. Default `false`:
-   * browsers search lexically unless the app passes `embedQuery`.
+   * 23 MB for the default model, loaded on the first vector search; with
+   * `queryEncoder: 'auto'` the model then embeds queries, and no query table is
+   * emitted. Default `false`: queries are embedded with the query table (`auto`,
+   * `static`), or, with `queryEncoder: 'model'`, browsers search lexically unless
+   * the app passes `embedQuery`.
    */
   includeModel?: boolean
 }
