@@ -2,8 +2,9 @@
 // project published (its core and every shard, byte for byte, under one
 // folder), and the module, run from disk in Node with no embedQuery, ranks
 // `auto` searches by the fused scores of the table's query vectors, not
-// lexically. `queryEncoder: 'model'` emits no table; `static` with no way to
-// write it fails the build.
+// lexically; the Vite dev server serves the published table, and its SSR
+// reads it in place. `queryEncoder: 'model'` emits no table; `static` with no
+// way to write it fails the build.
 
 import type { Bundler, BuildResult, Settled } from './build'
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -92,6 +93,33 @@ describe.each(BUNDLERS)('a knowledge base with the static query encoder, with %s
     // A vector search needs an embedder: the table is one.
     expect((await docs.search('proxy', { ...SEARCH, mode: 'vector' })).length).toBeGreaterThan(0)
   })
+})
+
+describe('the static query encoder in the Vite dev server', () => {
+  it('serves the published table to browsers, and embeds SSR queries with it in place', async () => {
+    const { createServer } = await import('vite')
+    const skillKit = (await import(pathToFileURL(join(repo, 'dist/vite.mjs')).href)).default
+    const server = await createServer({ configFile: false, root: work, logLevel: 'silent', plugins: [skillKit(options())], server: { port: 0, host: '127.0.0.1' } })
+    try {
+      await server.listen()
+      const { docs } = await server.ssrLoadModule('/main.js')
+      published ??= await publishedRankings()
+      const origin = `http://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}`
+      const code = await (await fetch(`${origin}/@id/__x00__skill-kit-knowledge:name:docs`)).text()
+      const core = /"(\/@skill-kit\/knowledge\/query-table-[\w-]{16}\/)query-table\.json"/.exec(code)?.[1]
+      expect(core).toBeDefined()
+      for (const [name, bytes] of published.files) {
+        const response = await fetch(`${origin}${core}${name}`)
+        expect(response.status, name).toBe(200)
+        expect(Buffer.from(await response.arrayBuffer()).equals(bytes), name).toBe(true)
+      }
+      for (const [q, query] of QUERIES.entries())
+        expect((await docs.search(query, SEARCH)).map((r: { id: string }) => r.id), query).toEqual(published.auto[q]!.map(r => r.id))
+    }
+    finally {
+      await server.close()
+    }
+  }, 60_000)
 })
 
 describe('the queryEncoder option', () => {
