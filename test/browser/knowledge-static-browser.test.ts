@@ -1,6 +1,6 @@
 /**
- * A Vite production build of an app that imports a knowledge base without
- * `includeModel`, run in a real headless Chromium: the default query encoder
+ * Production builds (Vite, webpack, esbuild) of an app that imports a knowledge
+ * base without `includeModel`, run in a real headless Chromium: the default query encoder
  * (`auto`) embeds queries with the query table the build emitted, so `auto`
  * searches are semantic (the table's query vectors fused with lexical, as
  * Node ranks them) with the model, ONNX Runtime and Transformers.js never
@@ -19,10 +19,11 @@ import { readPublishedIndex, readQueryTable } from '../../src/knowledge/publish'
 import { decodeSnapshot, searchFused, searchVectors } from '../../src/runtime'
 import { staticQueryEmbedder } from '../../src/runtime/knowledge/encoder/static-embedder'
 import { fillVocabularyHoles } from '../knowledge/tiny-vocabulary'
-import { autoSearch, dist, expectLocalAndQuiet, expectSameRanking, filesOf, indexHtml, launchChromium, openApp, prepareApp, repo, transformersChunks, VECTOR_QUERIES, vectorSearch } from './knowledge-app'
+import { autoSearch, buildBrowserApp, dist, expectLocalAndQuiet, expectSameRanking, filesOf, indexHtml, launchChromium, openApp, prepareApp, repo, transformersChunks, VECTOR_QUERIES, vectorSearch } from './knowledge-app'
 
 const work = join(repo, 'test/.tmp/browser-knowledge-static')
-const outDir = join(work, 'dist')
+const BUNDLERS = ['vite', 'webpack', 'esbuild'] as const
+const outDirOf = (bundler: typeof BUNDLERS[number]) => join(work, `dist-${bundler}`)
 const OPTIONS = { topK: 10, threshold: -1 }
 
 interface Ranked { id: string, score: number }
@@ -44,32 +45,43 @@ async function nodeStaticRankings(): Promise<{ auto: Ranked[][], vector: Ranked[
   return { auto, vector, shards: table.shards.length }
 }
 
-describe('a Vite app with the static query encoder, in headless Chromium', () => {
-  let browser: Browser | undefined
+let browser: Browser | undefined
+let expected: Awaited<ReturnType<typeof nodeStaticRankings>>
+
+beforeAll(async () => {
+  const { entry, options } = await prepareApp(work)
+  fillVocabularyHoles(join(work, 'models'))
+  const settings = { ...options, includeModel: false }
+  writeFileSync(join(work, 'index.html'), indexHtml('/main.js'))
+  const { build } = await import('vite')
+  const skillKit = (await import(pathToFileURL(join(dist, 'vite.mjs')).href)).default
+  await build({
+    configFile: false,
+    root: work,
+    logLevel: 'silent',
+    plugins: [skillKit(settings)],
+    build: { outDir: outDirOf('vite'), emptyOutDir: true, copyPublicDir: false },
+  })
+  for (const bundler of ['webpack', 'esbuild'] as const)
+    await buildBrowserApp(bundler, entry, settings, work, outDirOf(bundler))
+  expected = await nodeStaticRankings()
+  browser = await launchChromium()
+}, 120_000)
+
+afterAll(async () => {
+  await browser?.close()
+})
+
+describe.each(BUNDLERS)('a %s app with the static query encoder, in headless Chromium', (bundler) => {
+  const outDir = outDirOf(bundler)
   let app: AppPage | undefined
-  let expected: Awaited<ReturnType<typeof nodeStaticRankings>>
 
   beforeAll(async () => {
-    const { options } = await prepareApp(work)
-    fillVocabularyHoles(join(work, 'models'))
-    writeFileSync(join(work, 'index.html'), indexHtml('/main.js'))
-    const { build } = await import('vite')
-    const skillKit = (await import(pathToFileURL(join(dist, 'vite.mjs')).href)).default
-    await build({
-      configFile: false,
-      root: work,
-      logLevel: 'silent',
-      plugins: [skillKit({ ...options, includeModel: false })],
-      build: { outDir, emptyOutDir: true, copyPublicDir: false },
-    })
-    expected = await nodeStaticRankings()
-    browser = await launchChromium()
-    app = await openApp(browser, outDir, false)
-  }, 60_000)
+    app = await openApp(browser!, outDir, false)
+  })
 
   afterAll(async () => {
     await app?.close()
-    await browser?.close()
   })
 
   it('emits the query table and neither the model nor ONNX Runtime', () => {
