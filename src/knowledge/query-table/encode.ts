@@ -1,21 +1,24 @@
 // Writes a query table (see `runtime/knowledge/encoder/format.ts`): a JSON core
 // with the vocabulary, and the int8 rows in shards of a few rows, so that a
 // query fetches only the shards of its own pieces. The bytes depend on the
-// table only (no time, no map order), so that unchanged builds publish
-// byte-identical files, which caches and CDNs keep.
+// table's content only (no time, no map order, not the order of its pieces),
+// so that unchanged builds publish byte-identical files, which caches keep.
 
-import type { QueryTableCore, QueryTableTokenizer } from '../../runtime/knowledge/encoder/format'
+import type { FrontCodedPieces, QueryTableCore, QueryTableTokenizer } from '../../runtime/knowledge/encoder/format'
 import type { QueryTable } from './table'
 import { QUERY_TABLE_FORMAT, QUERY_TABLE_MAGIC, QUERY_TABLE_SHARD_HEADER } from '../../runtime/knowledge/encoder/format'
 import { crc32 } from '../../runtime/knowledge/snapshot-reader'
 
 /**
  * Rows a shard holds unless told otherwise. Measured by
- * `bench/query-table.bench.mjs` on the model's whole vocabulary and the
- * queries of bench/retrieval: fewer rows fetch fewer bytes a query but make
- * more files (and requests); 8 keeps a short query at a few KB.
+ * `bench/query-table.bench.mjs` (all-MiniLM-L6-v2's whole vocabulary, 384
+ * dimensions, the queries of bench/retrieval): a short query's pieces almost
+ * never share a shard, so it fetches about 5 shards whatever their size; 2
+ * rows a shard is 4.0 KB a short query (1 row: 2.1 KB, 4: 7.8 KB, 8: 15 KB)
+ * for half the files of 1 row a shard (15,261 for the whole vocabulary; a
+ * table pruned to a corpus has fewer pieces, so fewer files).
  */
-export const DEFAULT_ROWS_PER_SHARD = 8
+export const DEFAULT_ROWS_PER_SHARD = 2
 
 /** How {@link encodeQueryTable} cuts the rows. */
 export interface EncodeQueryTableOptions {
@@ -55,35 +58,64 @@ function check(table: QueryTable, rowsPerShard: number): void {
   }
 }
 
+/** Sorted pieces front-coded: each as the units it shares with the one before (whole code points) and the rest. */
+function frontCode(pieces: readonly string[]): FrontCodedPieces {
+  const shared: number[] = []
+  const suffixes: string[] = []
+  let previous = ''
+  for (const piece of pieces) {
+    let k = 0
+    while (k < piece.length && k < previous.length && piece.charCodeAt(k) === previous.charCodeAt(k))
+      k++
+    // Never end the shared part between the halves of a surrogate pair.
+    if (k > 0 && k < piece.length && /[\uD800-\uDBFF]/.test(piece[k - 1]!))
+      k--
+    shared.push(k)
+    suffixes.push(piece.slice(k))
+    previous = piece
+  }
+  return { shared, suffixes }
+}
+
 /** The tokenizer settings with their keys in the format's order. */
 function tokenizerSettings(tokenizer: QueryTableTokenizer): QueryTableTokenizer {
   const { lowercase, stripAccents, continuingPrefix, maxCharsPerWord, maxPieces, specialTokens } = tokenizer
   return { lowercase, stripAccents, continuingPrefix, maxCharsPerWord, maxPieces, ...specialTokens ? { specialTokens: [...specialTokens] } : {} }
 }
 
-/** Shard `s`: its header, then each row's scale, weight and int8 values. */
-function encodeShard(table: QueryTable, s: number, first: number, count: number): Uint8Array {
+/** Every row's bytes, in `order`: its scale, weight and int8 values (format.ts). */
+function encodeRows(table: QueryTable, order: readonly number[]): Uint8Array {
   const d = table.dimensions
-  const bytes = new Uint8Array(QUERY_TABLE_SHARD_HEADER + count * (8 + d))
+  const bytes = new Uint8Array(order.length * (8 + d))
   const dv = new DataView(bytes.buffer)
-  for (let i = 0; i < 4; i++)
-    bytes[i] = QUERY_TABLE_MAGIC.charCodeAt(i)
-  dv.setUint32(4, QUERY_TABLE_FORMAT, true)
-  dv.setUint32(8, s, true)
-  dv.setUint32(12, first, true)
-  dv.setUint32(16, count, true)
-  for (let r = 0; r < count; r++) {
-    const row = table.rows.subarray((first + r) * d, (first + r + 1) * d)
+  order.forEach((source, r) => {
+    const row = table.rows.subarray(source * d, (source + 1) * d)
     let max = 0
     for (let k = 0; k < d; k++)
       max = Math.max(max, Math.abs(row[k]!))
     const scale = Math.fround(max / 127)
-    const at = QUERY_TABLE_SHARD_HEADER + r * (8 + d)
+    const at = r * (8 + d)
     dv.setFloat32(at, scale, true)
-    dv.setFloat32(at + 4, table.weights[first + r]!, true)
+    dv.setFloat32(at + 4, table.weights[source]!, true)
     for (let k = 0; k < d; k++)
       dv.setInt8(at + 8 + k, scale === 0 ? 0 : Math.max(-127, Math.min(127, Math.round(row[k]! / scale))))
-  }
+  })
+  return bytes
+}
+
+/** Shard `s`: its header, then rows [first, first + count) of `rows`. */
+function encodeShard(rows: Uint8Array, rowBytes: number, build: number, s: number, first: number, count: number): Uint8Array {
+  const bytes = new Uint8Array(QUERY_TABLE_SHARD_HEADER + count * rowBytes)
+  const dv = new DataView(bytes.buffer)
+  for (let i = 0; i < 4; i++)
+    bytes[i] = QUERY_TABLE_MAGIC.charCodeAt(i)
+  dv.setUint32(4, QUERY_TABLE_FORMAT, true)
+  dv.setUint32(12, build, true)
+  dv.setUint32(16, s, true)
+  dv.setUint32(20, first, true)
+  dv.setUint32(24, count, true)
+  bytes.set(rows.subarray(first * rowBytes, (first + count) * rowBytes), QUERY_TABLE_SHARD_HEADER)
+  dv.setUint32(8, crc32(bytes, 12), true)
   return bytes
 }
 
@@ -95,11 +127,15 @@ function encodeShard(table: QueryTable, s: number, first: number, count: number)
  */
 export function encodeQueryTable(table: QueryTable, { rowsPerShard = DEFAULT_ROWS_PER_SHARD }: EncodeQueryTableOptions = {}): EncodedQueryTable {
   check(table, rowsPerShard)
-  const count = table.vocabulary.length
+  // Sorted pieces: the files do not depend on the order the table lists them in, and the core front-codes them.
+  const order = table.vocabulary.map((_, i) => i).sort((a, b) => table.vocabulary[a]! < table.vocabulary[b]! ? -1 : 1)
+  const rows = encodeRows(table, order)
+  const build = crc32(rows)
+  const count = order.length
   const shards: Uint8Array[] = []
   for (let s = 0, first = 0; first < count; s++, first += rowsPerShard)
-    shards.push(encodeShard(table, s, first, Math.min(rowsPerShard, count - first)))
-  const core: QueryTableCore = {
+    shards.push(encodeShard(rows, 8 + table.dimensions, build, s, first, Math.min(rowsPerShard, count - first)))
+  const core: Omit<QueryTableCore, 'vocabulary'> & { vocabulary: FrontCodedPieces } = {
     format: QUERY_TABLE_FORMAT,
     model: table.model,
     dimensions: table.dimensions,
@@ -107,8 +143,9 @@ export function encodeQueryTable(table: QueryTable, { rowsPerShard = DEFAULT_ROW
     pooling: table.pooling,
     bias: Array.from(table.bias, float32Number),
     rowsPerShard,
-    shards: shards.map(bytes => ({ bytes: bytes.length, crc: crc32(bytes) })),
-    vocabulary: [...table.vocabulary],
+    shards: shards.length,
+    build,
+    vocabulary: frontCode(order.map(i => table.vocabulary[i]!)),
   }
   return { core: new TextEncoder().encode(JSON.stringify(core)), shards }
 }

@@ -2,21 +2,24 @@ import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { encodeQueryTable } from '../../../src/knowledge/query-table/encode'
 import { readQueryTableCore, readQueryTableShard } from '../../../src/runtime/knowledge/encoder/read'
+import { crc32 } from '../../../src/runtime/knowledge/snapshot-reader'
 import { seededTable } from '../../runtime/knowledge/encoder/seeded-table'
 
 const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex').slice(0, 16)
 
 describe('encodeQueryTable', () => {
-  it('gives byte-identical files for the same table, whatever the order of its tokenizer settings or the arrays holding it', () => {
+  it('gives byte-identical files for the same table, whatever the order of its pieces, of its tokenizer settings, or the arrays holding it', () => {
     const table = seededTable(21, 12)
     const a = encodeQueryTable(table, { rowsPerShard: 4 })
     const { tokenizer } = table
+    // The same table, its pieces listed in reverse.
+    const order = table.vocabulary.map((_, i) => table.vocabulary.length - 1 - i)
     const b = encodeQueryTable({
       ...table,
       tokenizer: { specialTokens: tokenizer.specialTokens, maxPieces: tokenizer.maxPieces, maxCharsPerWord: tokenizer.maxCharsPerWord, continuingPrefix: tokenizer.continuingPrefix, stripAccents: tokenizer.stripAccents, lowercase: tokenizer.lowercase },
-      vocabulary: [...table.vocabulary],
-      rows: Float32Array.from(table.rows),
-      weights: Float32Array.from(table.weights),
+      vocabulary: order.map(i => table.vocabulary[i]!),
+      rows: Float32Array.from(order.flatMap(i => [...table.rows.subarray(i * 12, (i + 1) * 12)])),
+      weights: Float32Array.from(order, i => table.weights[i]!),
       bias: Float32Array.from(table.bias),
     }, { rowsPerShard: 4 })
     expect(a.shards).toHaveLength(6)
@@ -26,48 +29,71 @@ describe('encodeQueryTable', () => {
     expect(sha(encodeQueryTable(seededTable(21, 12, 2), { rowsPerShard: 4 }).shards[1]!)).not.toBe(sha(a.shards[1]!))
   })
 
-  it('writes the core\'s keys in the format\'s order, and each shard\'s header and rows as format.ts lays them out', () => {
+  it('writes the core\'s keys in the format\'s order, its pieces sorted, and each shard\'s header and rows as format.ts lays them out', () => {
     const table = seededTable(5, 4)
     const { core, shards } = encodeQueryTable(table, { rowsPerShard: 2 })
     const json = JSON.parse(new TextDecoder().decode(core))
-    expect(Object.keys(json)).toEqual(['format', 'model', 'dimensions', 'tokenizer', 'pooling', 'bias', 'rowsPerShard', 'shards', 'vocabulary'])
+    expect(Object.keys(json)).toEqual(['format', 'model', 'dimensions', 'tokenizer', 'pooling', 'bias', 'rowsPerShard', 'shards', 'build', 'vocabulary'])
     expect(Object.keys(json.tokenizer)).toEqual(['lowercase', 'stripAccents', 'continuingPrefix', 'maxCharsPerWord', 'maxPieces', 'specialTokens'])
-    expect(json.shards.map((s: { bytes: number }) => s.bytes)).toEqual([20 + 2 * 12, 20 + 2 * 12, 20 + 12])
+    // The pieces sorted (##p1, ##p3, p0, p2, p4), front-coded.
+    expect(json.vocabulary).toEqual({ shared: [0, 3, 0, 1, 1], suffixes: ['##p1', '3', 'p0', '2', '4'] })
+    expect(json.shards).toBe(3)
+    expect(shards.map(s => s.length)).toEqual([28 + 2 * 12, 28 + 2 * 12, 28 + 12])
     const last = shards[2]!
     const dv = new DataView(last.buffer)
     expect(new TextDecoder().decode(last.subarray(0, 4))).toBe('SKQT')
-    expect([1, 2, 3, 4].map(k => dv.getUint32(k * 4, true))).toEqual([1, 2, 4, 1])
+    expect(dv.getUint32(4, true)).toBe(1)
+    expect(dv.getUint32(8, true)).toBe(crc32(last, 12))
+    expect(dv.getUint32(12, true)).toBe(json.build)
+    expect([4, 5, 6].map(k => dv.getUint32(k * 4, true))).toEqual([2, 4, 1])
+    // Row 4 is p4, the table's row 4.
     const row = table.rows.subarray(16, 20)
     const scale = Math.fround(Math.max(...row.map(Math.abs)) / 127)
-    expect(dv.getFloat32(20, true)).toBe(scale)
-    expect(dv.getFloat32(24, true)).toBe(table.weights[4])
-    expect([...new Int8Array(last.buffer, 28, 4)]).toEqual([...row].map(v => Math.round(v / scale)))
+    expect(dv.getFloat32(28, true)).toBe(scale)
+    expect(dv.getFloat32(32, true)).toBe(table.weights[4])
+    expect([...new Int8Array(last.buffer, 36, 4)]).toEqual([...row].map(v => Math.round(v / scale)))
     // The largest value is ±127.
-    expect(Math.max(...new Int8Array(last.buffer, 28, 4).map(Math.abs))).toBe(127)
+    expect(Math.max(...new Int8Array(last.buffer, 36, 4).map(Math.abs))).toBe(127)
+    // The build is the CRC-32 of every row, in order.
+    expect(json.build).toBe(crc32(Buffer.concat(shards.map(s => s.subarray(28)))))
   })
 
   it('round-trips through the reader: the same vocabulary, settings, weights and bias, each value within half its scale', () => {
     const table = seededTable(37, 16)
     const { core, shards } = encodeQueryTable(table, { rowsPerShard: 8 })
     const read = readQueryTableCore(core)
-    expect(read).toMatchObject({ model: table.model, dimensions: 16, tokenizer: table.tokenizer, pooling: 'weighted-mean', rowsPerShard: 8, vocabulary: table.vocabulary })
+    expect(read).toMatchObject({ model: table.model, dimensions: 16, tokenizer: table.tokenizer, pooling: 'weighted-mean', rowsPerShard: 8, vocabulary: [...table.vocabulary].sort() })
     expect(Float32Array.from(read.bias)).toEqual(table.bias)
-    expect(read.shards).toHaveLength(5)
+    expect(read.shards).toBe(5)
     for (const [s, bytes] of shards.entries()) {
       const shard = readQueryTableShard(bytes, read, s)
       expect(shard.firstRow).toBe(s * 8)
       expect(shard.rowCount).toBe(s < 4 ? 8 : 5)
       for (let r = 0; r < shard.rowCount; r++) {
-        const row = shard.firstRow + r
+        const row = table.vocabulary.indexOf(read.vocabulary[shard.firstRow + r]!)
         expect(shard.weights[r]).toBe(table.weights[row])
         for (let k = 0; k < 16; k++)
           expect(Math.abs(shard.scales[r]! * shard.values[r * 16 + k]! - table.rows[row * 16 + k]!)).toBeLessThanOrEqual(shard.scales[r]! / 2 + 1e-7)
       }
     }
     // The row of zeros has scale 0 and zero values.
-    const first = readQueryTableShard(shards[0]!, read, 0)
-    expect(first.scales[0]).toBe(0)
-    expect([...first.values.subarray(0, 16)].every(v => v === 0)).toBe(true)
+    const zero = read.vocabulary.indexOf('p0')
+    const shard = readQueryTableShard(shards[Math.floor(zero / 8)]!, read, Math.floor(zero / 8))
+    expect(shard.scales[zero % 8]).toBe(0)
+    expect([...shard.values.subarray(zero % 8 * 16, zero % 8 * 16 + 16)].every(v => v === 0)).toBe(true)
+  })
+
+  it('front-codes pieces of any script, never sharing half a surrogate pair', () => {
+    const pieces = ['\u{1F600}', '\u{1F601}', '\u{1F601}x', '中文', '中国', '##é', '##éa', 'a']
+    const table = { ...seededTable(pieces.length, 2), vocabulary: pieces }
+    const { core } = encodeQueryTable(table)
+    const json = JSON.parse(new TextDecoder().decode(core))
+    const sorted = [...pieces].sort()
+    const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+    expect(json.vocabulary.suffixes.filter((suffix: string) => loneSurrogate.test(suffix))).toEqual([])
+    expect(json.vocabulary.shared).toEqual([0, 3, 0, 0, 1, 0, 0, 2])
+    expect(sorted[2]).toBe('a')
+    expect(readQueryTableCore(core).vocabulary).toEqual(sorted)
   })
 
   it('writes the bias with no more digits than a float32 needs', () => {

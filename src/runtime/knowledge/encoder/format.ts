@@ -13,26 +13,33 @@
 //                 'weighted-mean' (/ the sum of their weights)
 //   bias          D numbers added after pooling
 //   rowsPerShard  R: shard s holds rows [s·R, (s+1)·R)
-//   shards        per shard, its byte length and CRC-32 of the whole file (a shard of
-//                 another build is refused); ceil(vocabulary.length / R) of them
-//   vocabulary    the pieces, row i being vocabulary[i] (unique)
+//   shards        the number of shards, ceil(vocabulary.length / R)
+//   build         CRC-32 of every shard's rows, in order: each shard carries it, so a
+//                 shard of another build is refused (the core lists nothing per
+//                 shard, which would cost more than the rows a query fetches)
+//   vocabulary    the pieces, row i being piece i, sorted by UTF-16 code units and
+//                 unique, front-coded (a third smaller gzipped than a list of them):
+//                 {"shared": [...], "suffixes": [...]}, piece i being the first
+//                 shared[i] UTF-16 units of piece i − 1 (never half a surrogate
+//                 pair), then suffixes[i]
 // Numbers are float32 values written with at most 9 significant digits, which
 // read back (Math.fround) to the same float32.
 // A query's vector: normalise(pool(rows of its pieces) + bias); pieces not in
 // the vocabulary are skipped; no piece found gives the zero vector.
 //
 // Shard (`query-table-<s>.bin`, little-endian):
-//   magic 'SKQT', u32 format, u32 shard index, u32 first row, u32 row count,
+//   magic 'SKQT', u32 format, u32 CRC-32 of the bytes after it (from offset 12),
+//   u32 build, u32 shard index, u32 first row, u32 row count,
 //   then per row: f32 scale, f32 weight, D × i8 (row value = scale × i8;
 //   scale = max |value| / 127, 0 for a row of zeros). A shard holds R rows, the
-//   last one the rest: its length is 20 + rows × (8 + D).
+//   last one the rest: its length is 28 + rows × (8 + D).
 
 /** Bump when the files' layout or meaning changes. */
 export const QUERY_TABLE_FORMAT = 1
 /** Magic bytes of a shard. */
 export const QUERY_TABLE_MAGIC = 'SKQT'
 /** Bytes before a shard's rows. */
-export const QUERY_TABLE_SHARD_HEADER = 20
+export const QUERY_TABLE_SHARD_HEADER = 28
 
 /** How a query is cut into pieces: BERT's basic tokenizer, then WordPiece over `vocabulary`. */
 export interface QueryTableTokenizer {
@@ -51,7 +58,13 @@ export interface QueryTableTokenizer {
   specialTokens?: string[]
 }
 
-/** The core file, parsed. */
+/** The pieces as the core file holds them (see the layout above). */
+export interface FrontCodedPieces {
+  shared: number[]
+  suffixes: string[]
+}
+
+/** The core file, parsed (its vocabulary decoded). */
 export interface QueryTableCore {
   format: number
   model: string
@@ -60,6 +73,7 @@ export interface QueryTableCore {
   pooling: 'mean' | 'weighted-mean'
   bias: number[]
   rowsPerShard: number
-  shards: { bytes: number, crc: number }[]
+  shards: number
+  build: number
   vocabulary: string[]
 }

@@ -1,7 +1,9 @@
 // Reads and checks a query table's files (see format.ts). They come over the
 // network or from a deployed folder, so nothing in them is trusted: a file
 // that is not what its core promises is refused whole, as a KnowledgeError
-// `snapshot-unavailable` naming it, never read out of bounds or half used.
+// naming it, never read out of bounds or half used: `snapshot-unavailable`
+// for a damaged file, `snapshot-mismatch` for a shard of another build (as a
+// sharded snapshot's shards are), so callers handle the codes they know.
 
 import type { QueryTableCore, QueryTableTokenizer } from './format'
 import { KnowledgeError } from '../errors'
@@ -29,6 +31,7 @@ export const QUERY_TABLE_CORE_NAME = 'query-table.json'
 /** Most dimensions a core may declare: far above any embedding model, low enough that a damaged number allocates nothing absurd. */
 const MAX_DIMENSIONS = 65_536
 const REBUILD = 'Rebuild the project, and deploy its whole output folder.'
+const DEPLOY = 'Deploy the build\'s whole output folder again, so that all of its files match.'
 const hex = (n: number) => n.toString(16).padStart(8, '0')
 
 function unreadable(name: string, problem: string, fix = REBUILD): never {
@@ -46,6 +49,27 @@ function readTokenizer(raw: unknown, name: string): QueryTableTokenizer {
   if (specialTokens !== undefined && !(Array.isArray(specialTokens) && specialTokens.every(s => isString(s) && s !== '')))
     unreadable(name, 'its special tokens are not a list of non-empty strings')
   return { lowercase, stripAccents, continuingPrefix, maxCharsPerWord, maxPieces, ...specialTokens ? { specialTokens } : {} }
+}
+
+/** The pieces of a front-coded vocabulary (format.ts), or `undefined` unless they are sorted, unique and non-empty. */
+function readPieces(raw: unknown): string[] | undefined {
+  const { shared, suffixes } = (typeof raw === 'object' && raw !== null ? raw : {}) as { shared?: unknown, suffixes?: unknown }
+  if (!Array.isArray(shared) || !Array.isArray(suffixes) || shared.length !== suffixes.length)
+    return undefined
+  const pieces: string[] = []
+  let previous = ''
+  for (let i = 0; i < shared.length; i++) {
+    const k = shared[i]
+    const suffix = suffixes[i]
+    if (!Number.isInteger(k) || k < 0 || k > previous.length || !isString(suffix))
+      return undefined
+    const piece = previous.slice(0, k) + suffix
+    if (!(piece > previous))
+      return undefined
+    pieces.push(piece)
+    previous = piece
+  }
+  return pieces
 }
 
 /** Bytes of a shard of `rows` rows of `dimensions` values. */
@@ -68,7 +92,7 @@ export function readQueryTableCore(input: ArrayBufferLike | ArrayBufferView, nam
     unreadable(name, 'it is not a JSON object')
   if (raw.format !== QUERY_TABLE_FORMAT)
     unreadable(name, `it is in format ${JSON.stringify(raw.format) ?? 'none'}, and this version of unplugin-skill-kit reads format ${QUERY_TABLE_FORMAT}`, 'Rebuild the project with the version of unplugin-skill-kit that searches it, and deploy its whole output folder.')
-  const { model, dimensions, pooling, bias, rowsPerShard, shards, vocabulary } = raw
+  const { model, dimensions, pooling, bias, rowsPerShard, shards, build, vocabulary } = raw
   if (!isString(model))
     unreadable(name, 'it names no model')
   if (!isCount(dimensions, 1) || dimensions > MAX_DIMENSIONS)
@@ -80,42 +104,44 @@ export function readQueryTableCore(input: ArrayBufferLike | ArrayBufferView, nam
     unreadable(name, `its bias is not ${dimensions} numbers`)
   if (!isCount(rowsPerShard, 1))
     unreadable(name, 'its rowsPerShard is not a positive whole number')
-  if (!Array.isArray(vocabulary) || !vocabulary.every(piece => isString(piece) && piece !== '') || new Set(vocabulary).size !== vocabulary.length)
-    unreadable(name, 'its vocabulary is not a list of unique, non-empty pieces')
-  const count = Math.ceil(vocabulary.length / rowsPerShard)
-  if (!Array.isArray(shards) || shards.length !== count)
-    unreadable(name, `it does not list the ${count} shards its ${vocabulary.length} pieces fill`)
-  const entries: QueryTableCore['shards'] = []
-  for (const [s, shard] of (shards as ({ bytes?: unknown, crc?: unknown } | null)[]).entries()) {
-    const rows = Math.min(rowsPerShard, vocabulary.length - s * rowsPerShard)
-    if (typeof shard !== 'object' || shard === null || shard.bytes !== queryTableShardBytes(rows, dimensions) || !isCount(shard.crc, 0) || shard.crc > 0xFFFFFFFF)
-      unreadable(name, `its entry for shard ${s} is not the byte length and CRC-32 of ${rows} rows`)
-    entries.push({ bytes: shard.bytes, crc: shard.crc })
-  }
-  return { format: QUERY_TABLE_FORMAT, model, dimensions, tokenizer, pooling, bias: bias.map(Math.fround), rowsPerShard, shards: entries, vocabulary }
+  const pieces = readPieces(vocabulary)
+  if (!pieces)
+    unreadable(name, 'its vocabulary is not a front-coded list of sorted, unique, non-empty pieces')
+  if (shards !== Math.ceil(pieces.length / rowsPerShard))
+    unreadable(name, `it does not count the ${Math.ceil(pieces.length / rowsPerShard)} shards its ${pieces.length} pieces fill`)
+  if (!isCount(build, 0) || build > 0xFFFFFFFF)
+    unreadable(name, 'its build is not a CRC-32')
+  return { format: QUERY_TABLE_FORMAT, model, dimensions, tokenizer, pooling, bias: bias.map(Math.fround), rowsPerShard, shards, build, vocabulary: pieces }
 }
 
 /**
- * Shard `index` of `core`, checked: its length and CRC-32 against the core's
- * list (a shard of another build, or damaged in transfer, is refused), then its
- * header and every scale and weight. Throws a KnowledgeError
- * `snapshot-unavailable` naming the file (`name`) otherwise.
+ * Shard `index` of `core`, checked: its length, its CRC-32 (damage in
+ * transfer), its build, its header, every scale and weight. Throws a
+ * KnowledgeError naming the file (`name`) otherwise: `snapshot-mismatch` for
+ * a shard of another build of the table, else `snapshot-unavailable`.
  */
 export function readQueryTableShard(input: ArrayBufferLike | ArrayBufferView, core: QueryTableCore, index: number, name = queryTableShardName(index)): QueryTableShard {
   const bytes = bytesOf(input)
-  const entry = core.shards[index]
-  if (!entry)
-    unreadable(name, `its core lists ${core.shards.length} shards, not shard ${index}`)
-  const crc = crc32(bytes)
-  if (bytes.length !== entry.bytes || crc !== entry.crc)
-    unreadable(name, `it has ${bytes.length} bytes with CRC-32 ${hex(crc)}, where its core lists ${entry.bytes} bytes with CRC-32 ${hex(entry.crc)}: the core and its shards come from different builds, or the shard was damaged in transfer`, 'Deploy the build\'s whole output folder again, so that all of its files match.')
-  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  const magic = String.fromCharCode(bytes[0]!, bytes[1]!, bytes[2]!, bytes[3]!)
+  if (!(Number.isInteger(index) && index >= 0 && index < core.shards))
+    unreadable(name, `its core counts ${core.shards} shards, not shard ${index}`)
+  const d = core.dimensions
   const firstRow = index * core.rowsPerShard
   const rowCount = Math.min(core.rowsPerShard, core.vocabulary.length - firstRow)
-  if (magic !== QUERY_TABLE_MAGIC || dv.getUint32(4, true) !== QUERY_TABLE_FORMAT || dv.getUint32(8, true) !== index || dv.getUint32(12, true) !== firstRow || dv.getUint32(16, true) !== rowCount)
-    unreadable(name, `its header is not that of shard ${index} (rows ${firstRow} to ${firstRow + rowCount - 1}) in format ${QUERY_TABLE_FORMAT}`)
-  const d = core.dimensions
+  const length = queryTableShardBytes(rowCount, d)
+  if (bytes.length !== length)
+    unreadable(name, `it has ${bytes.length} bytes where shard ${index} of its core has ${length}: the core and its shards come from different builds, or the shard was cut short in transfer`, DEPLOY)
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const magic = String.fromCharCode(bytes[0]!, bytes[1]!, bytes[2]!, bytes[3]!)
+  if (magic !== QUERY_TABLE_MAGIC || dv.getUint32(4, true) !== QUERY_TABLE_FORMAT)
+    unreadable(name, `it is not a query table shard in format ${QUERY_TABLE_FORMAT}`)
+  const crc = crc32(bytes, 12)
+  if (crc !== dv.getUint32(8, true))
+    unreadable(name, `its CRC-32 is ${hex(crc)} where its header says ${hex(dv.getUint32(8, true))}: it was damaged in transfer`, DEPLOY)
+  const build = dv.getUint32(12, true)
+  if (build !== core.build)
+    throw new KnowledgeError('snapshot-mismatch', `The query table file ${name} belongs to build ${hex(build)} of the query table, and its core to build ${hex(core.build)}: they come from different builds. ${DEPLOY}`)
+  if (dv.getUint32(16, true) !== index || dv.getUint32(20, true) !== firstRow || dv.getUint32(24, true) !== rowCount)
+    unreadable(name, `its header is not that of shard ${index} (rows ${firstRow} to ${firstRow + rowCount - 1})`)
   const scales = new Float32Array(rowCount)
   const weights = new Float32Array(rowCount)
   const values = new Int8Array(rowCount * d)

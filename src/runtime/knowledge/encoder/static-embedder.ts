@@ -76,20 +76,22 @@ function pool(core: QueryTableCore, shards: Map<number, QueryTableShard>, rows: 
  * A query embedder over a query table: loads the core on the first query
  * (again after a failure), then per query fetches only the shards of its
  * pieces not fetched yet, in parallel. A file that is not intact is a
- * KnowledgeError `snapshot-unavailable` naming it; a table of another model
- * than `source.model`, `snapshot-mismatch`. Errors of `source` itself (a
+ * KnowledgeError `snapshot-unavailable` naming it; a shard of another build,
+ * or a table of another model than `source.model`, `snapshot-mismatch`. Errors of `source` itself (a
  * failed fetch) reach the caller as they are, and the next query tries again.
  * A query with none of the table's pieces embeds as the zero vector.
  */
 export function staticQueryEmbedder(source: QueryTableSource): EmbedQuery {
-  const coreName = source.coreName ?? QUERY_TABLE_CORE_NAME
   const shardName = source.name ?? queryTableShardName
   let table: Promise<Table> | undefined
   const shards = new Map<number, QueryTableShard>()
   const loading = new Map<number, Promise<void>>()
 
   const loadTable = async (): Promise<Table> => {
-    const core = readQueryTableCore(await source.core(), coreName)
+    const bytes = await source.core()
+    // Read when the core arrives: a source may name it by a getter.
+    const coreName = source.coreName ?? QUERY_TABLE_CORE_NAME
+    const core = readQueryTableCore(bytes, coreName)
     if (source.model !== undefined && core.model !== source.model)
       throw new KnowledgeError('snapshot-mismatch', `The query table ${coreName} was distilled from another model than the knowledge snapshot's (${core.model}, not ${source.model}): they come from different builds. Deploy the build's whole output folder again, so that all of its files match.`)
     return { core, tokenize: wordPieceTokenizer(core.vocabulary, core.tokenizer) }
@@ -113,7 +115,7 @@ export function staticQueryEmbedder(source: QueryTableSource): EmbedQuery {
       throw error
     })
     const { core, tokenize } = await table
-    const rows = tokenize(wellFormed(query)).slice(0, core.tokenizer.maxPieces).filter(row => row !== UNKNOWN_PIECE)
+    const rows = tokenize(wellFormed(query), core.tokenizer.maxPieces).filter(row => row !== UNKNOWN_PIECE)
     const wanted = new Set<number>()
     for (const row of rows) {
       const index = Math.floor(row / core.rowsPerShard)

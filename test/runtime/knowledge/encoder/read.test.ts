@@ -35,38 +35,42 @@ describe('readQueryTableCore', () => {
     expect(refusal(() => readQueryTableCore(coreWith(json => (json.bias as number[]).pop())))).toContain('its bias is not 8 numbers')
     expect(refusal(() => readQueryTableCore(coreWith(json => json.dimensions = 1e9)))).toContain('are not a whole number from 1 to 65536')
     expect(refusal(() => readQueryTableCore(coreWith(json => json.pooling = 'max')))).toContain('its pooling "max" is neither')
-    expect(refusal(() => readQueryTableCore(coreWith(json => (json.vocabulary as string[])[3] = 'p0')))).toContain('unique, non-empty pieces')
-    expect(refusal(() => readQueryTableCore(coreWith(json => (json.shards as unknown[]).pop())))).toContain('it does not list the 3 shards its 10 pieces fill')
-    expect(refusal(() => readQueryTableCore(coreWith(json => (json.shards as { bytes: number }[])[2]!.bytes++)))).toContain('its entry for shard 2 is not the byte length and CRC-32 of 2 rows')
+    const pieces = (change: (vocabulary: { shared: number[], suffixes: string[] }) => void) => coreWith(json => change(json.vocabulary as { shared: number[], suffixes: string[] }))
+    expect(refusal(() => readQueryTableCore(pieces(v => v.suffixes[4] = v.suffixes[3]!)))).toContain('its vocabulary is not a front-coded list of sorted, unique, non-empty pieces')
+    expect(refusal(() => readQueryTableCore(pieces(v => v.shared[1] = 99)))).toContain('front-coded list')
+    expect(refusal(() => readQueryTableCore(pieces(v => v.suffixes.pop())))).toContain('front-coded list')
+    expect(refusal(() => readQueryTableCore(coreWith(json => json.vocabulary = ['p0', 'p1'])))).toContain('front-coded list')
+    expect(refusal(() => readQueryTableCore(coreWith(json => json.shards = 2)))).toContain('it does not count the 3 shards its 10 pieces fill')
+    expect(refusal(() => readQueryTableCore(coreWith(json => json.build = -1)))).toContain('its build is not a CRC-32')
     expect(refusal(() => readQueryTableCore(coreWith(json => delete (json.tokenizer as Record<string, unknown>).maxPieces)))).toContain('its tokenizer settings are missing or invalid')
     expect(refusal(() => readQueryTableCore(new TextEncoder().encode('[1, 2]')))).toContain('it is not a JSON object')
   })
 })
 
 describe('readQueryTableShard', () => {
-  it('refuses a truncated, damaged or foreign shard, naming the file and what to do', () => {
+  it('refuses a truncated, damaged or foreign shard, naming the file and what to do (a shard of another build as snapshot-mismatch)', () => {
     const shard = files.shards[1]!
-    expect(refusal(() => readQueryTableShard(shard.subarray(0, 30), core, 1, '/kb/query-table-1.bin'))).toMatch(/^Cannot read the query table file \/kb\/query-table-1\.bin: it has 30 bytes with CRC-32 [0-9a-f]{8}, where its core lists 84 bytes with CRC-32 [0-9a-f]{8}: the core and its shards come from different builds, or the shard was damaged in transfer\. Deploy the build's whole output folder again, so that all of its files match\.$/)
+    expect(refusal(() => readQueryTableShard(shard.subarray(0, 30), core, 1, '/kb/query-table-1.bin'))).toBe('Cannot read the query table file /kb/query-table-1.bin: it has 30 bytes where shard 1 of its core has 92: the core and its shards come from different builds, or the shard was cut short in transfer. Deploy the build\'s whole output folder again, so that all of its files match.')
     const flipped = Uint8Array.from(shard)
     flipped[50]! ^= 1
-    expect(refusal(() => readQueryTableShard(flipped, core, 1))).toContain('query-table-1.bin: it has 84 bytes with CRC-32')
+    expect(refusal(() => readQueryTableShard(flipped, core, 1))).toMatch(/^Cannot read the query table file query-table-1\.bin: its CRC-32 is [0-9a-f]{8} where its header says [0-9a-f]{8}: it was damaged in transfer\. Deploy/)
     const other = encodeQueryTable(seededTable(10, 8, 2), { rowsPerShard: 4 })
-    expect(refusal(() => readQueryTableShard(other.shards[1]!, core, 1))).toContain('come from different builds')
-    // Shard 0 in the place of shard 1 (same length): its CRC-32 is not the one listed.
-    expect(refusal(() => readQueryTableShard(files.shards[0]!, core, 1))).toContain('query-table-1.bin')
-    expect(refusal(() => readQueryTableShard(shard, core, 7))).toContain('its core lists 3 shards, not shard 7')
+    expect(() => readQueryTableShard(other.shards[1]!, core, 1)).toThrow(expect.objectContaining({
+      code: 'snapshot-mismatch',
+      message: expect.stringMatching(/^The query table file query-table-1\.bin belongs to build [0-9a-f]{8} of the query table, and its core to build [0-9a-f]{8}: they come from different builds\. Deploy the build's whole output folder again, so that all of its files match\.$/),
+    }))
+    // Shard 0 in the place of shard 1 (same length, same build).
+    expect(refusal(() => readQueryTableShard(files.shards[0]!, core, 1))).toContain('query-table-1.bin: its header is not that of shard 1 (rows 4 to 7)')
+    expect(refusal(() => readQueryTableShard(shard, core, 7))).toContain('its core counts 3 shards, not shard 7')
+    expect(refusal(() => readQueryTableShard(new TextEncoder().encode('x'.repeat(92)), core, 1))).toContain('it is not a query table shard in format 1')
   })
 
-  it('refuses a shard whose header or rows are wrong even though the core lists its bytes', () => {
-    const bad = Uint8Array.from(files.shards[1]!)
-    new DataView(bad.buffer).setUint32(12, 5, true)
-    const listing = (bytes: Uint8Array) => readQueryTableCore(coreWith((json) => {
-      (json.shards as { crc: number }[])[1]!.crc = crc32(bytes)
-    }))
-    expect(refusal(() => readQueryTableShard(bad, listing(bad), 1))).toContain('its header is not that of shard 1 (rows 4 to 7) in format 1')
+  it('refuses a shard whose rows hold what no writer writes, even with a right CRC-32', () => {
     const nan = Uint8Array.from(files.shards[1]!)
-    new DataView(nan.buffer).setFloat32(20, Number.NaN, true)
-    expect(refusal(() => readQueryTableShard(nan, listing(nan), 1))).toContain('row 4 has scale NaN')
+    const dv = new DataView(nan.buffer)
+    dv.setFloat32(28, Number.NaN, true)
+    dv.setUint32(8, crc32(nan, 12), true)
+    expect(refusal(() => readQueryTableShard(nan, core, 1))).toContain('row 4 has scale NaN')
   })
 
   it('reads a shard from an ArrayBuffer or a view at an odd offset alike', () => {
@@ -77,5 +81,6 @@ describe('readQueryTableShard', () => {
     const b = readQueryTableShard(padded.subarray(3), core, 2)
     expect(b).toEqual(a)
     expect(a.rowCount).toBe(2)
+    expect(a.firstRow).toBe(8)
   })
 })

@@ -103,7 +103,7 @@ function benchmarkQueries(): string[] {
 
 describe('wordPieceTokenizer with all-MiniLM-L6-v2\'s whole vocabulary', () => {
   let model: ModelTokenizer
-  let ours: (text: string) => number[]
+  let ours: (text: string, limit?: number) => number[]
   let unknownId: number
 
   beforeAll(async () => {
@@ -123,7 +123,7 @@ describe('wordPieceTokenizer with all-MiniLM-L6-v2\'s whole vocabulary', () => {
     }
     const tokenize = wordPieceTokenizer(vocabulary, settings)
     unknownId = json.model.vocab[wordPiece.unk_token]
-    ours = text => tokenize(text).map(row => row === UNKNOWN_PIECE ? unknownId : row)
+    ours = (text, limit) => tokenize(text, limit).map(row => row === UNKNOWN_PIECE ? unknownId : row)
     const { AutoTokenizer, env } = await import('@huggingface/transformers')
     env.localModelPath = modelsDir
     env.allowLocalModels = true
@@ -155,5 +155,29 @@ describe('wordPieceTokenizer with all-MiniLM-L6-v2\'s whole vocabulary', () => {
 
   it('gives the model\'s ids for 3,000 seeded random mixes of words, code, scripts, emoji and control characters', () => {
     compare(randomMixes(3000, seededRandom(27)))
+  })
+
+  it('gives the model tokenizer\'s ids for cased and accent-keeping settings too', async () => {
+    const { BertTokenizer } = await import('@huggingface/transformers')
+    const json = JSON.parse(readFileSync(join(modelsDir, MINILM_MODEL_ID, 'tokenizer.json'), 'utf8'))
+    const config = JSON.parse(readFileSync(join(modelsDir, MINILM_MODEL_ID, 'tokenizer_config.json'), 'utf8'))
+    const vocabulary: string[] = []
+    for (const [piece, id] of Object.entries(json.model.vocab as Record<string, number>))
+      vocabulary[id] = piece
+    const texts = [...EDGE_CASES, ...randomMixes(500, seededRandom(270))]
+    for (const [lowercase, stripAccents] of [[false, false], [false, true], [true, false]] as const) {
+      const reference = new BertTokenizer({ ...json, normalizer: { ...json.normalizer, lowercase, strip_accents: stripAccents } }, config) as unknown as ModelTokenizer
+      const tokenize = wordPieceTokenizer(vocabulary, { lowercase, stripAccents, continuingPrefix: '##', maxCharsPerWord: 100, maxPieces: 256, specialTokens: ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'] })
+      const differ = texts.filter(text => JSON.stringify(tokenize(text).map(row => row === UNKNOWN_PIECE ? unknownId : row)) !== JSON.stringify(reference.encode(text, { add_special_tokens: false })))
+      expect({ lowercase, stripAccents, differ: differ.slice(0, 3) }).toEqual({ lowercase, stripAccents, differ: [] })
+    }
+  })
+
+  it('cut to a limit, gives the first pieces of the whole', () => {
+    const text = 'Faster static searches [SEP] supercalifragilisticexpialidocious 中文 naïve'
+    const whole = ours(text)
+    expect(whole.length).toBeGreaterThan(12)
+    for (let limit = 0; limit <= whole.length + 1; limit++)
+      expect(ours(text, limit)).toEqual(whole.slice(0, limit))
   })
 })
