@@ -11,6 +11,7 @@ import type { QueryTableFiles } from './publish'
 import { hash } from '../core/hash'
 import { QUERY_TABLE_FORMAT } from '../runtime/knowledge/encoder/format'
 import { readManifest, readQueryTable } from './publish'
+import { queryTableCorpus } from './query-table/corpus'
 import { distilQueryTable } from './query-table/distil'
 import { encodeQueryTable } from './query-table/encode'
 import { loadModelVocabulary } from './query-table/vocabulary'
@@ -52,6 +53,7 @@ export async function projectQueryTable(config: KnowledgeConfig, embedder: Embed
       throw new QueryTableUnavailableError(`"queryEncoder" "static" needs a table distilled from ${id}, but its tokenizer is not a BERT WordPiece tokenizer (or its tokenizer.json is missing from ${cacheDir}): set "queryEncoder" to "model" or "auto".`)
     return undefined
   }
-  const table = await distilQueryTable(embedder, { texts: index.documents.map(d => d.body) }, { vocabulary, cacheDir })
+  // The snapshot's windows and vectors are training pairs the model need not compute again.
+  const table = await distilQueryTable(embedder, queryTableCorpus(index, embedder, config.chunk), { vocabulary, cacheDir })
   return { ...encodeQueryTable(table), source }
 }
