@@ -34,14 +34,18 @@ export function wantsQueryTable(config: KnowledgeConfig): boolean {
  * the same snapshot and model, else distilled now (the model's rows come from
  * its cache in `model.cacheDir`, shared by every project using the model).
  * `undefined` where the project has none: `queryEncoder` `model`, a model on
- * a server, or `auto` with a model whose tokenizer is not WordPiece.
+ * a server, or `auto` with a model whose tokenizer is not WordPiece. With
+ * `reuse`, the published table of the same model stands for a changed
+ * snapshot too: it encodes queries as well, only without pieces new to the
+ * documents, and saves the seconds of a distillation.
  */
-export async function projectQueryTable(config: KnowledgeConfig, embedder: Embedder, index: KnowledgeIndex): Promise<QueryTableFiles | undefined> {
+export async function projectQueryTable(config: KnowledgeConfig, embedder: Embedder, index: KnowledgeIndex, { reuse = false }: { reuse?: boolean } = {}): Promise<QueryTableFiles | undefined> {
   if (!wantsQueryTable(config) || !config.model || index.model === null)
     return undefined
   const source = hash(JSON.stringify([index.model, hash(index.snapshot), PROJECT_TABLE_VERSION, QUERY_TABLE_FORMAT]))
   const manifest = readManifest(config.output)
-  if (manifest?.queryTable?.source === source) {
+  // `reuse`: any table of this model will do (it keeps its source, so the next full build makes the right one).
+  if (manifest?.queryTable && (manifest.queryTable.source === source || (reuse && manifest.model === index.model))) {
     const published = readQueryTable(config.output, manifest)
     if (published)
       return published

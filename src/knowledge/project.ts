@@ -265,6 +265,12 @@ export interface ProjectBuildOptions extends EmbedderOptions {
    * {@link StaleProjectBuild}.
    */
   stale?: () => boolean
+  /**
+   * Keeps the published query table of the same model for changed documents
+   * instead of distilling a new one (a dev server's rebuilds: seconds faster;
+   * the next build without it makes the table of the documents as they are).
+   */
+  reuseQueryTable?: boolean
 }
 
 /**
@@ -311,7 +317,7 @@ export async function buildKnowledgeProject(project: KnowledgeProject, options: 
   if (!('snapshot' in index))
     return index
   // The static query encoder's table, beside the snapshot it was distilled for.
-  const queryTable = embedder ? await projectQueryTable(config, embedder, index) : undefined
+  const queryTable = embedder ? await projectQueryTable(config, embedder, index, { reuse: options.reuseQueryTable }) : undefined
   if (options.stale?.())
     return { stale: true, diagnostics: index.diagnostics, files: index.files }
   const published = await publishIndex(config.output, { name: config.name, index, settings: settingsDigest(config), queryTable, stale: options.stale })

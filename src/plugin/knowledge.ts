@@ -260,7 +260,8 @@ export class KnowledgeService {
     const onProgress = progress && knowledgeProgressReporter(name, { write: progress, now: () => performance.now() })
     let build: Awaited<ReturnType<typeof buildKnowledgeProject>>
     try {
-      build = await buildKnowledgeProject(project, { offline: this.options.offline, onProgress, stale, embedder: this.embedder })
+      // A dev server's rebuild keeps the query table it has: a new one would cost seconds an edit.
+      build = await buildKnowledgeProject(project, { offline: this.options.offline, onProgress, stale, embedder: this.embedder, reuseQueryTable: this.live && stale !== undefined })
     }
     catch (error) {
       // Each names what is missing and the command that gets it.

@@ -91,6 +91,20 @@ describe('a project\'s query table', () => {
     expect(existsSync(first.queryTable!.dir)).toBe(true)
   }, 60_000)
 
+  it('is kept for changed documents with reuseQueryTable (a dev server\'s rebuilds), and made by the next build without it', async () => {
+    const project = await copy('reuse')
+    const before = await built(project)
+    const calls = vi.mocked(distil.distilQueryTable).mock.calls.length
+    writeFileSync(join(project.config.knowledge, 'install.md'), `${readFileSync(join(project.config.knowledge, 'install.md'), 'utf8')}\nA proxy needs its certificate.\n`)
+    const reused = await buildKnowledgeProject(project, { offline: true, reuseQueryTable: true }) as ProjectBuild
+    expect(reused.snapshotFile).not.toBe(before.snapshotFile)
+    expect(reused.queryTable!.dir).toBe(before.queryTable!.dir)
+    expect(vi.mocked(distil.distilQueryTable).mock.calls.length).toBe(calls)
+    const full = await built(project)
+    expect(full.queryTable!.dir).not.toBe(before.queryTable!.dir)
+    expect(vi.mocked(distil.distilQueryTable).mock.calls.length).toBe(calls + 1)
+  }, 60_000)
+
   it('is not made with queryEncoder "model"', async () => {
     const project = await copy('model', 'model')
     const build = await built(project)
