@@ -112,11 +112,11 @@ ${PROJECT_HELP}`,
       throw new CliError(`"${name}" has no model ("model": false in skill-kit.json), so its index has no vectors for a ${mode} search: search with --mode lexical, or replace "model": false with the model's settings ({} for the default) and run "skill-kit build".`)
     const published = freshIndex(project)
     let embedQuery: EmbedQuery | undefined
-    const table = readQueryTable(project.config.output, published.manifest)
+    const table = hasModel(project) && mode !== 'lexical' ? readQueryTable(project.config.output, published.manifest) : undefined
     const encoder = encoderRequested ?? (project.config.queryEncoder !== 'model' && table ? 'static' : 'model')
-    if (encoder === 'static' && !table)
-      throw new CliError(`"${name}" has no query table to embed the query with${project.config.queryEncoder === 'model' ? ' ("queryEncoder": "model" in skill-kit.json)' : ''}: search with --encoder model, or set "queryEncoder" to "auto" or "static" and run "skill-kit build".`)
-    if (hasModel(project) && mode !== 'lexical' && encoder === 'static' && table) {
+    if (hasModel(project) && mode !== 'lexical' && encoder === 'static') {
+      if (!table)
+        throw new CliError(`"${name}" has no query table to embed the query with${project.config.queryEncoder === 'model' ? ' ("queryEncoder": "model" in skill-kit.json)' : ''}: search with --encoder model, or set "queryEncoder" to "auto" or "static" and run "skill-kit build".`)
       embedQuery = staticQueryEmbedder({ core: async () => table.core, shard: async index => table.shards[index]! })
     }
     else if (hasModel(project) && mode !== 'lexical') {
