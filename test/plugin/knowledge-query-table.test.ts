@@ -11,7 +11,8 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } f
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { buildTinyModel } from '../../scripts/models/tiny-bert.mjs'
+import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
+import { createTransformersEmbedder } from '../../src/knowledge/embedder'
 import { openKnowledgeProject } from '../../src/knowledge/project'
 import { readPublishedIndex, readQueryTable } from '../../src/knowledge/publish'
 import { decodeSnapshot, searchFused } from '../../src/runtime'
@@ -128,6 +129,26 @@ describe('the queryEncoder option', () => {
     expect(filesOf(outDir).filter(f => f.includes('query-table'))).toEqual([])
     // No model for this Node bundle: a vector search says so.
     await expect(module.docs.search('proxy', { mode: 'vector' })).rejects.toMatchObject({ code: 'model-unavailable' })
+  }, 120_000)
+
+  it('"auto" switches to the model when the app names it with useModel', async () => {
+    const { module } = await build('rollup', entry, options(), 'query-table-use-model')
+    published ??= await publishedRankings()
+    const query = QUERIES[2]!
+    const fromTable = await module.docs.search(query, SEARCH)
+    expect(fromTable.map((r: { id: string }) => r.id)).toEqual(published.auto[2]!.map(r => r.id))
+    module.docs.useModel({ path: join(work, 'models') })
+    const project = openKnowledgeProject(join(work, 'docs'), { root: work }).project!
+    const snapshot = decodeSnapshot(readPublishedIndex(project.config.output)!.snapshot)
+    const embedder = await createTransformersEmbedder({ model: TINY_MODEL_ID, cacheDir: join(work, 'models'), offline: true })
+    const fromModel = searchFused(snapshot, query, (await embedder.embed([query], 'query'))[0]!, SEARCH)
+    await embedder.dispose()
+    const switched = await module.docs.search(query, SEARCH)
+    switched.forEach((r: { id: string, score: number }, i: number) => {
+      expect(r.id).toBe(fromModel[i]!.id)
+      expect(Math.abs(r.score - fromModel[i]!.score)).toBeLessThan(1e-5)
+    })
+    expect(switched.map((r: { score: number }) => r.score)).not.toEqual(fromTable.map((r: { score: number }) => r.score))
   }, 120_000)
 
   it('"static" refuses useModel: the model is never loaded', async () => {
