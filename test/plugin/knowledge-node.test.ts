@@ -382,6 +382,14 @@ describe.each(CJS_TARGETS)('a CommonJS Node bundle of %s, moved', (target) => {
     expect(report.retrieved).toContain('borg list /mnt/backup')
     expect(report.warnings).toEqual([NO_MODEL_WARNING])
   })
+
+  it('with the static query encoder, reads the query table beside it and searches semantically, with no packages', async () => {
+    const moved = await buildAndMove(target, 'cjs', 'static', withoutPackages)
+    const staticReport = await run(moved.file)
+    expect(moved.leaks).toEqual([])
+    expect(staticReport.warnings).toEqual([])
+    expectRanking(staticReport.auto, (await staticRanking()).auto)
+  }, 120_000)
 })
 
 /** The same ranking as the build's in that mode, scores within 1e-5. */
