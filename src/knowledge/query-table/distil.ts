@@ -138,20 +138,19 @@ export async function distilQueryTable(embedder: Embedder, corpus: QueryTableCor
 /** The ridge map from pooled rows to the model's vectors, fitted on the pairs; none without pairs. */
 function fitMap(table: QueryTable, pairs: readonly TrainingPair[], lambda: number): LinearMap | undefined {
   const { dimensions } = table
-  const x: number[] = []
-  const y: number[] = []
+  const x = new Float64Array(pairs.length * dimensions)
+  const y = new Float64Array(pairs.length * dimensions)
   let count = 0
   const pooled = new Float64Array(dimensions)
   for (const pair of pairs) {
     if (!poolRows(pair.rows, table, pooled))
       continue
+    x.set(pooled, count * dimensions)
     for (let d = 0; d < dimensions; d++)
-      x.push(pooled[d]!)
-    for (let d = 0; d < dimensions; d++)
-      y.push(pair.target[d]!)
+      y[count * dimensions + d] = pair.target[d]!
     count++
   }
-  return count > 0 ? fitRidge(Float64Array.from(x), Float64Array.from(y), count, dimensions, dimensions, lambda) : undefined
+  return count > 0 ? fitRidge(x, y, count, dimensions, dimensions, lambda) : undefined
 }
 
 /** `out` = the pooled `rows` of a table, as the runtime pools them; `false` when there are none. */
