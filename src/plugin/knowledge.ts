@@ -19,6 +19,7 @@ import { ModelDownloadError } from '../knowledge/model-download'
 import { EmbeddingServerError } from '../knowledge/server-embedder'
 import { knowledgeProgressReporter } from '../knowledge/progress'
 import { buildKnowledgeProject, openKnowledgeProject } from '../knowledge/project'
+import { QueryTableUnavailableError } from '../knowledge/project-query-table'
 import { TransformersMissingError } from '../knowledge/transformers'
 import { decodeSnapshot } from '../runtime/knowledge/snapshot-reader'
 import { folderModuleIds } from './folder-ids'
@@ -265,7 +266,7 @@ export class KnowledgeService {
     }
     catch (error) {
       // Each names what is missing and the command that gets it.
-      if (error instanceof ModelNotAvailableError || error instanceof ModelDownloadError || error instanceof TransformersMissingError || error instanceof EmbeddingServerError)
+      if (error instanceof ModelNotAvailableError || error instanceof ModelDownloadError || error instanceof TransformersMissingError || error instanceof EmbeddingServerError || error instanceof QueryTableUnavailableError)
         return { ok: false, watch, message: `${label}: ${error.message}` }
       return { ok: false, watch, message: `${label}: embedding failed: ${(error as Error).message}` }
     }

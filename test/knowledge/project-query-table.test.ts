@@ -7,8 +7,9 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { buildTinyModel } from '../../scripts/models/tiny-bert.mjs'
+import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
 import { buildKnowledgeProject, disposeProjectEmbedders, openKnowledgeProject } from '../../src/knowledge/project'
+import { QueryTableUnavailableError } from '../../src/knowledge/project-query-table'
 import { readManifest } from '../../src/knowledge/publish'
 import * as distil from '../../src/knowledge/query-table/distil'
 import { fillVocabularyHoles } from './tiny-vocabulary'
@@ -103,6 +104,17 @@ describe('a project\'s query table', () => {
     const full = await built(project)
     expect(full.queryTable!.dir).not.toBe(before.queryTable!.dir)
     expect(vi.mocked(distil.distilQueryTable).mock.calls.length).toBe(calls + 1)
+  }, 60_000)
+
+  it('is none with a tokenizer that is not BERT\'s WordPiece: auto builds without it, static fails saying what to set', async () => {
+    const auto = await copy('other-tokenizer')
+    const file = join(auto.dir, 'models', TINY_MODEL_ID, 'tokenizer.json')
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), normalizer: { type: 'Lowercase' } }))
+    expect((await built(auto)).queryTable).toBeUndefined()
+    writeFileSync(join(auto.dir, 'skill-kit.json'), JSON.stringify({ ...JSON.parse(readFileSync(join(auto.dir, 'skill-kit.json'), 'utf8')), queryEncoder: 'static' }))
+    const failed = await buildKnowledgeProject(openKnowledgeProject(auto.dir).project!, { offline: true }).catch((error: unknown) => error)
+    expect(failed).toBeInstanceOf(QueryTableUnavailableError)
+    expect((failed as Error).message).toBe(`"queryEncoder" "static" needs a table distilled from ${TINY_MODEL_ID}, but its tokenizer is not a BERT WordPiece tokenizer (or its tokenizer.json is missing from ${join(auto.dir, 'models')}): set "queryEncoder" to "model" or "auto".`)
   }, 60_000)
 
   it('is not made with queryEncoder "model"', async () => {
