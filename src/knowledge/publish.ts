@@ -4,10 +4,11 @@
 // mixes the vectors of one build with the texts of another.
 
 import type { KnowledgeIndex } from './build'
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { removeDeadTemporaries, writeFileAtomic, writeFileAtomicAsync } from '../core/atomic'
+import { removeDeadTemporaries, replaceDirAtomic, writeFileAtomic, writeFileAtomicAsync } from '../core/atomic'
 import { hash } from '../core/hash'
+import { QUERY_TABLE_CORE_NAME, queryTableShardName } from '../runtime/knowledge/encoder/read'
 import { SNAPSHOT_VERSION } from '../runtime/knowledge/snapshot-reader'
 
 export const MANIFEST_FILE = 'manifest.json'
@@ -38,6 +39,29 @@ export interface IndexManifest {
    * written; `chunkCount` then counted windows.
    */
   windowCount?: number
+  /** The query table of the static query encoder, when the project has one (see {@link PublishedQueryTable}). */
+  queryTable?: PublishedQueryTable
+}
+
+/**
+ * A query table as published: a folder named by the core's content, holding
+ * `query-table.json` and `query-table-<s>.bin` (see
+ * `runtime/knowledge/encoder/format.ts`).
+ */
+export interface PublishedQueryTable {
+  /** The folder's name, beside the manifest. */
+  folder: string
+  /** Shards in the folder. */
+  shards: number
+  /** What the table was made from (snapshot, model, distillation): equal, it need not be made again. */
+  source: string
+}
+
+/** A query table's files, as `encodeQueryTable` writes them, and the {@link PublishedQueryTable.source} they were made from. */
+export interface QueryTableFiles {
+  core: Uint8Array
+  shards: Uint8Array[]
+  source: string
 }
 
 /** One document's text as published. */
@@ -48,6 +72,7 @@ export interface PublishedDocument {
 }
 
 const PUBLISHED = /^(?:snapshot-[\w-]+\.skillkit|documents-[\w-]+\.json)$/
+const TABLE_FOLDER = /^query-table-[\w-]{16}$/
 
 /**
  * Unreferenced files younger than this stay: another process (the CLI and a
@@ -63,7 +88,7 @@ const GRACE_MS = 60_000
  * before the manifest is written, in the same turn of the event loop: `true`
  * writes no manifest (the index stays as it was) and resolves `undefined`.
  */
-export async function publishIndex(output: string, { name, index, settings, stale }: { name: string, index: KnowledgeIndex, settings: string, stale?: () => boolean }): Promise<{ snapshotFile: string, documentsFile: string, manifest: IndexManifest } | undefined> {
+export async function publishIndex(output: string, { name, index, settings, queryTable, stale }: { name: string, index: KnowledgeIndex, settings: string, queryTable?: QueryTableFiles, stale?: () => boolean }): Promise<{ snapshotFile: string, documentsFile: string, manifest: IndexManifest } | undefined> {
   removeDeadTemporaries(output)
   const snapshotName = `snapshot-${hash(index.snapshot).slice(0, 16)}.skillkit`
   const snapshotFile = join(output, snapshotName)
@@ -82,6 +107,7 @@ export async function publishIndex(output: string, { name, index, settings, stal
     throw error
   }
   await snapshotWritten
+  const table = queryTable && await publishQueryTable(output, queryTable)
   // A change noticed while the snapshot was written: its files are unreferenced and go with the next build's clean-up.
   if (stale?.())
     return undefined
@@ -97,26 +123,53 @@ export async function publishIndex(output: string, { name, index, settings, stal
     documentCount: index.documents.length,
     chunkCount: index.chunks.length,
     windowCount: index.stats.windows,
+    ...(table && { queryTable: table }),
   }
   const documentsFile = join(output, documentsName)
   const previous = readManifest(output)
   const text = `${JSON.stringify(manifest, null, 2)}\n`
   if (!existsSync(join(output, MANIFEST_FILE)) || readFileSync(join(output, MANIFEST_FILE), 'utf8') !== text)
     writeFileAtomic(join(output, MANIFEST_FILE), text)
-  const keep = new Set([manifest.snapshot, manifest.documents, previous?.snapshot, previous?.documents])
+  const keep = new Set([manifest.snapshot, manifest.documents, manifest.queryTable?.folder, previous?.snapshot, previous?.documents, previous?.queryTable?.folder])
   const recent = Date.now() - GRACE_MS
   for (const file of readdirSync(output)) {
-    if (!PUBLISHED.test(file) || keep.has(file))
+    if (!(PUBLISHED.test(file) || TABLE_FOLDER.test(file)) || keep.has(file))
       continue
     try {
       if (statSync(join(output, file)).mtimeMs < recent)
-        rmSync(join(output, file), { force: true })
+        rmSync(join(output, file), { force: true, recursive: true })
     }
     catch {
       // Removed by another build meanwhile.
     }
   }
   return { snapshotFile, documentsFile, manifest }
+}
+
+/** Writes a query table's folder (whole or not at all), unless it is there already: its name is its core's content, which names every shard's bytes and CRC. */
+async function publishQueryTable(output: string, files: QueryTableFiles): Promise<PublishedQueryTable> {
+  const folder = `query-table-${hash(files.core).slice(0, 16)}`
+  if (!existsSync(join(output, folder, QUERY_TABLE_CORE_NAME))) {
+    await replaceDirAtomic(join(output, folder), async (temporary) => {
+      files.shards.forEach((shard, s) => writeFileSync(join(temporary, queryTableShardName(s)), shard))
+      writeFileSync(join(temporary, QUERY_TABLE_CORE_NAME), files.core)
+    }, { keep: async () => existsSync(join(output, folder, QUERY_TABLE_CORE_NAME)) })
+  }
+  return { folder, shards: files.shards.length, source: files.source }
+}
+
+/** The files of the query table `manifest` names, read; `undefined` when it names none or they are gone. */
+export function readQueryTable(output: string, manifest: IndexManifest): QueryTableFiles | undefined {
+  const table = manifest.queryTable
+  if (!table || !TABLE_FOLDER.test(table.folder))
+    return undefined
+  try {
+    const read = (file: string) => new Uint8Array(readFileSync(join(output, table.folder, file)))
+    return { core: read(QUERY_TABLE_CORE_NAME), shards: Array.from({ length: table.shards }, (_, s) => read(queryTableShardName(s))), source: table.source }
+  }
+  catch {
+    return undefined
+  }
 }
 
 /** The manifest in `output`, or `undefined` when there is none or it is not ours. */

@@ -190,12 +190,12 @@ function emittedModel(mode: Extract<AssetMode, { kind: 'emit' }>, bytes: Record<
 }
 
 /** How webpack, rspack and esbuild builds write files under fixed names, and an expression of such a file's URL at run time. */
-interface FixedOutput {
+export interface FixedOutput {
   emit: EmitFixed
   url: (fileName: string) => string
 }
 
-function fixedOutput(mode: Extract<AssetMode, { kind: 'url-asset' | 'esbuild' }>): FixedOutput | { error: string } {
+export function fixedOutput(mode: Extract<AssetMode, { kind: 'url-asset' | 'esbuild' }>): FixedOutput | { error: string } {
   if (mode.kind === 'url-asset') {
     // The public path is where webpack and rspack load chunks from (computed at run time with `publicPath: 'auto'`);
     // a relative one is relative to the page, as for chunks, and in Node to the entry (webpack's base URI, a `file:` URL).

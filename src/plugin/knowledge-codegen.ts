@@ -20,6 +20,10 @@ export interface KnowledgeModuleSource {
   base?: string
   /** Statements the URL expression needs (an asset import for esbuild). */
   imports?: string
+  /** How queries are embedded (`queryEncoder`); `'model'` without a query table. */
+  queryEncoder: 'auto' | 'static' | 'model'
+  /** An expression of the URL (a `URL` object) of the query table's core, its shards beside it. */
+  queryTable?: string
   /** The Vite dev server (SSR, in place): the model cache folder. */
   devModelPath?: string
   /** `includeModel`: expressions of the URLs (`URL` objects) of the emitted model folder and, for builds that may run in browsers, of ONNX Runtime Web's files. */
@@ -47,6 +51,8 @@ export function generateKnowledgeModule(source: KnowledgeModuleSource): string {
     `  documents: JSON.parse(${json(json(source.documents))}),`,
     `  search: ${json(source.search)},`,
     `  model: ${json(source.model)},`,
+    ...(source.model && source.queryEncoder !== 'model' ? [`  queryEncoder: ${json(source.queryEncoder)},`] : []),
+    ...(source.queryTable ? [`  queryTable: () => ${source.queryTable},`] : []),
     ...(source.sharded
       ? [`  snapshotUrl: () => ${source.sharded.core},`, `  shardUrls: () => [${source.sharded.shards.join(', ')}],`]
       : [`  snapshotUrl: () => new URL(${source.snapshotUrl}, ${source.base ?? 'import.meta.url'}),`]),

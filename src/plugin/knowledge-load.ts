@@ -16,6 +16,7 @@ import { bundlerMessage, fileTexts } from './bundler-message'
 import { BODY_QUERY, bodyVersion, devBodyId, KNOWLEDGE_PREFIX } from './knowledge'
 import { encodeShardedSnapshot } from '../knowledge/snapshot-shards'
 import { modelReference, shardedReference, snapshotReference } from './knowledge-assets'
+import { queryTableReference } from './query-table-assets'
 import { generateKnowledgeModule } from './knowledge-codegen'
 
 /** The Vite dev server's base and the files the plugin's middleware serves (URL path after the base → file). */
@@ -189,6 +190,23 @@ export async function loadKnowledgeModule(context: UnpluginBuildContext & Unplug
     }
     bundledModel = reference
   }
+  // `auto` with the model in the bundle embeds with the model: the table would never be read.
+  const { queryEncoder } = project.config
+  let queryTable: string | undefined
+  if (build.queryTable && (queryEncoder === 'static' || !bundledModel)) {
+    const reference = queryTableReference(mode, build.queryTable, build.queryTable.dir)
+    if ('error' in reference) {
+      if (queryEncoder === 'static') {
+        context.error(bundlerMessage(framework, `${relativize(project.dir)}: ${reference.error}`, undefined))
+        return undefined
+      }
+      if (reports.firstWarning(`${project.dir}:query-table`))
+        context.warn(bundlerMessage(framework, `${relativize(project.dir)}: ${reference.error} Until then, queries are embedded by the model.`, undefined))
+    }
+    else {
+      queryTable = reference.core
+    }
+  }
   const paths = new Map(build.documents.map(d => [d.id, join(project.config.knowledge, d.path)]))
   const versions = new Map(build.documents.map(d => [d.id, bodyVersion(d.body)]))
   const bodyId = (id: string): string => {
@@ -205,6 +223,8 @@ export async function loadKnowledgeModule(context: UnpluginBuildContext & Unplug
     bodies: outcome.documents.map(d => bodyId(d.id)),
     search,
     model: model && { id: model.id, revision: model.revision, dtype: model.dtype, maxTokens: model.maxTokens, queryPrefix: model.queryPrefix },
+    queryEncoder: queryTable ? queryEncoder : 'model',
+    queryTable,
     snapshotUrl: snapshot.url,
     sharded,
     base: snapshot.base,

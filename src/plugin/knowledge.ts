@@ -19,6 +19,7 @@ import { ModelDownloadError } from '../knowledge/model-download'
 import { EmbeddingServerError } from '../knowledge/server-embedder'
 import { knowledgeProgressReporter } from '../knowledge/progress'
 import { buildKnowledgeProject, openKnowledgeProject } from '../knowledge/project'
+import { QueryTableUnavailableError } from '../knowledge/project-query-table'
 import { TransformersMissingError } from '../knowledge/transformers'
 import { decodeSnapshot } from '../runtime/knowledge/snapshot-reader'
 import { folderModuleIds } from './folder-ids'
@@ -81,7 +82,7 @@ export type KnowledgeOutcome =
 /** What a module is generated from: equal for two builds, the module is the same (a folder swapped in with the same documents, a file saved unchanged). */
 function servedAs(outcome: KnowledgeOutcome & { ok: true }): string {
   const { name, build, project, includeModel, shards } = outcome
-  return JSON.stringify([name, build.snapshotFile, build.documentsFile, project.config, includeModel, shards])
+  return JSON.stringify([name, build.snapshotFile, build.documentsFile, build.queryTable?.dir, project.config, includeModel, shards])
 }
 
 /** A knowledge base's `shards` option (checked with the plugin's options: `validate-options.ts`). */
@@ -235,7 +236,7 @@ export class KnowledgeService {
       entry = this.entryOfFolder(target.dir) ?? { dir: target.dir }
     }
     const dir = resolve(this.root(), entry.dir)
-    const opened = openKnowledgeProject(dir, { root: this.root(), overrides: { model: entry.model, chunk: entry.chunk, search: entry.search } })
+    const opened = openKnowledgeProject(dir, { root: this.root(), overrides: { model: entry.model, chunk: entry.chunk, search: entry.search, queryEncoder: entry.queryEncoder } })
     const watch = [dir, join(dir, 'skill-kit.json')]
     const key = JSON.stringify(target)
     this.setFolders(key, { ...this.folders.get(key), target, roots: [dir], written: this.folders.get(key)?.written ?? [] })
@@ -260,11 +261,12 @@ export class KnowledgeService {
     const onProgress = progress && knowledgeProgressReporter(name, { write: progress, now: () => performance.now() })
     let build: Awaited<ReturnType<typeof buildKnowledgeProject>>
     try {
-      build = await buildKnowledgeProject(project, { offline: this.options.offline, onProgress, stale, embedder: this.embedder })
+      // A dev server's rebuild keeps the query table it has: a new one would cost seconds an edit.
+      build = await buildKnowledgeProject(project, { offline: this.options.offline, onProgress, stale, embedder: this.embedder, reuseQueryTable: this.live && stale !== undefined })
     }
     catch (error) {
       // Each names what is missing and the command that gets it.
-      if (error instanceof ModelNotAvailableError || error instanceof ModelDownloadError || error instanceof TransformersMissingError || error instanceof EmbeddingServerError)
+      if (error instanceof ModelNotAvailableError || error instanceof ModelDownloadError || error instanceof TransformersMissingError || error instanceof EmbeddingServerError || error instanceof QueryTableUnavailableError)
         return { ok: false, watch, message: `${label}: ${error.message}` }
       return { ok: false, watch, message: `${label}: embedding failed: ${(error as Error).message}` }
     }

@@ -1,4 +1,4 @@
-import type { ChunkConfig, ModelSettings, SearchConfig } from '../knowledge/config'
+import type { ChunkConfig, ModelSettings, QueryEncoder, SearchConfig } from '../knowledge/config'
 import type { ShardOptions } from '../knowledge/snapshot-shards'
 import type { OnInvalid } from '../skill/compile'
 import { isAbsolute, resolve } from 'node:path'
@@ -43,8 +43,11 @@ export interface Options {
   /**
    * Emit the embedding model and ONNX Runtime's WebAssembly files as assets, so
    * that browsers embed queries themselves (vector search with no server). About
-   * 23 MB for the default model, loaded on the first vector search. Default `false`:
-   * browsers search lexically unless the app passes `embedQuery`.
+   * 23 MB for the default model, loaded on the first vector search; with
+   * `queryEncoder: 'auto'` the model then embeds queries, and no query table is
+   * emitted. Default `false`: queries are embedded with the query table (`auto`,
+   * `static`), or, with `queryEncoder: 'model'`, browsers search lexically unless
+   * the app passes `embedQuery`.
    */
   includeModel?: boolean
 }
@@ -73,6 +76,14 @@ export interface KnowledgeOptions {
    * the Vite dev server serves one snapshot.
    */
   shards?: boolean | ShardOptions
+  /**
+   * Replaces `queryEncoder` of `skill-kit.json`: how queries are embedded at
+   * run time. `'auto'` (default): a table distilled from the model at build
+   * time (emitted as a small core and shards: a query fetches its own pieces'
+   * rows, no model, no WebAssembly), unless the app calls `useModel` or the
+   * build has `includeModel`; `'static'`: the table only; `'model'`: the model.
+   */
+  queryEncoder?: QueryEncoder
   /** Overrides the plugin's `includeModel` for this knowledge base (an error with `model: false`; the plugin's own `includeModel` skips such a base). */
   includeModel?: boolean
   /**

@@ -4,12 +4,13 @@
 // build step, where no bundler reports it).
 
 import { didYouMean } from '../core/did-you-mean'
-import { DEFAULT_CHUNK, DEFAULT_MODEL, DEFAULT_SEARCH, DEFAULT_SERVER } from '../knowledge/config'
+import type { QueryEncoder } from '../knowledge/config'
+import { DEFAULT_CHUNK, DEFAULT_MODEL, DEFAULT_SEARCH, DEFAULT_SERVER, QUERY_ENCODERS } from '../knowledge/config'
 import { excerptForMessage, quoteForMessage } from '../runtime/redact'
 
 const TOP_KEYS = ['include', 'exclude', 'strict', 'onInvalid', 'root', 'skills', 'knowledge', 'offline', 'includeModel']
 const SKILLS_KEYS = ['dirs']
-const KNOWLEDGE_KEYS = ['dir', 'model', 'chunk', 'search', 'shards', 'includeModel', 'export']
+const KNOWLEDGE_KEYS = ['dir', 'model', 'chunk', 'search', 'shards', 'queryEncoder', 'includeModel', 'export']
 const MODEL_KEYS = [...Object.keys(DEFAULT_MODEL), 'provider', 'baseUrl', 'dimensions', ...Object.keys(DEFAULT_SERVER)]
 const SHARDS_KEYS = ['lexicalBytes', 'vectorBytes', 'refinementBytes']
 const EXPORT_KEYS = ['mode', 'outDir', 'includeModel']
@@ -126,6 +127,7 @@ function knowledgeProblems(path: string, name: string, entry: unknown, { expect,
     for (const key of SHARDS_KEYS)
       optional(join(join(path, 'shards'), key), shards?.[key], value => Number.isSafeInteger(value) && (value as number) >= 1, 'a positive integer (bytes a shard)')
   }
+  optional(join(path, 'queryEncoder'), base.queryEncoder, value => QUERY_ENCODERS.includes(value as QueryEncoder), '"auto", "static" or "model"')
   optional(join(path, 'includeModel'), base.includeModel, boolean, 'true or false')
   if (base.export !== undefined) {
     const exported = object(join(path, 'export'), base.export, EXPORT_KEYS, 'an object ({ mode, outDir, includeModel })')

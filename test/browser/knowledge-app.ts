@@ -11,6 +11,7 @@ import type { Browser, Page } from 'playwright-core'
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { extname, join, normalize, resolve, sep } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { chromium } from 'playwright-core'
 import { expect } from 'vitest'
 import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
@@ -60,6 +61,75 @@ window.skillKit = {
 }
 document.body.dataset.ready = 'yes'
 `
+
+/** The entry of builds by {@link buildBrowserApp}, as its index.html loads it. */
+export const BROWSER_ENTRY = 'js/main.js'
+
+/** Runs a webpack-like compiler once, failing with the text of every error. */
+function runCompiler(compiler: any): Promise<void> {
+  return new Promise((resolve, reject) => {
+    compiler.run((err: Error | null, stats: any) => {
+      compiler.close(() => {
+        if (err)
+          return reject(err)
+        if (stats.hasErrors())
+          return reject(new Error(stats.toString({ all: false, errors: true })))
+        resolve()
+      })
+    })
+  })
+}
+
+/**
+ * Builds the app for browsers with webpack, rspack or esbuild, minified, into `outDir`, its
+ * entry in `js/` (not the output folder's root, so the page finds the assets from the output
+ * folder, not from the script), with an index.html that loads it.
+ */
+export async function buildBrowserApp(bundler: 'webpack' | 'rspack' | 'esbuild', entry: string, options: object, work: string, outDir: string): Promise<void> {
+  const plugin = (await import(pathToFileURL(join(dist, `${bundler}.mjs`)).href)).default
+  if (bundler === 'esbuild') {
+    const esbuild = await import('esbuild')
+    await esbuild.build({
+      entryPoints: { main: entry },
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      splitting: true,
+      minify: true,
+      outdir: outDir,
+      entryNames: 'js/[name]',
+      chunkNames: 'js/[name]-[hash]',
+      // Assets in a folder of their own: the model is found from the snapshot's URL, whatever the folder.
+      assetNames: 'assets/[name]-[hash]',
+      logLevel: 'silent',
+      plugins: [plugin(options)],
+    })
+  }
+  else {
+    const config = {
+      mode: 'production' as const,
+      context: work,
+      entry,
+      target: 'web' as const,
+      devtool: false as const,
+      cache: false,
+      // publicPath is webpack's default 'auto': computed at run time, from the script's URL.
+      output: { path: outDir, filename: BROWSER_ENTRY, chunkFilename: 'js/[name].[contenthash].js', module: true, chunkFormat: 'module' as const },
+      performance: false as const,
+      plugins: [plugin(options)],
+      infrastructureLogging: { level: 'none' as const },
+    }
+    const compiler = bundler === 'webpack'
+      ? (await import('webpack')).default({ ...config, experiments: { outputModule: true } })
+      : (await import('@rspack/core')).rspack({
+          ...config,
+          // The README's advice: no second, unused copy of ONNX Runtime's WebAssembly (nor its worker script).
+          module: { rules: [{ test: /[\\/]onnxruntime-web[\\/]/, parser: { url: false, worker: false } }] },
+        })
+    await runCompiler(compiler)
+  }
+  writeFileSync(join(outDir, 'index.html'), indexHtml(`/${BROWSER_ENTRY}`))
+}
 
 /** A page that loads `script` as a module. */
 export function indexHtml(script: string): string {

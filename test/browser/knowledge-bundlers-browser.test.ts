@@ -12,81 +12,13 @@
  */
 import type { Browser } from 'playwright-core'
 import type { AppPage } from './knowledge-app'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { dist, expectLexicalWithoutModel, expectLocalAndQuiet, expectNodeRanking, filesOf, indexHtml, launchChromium, nodeRanking, openApp, prepareApp, repo, TINY_MODEL_ID, TRANSFORMERS_MARKERS, transformersChunks, vectorSearch } from './knowledge-app'
-
-type Bundler = 'webpack' | 'rspack' | 'esbuild'
+import { buildBrowserApp, BROWSER_ENTRY, expectLexicalWithoutModel, expectLocalAndQuiet, expectNodeRanking, filesOf, launchChromium, nodeRanking, openApp, prepareApp, repo, TINY_MODEL_ID, TRANSFORMERS_MARKERS, transformersChunks, vectorSearch } from './knowledge-app'
 
 const work = join(repo, 'test/.tmp/browser-knowledge-bundlers')
-const outDirOf = (bundler: Bundler) => join(work, `dist-${bundler}`)
-/** Every build's entry, as its index.html loads it. */
-const ENTRY = 'js/main.js'
-
-/** Runs a webpack-like compiler once, failing with the text of every error. */
-function runCompiler(compiler: any): Promise<void> {
-  return new Promise((resolve, reject) => {
-    compiler.run((err: Error | null, stats: any) => {
-      compiler.close(() => {
-        if (err)
-          return reject(err)
-        if (stats.hasErrors())
-          return reject(new Error(stats.toString({ all: false, errors: true })))
-        resolve()
-      })
-    })
-  })
-}
-
-/** Builds the app for browsers with `bundler`, minified, into its output folder. */
-async function buildApp(bundler: Bundler, entry: string, options: object): Promise<void> {
-  const plugin = (await import(pathToFileURL(join(dist, `${bundler}.mjs`)).href)).default
-  const outDir = outDirOf(bundler)
-  if (bundler === 'esbuild') {
-    const esbuild = await import('esbuild')
-    await esbuild.build({
-      entryPoints: { main: entry },
-      bundle: true,
-      format: 'esm',
-      platform: 'browser',
-      splitting: true,
-      minify: true,
-      outdir: outDir,
-      entryNames: 'js/[name]',
-      chunkNames: 'js/[name]-[hash]',
-      // Assets in a folder of their own: the model is found from the snapshot's URL, whatever the folder.
-      assetNames: 'assets/[name]-[hash]',
-      logLevel: 'silent',
-      plugins: [plugin(options)],
-    })
-  }
-  else {
-    const config = {
-      mode: 'production' as const,
-      context: work,
-      entry,
-      target: 'web' as const,
-      devtool: false as const,
-      cache: false,
-      // publicPath is webpack's default 'auto': computed at run time, from the script's URL.
-      output: { path: outDir, filename: ENTRY, chunkFilename: 'js/[name].[contenthash].js', module: true, chunkFormat: 'module' as const },
-      performance: false as const,
-      plugins: [plugin(options)],
-      infrastructureLogging: { level: 'none' as const },
-    }
-    const compiler = bundler === 'webpack'
-      ? (await import('webpack')).default({ ...config, experiments: { outputModule: true } })
-      : (await import('@rspack/core')).rspack({
-          ...config,
-          // The README's advice: no second, unused copy of ONNX Runtime's WebAssembly (nor its worker script).
-          module: { rules: [{ test: /[\\/]onnxruntime-web[\\/]/, parser: { url: false, worker: false } }] },
-        })
-    await runCompiler(compiler)
-  }
-  writeFileSync(join(outDir, 'index.html'), indexHtml(`/${ENTRY}`))
-}
+const outDirOf = (bundler: string) => join(work, `dist-${bundler}`)
 
 let expected: Awaited<ReturnType<typeof nodeRanking>>
 let browser: Browser | undefined
@@ -94,7 +26,7 @@ let browser: Browser | undefined
 beforeAll(async () => {
   const { entry, options } = await prepareApp(work)
   for (const bundler of ['webpack', 'rspack', 'esbuild'] as const)
-    await buildApp(bundler, entry, options)
+    await buildBrowserApp(bundler, entry, options, work, outDirOf(bundler))
   expected = await nodeRanking(work)
   browser = await launchChromium()
 // Three bundlers each copy the model's 23 MB: on two cores shared with other test files, a minute is not always enough.
@@ -127,9 +59,9 @@ describe.each(['webpack', 'rspack', 'esbuild'] as const)('a %s app with includeM
   })
 
   it('keeps Transformers.js and the bodies out of the entry', () => {
-    const code = readFileSync(join(outDir, ENTRY), 'utf8')
+    const code = readFileSync(join(outDir, BROWSER_ENTRY), 'utf8')
     expect(transformersChunks(outDir)).toHaveLength(1)
-    expect(transformersChunks(outDir)).not.toContain(ENTRY)
+    expect(transformersChunks(outDir)).not.toContain(BROWSER_ENTRY)
     for (const marker of TRANSFORMERS_MARKERS)
       expect(code.includes(marker), `the entry contains ${marker}`).toBe(false)
     for (const body of ['borg list', 'less crowded 5 GHz', 'keep 7 daily'])

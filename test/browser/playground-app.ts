@@ -20,8 +20,13 @@ import { repo } from './knowledge-app'
 const CATEGORIES = ['accessibility', 'html', 'js', 'privacy', 'webmcp']
 export const SEARCH_TOP_K = 10
 
-/** Copies the playground's sources (not its build, guides or index) into `work`, with the guides and the hostile fixtures. */
+/**
+ * Copies the playground's sources (not its build, guides or index) into `work`, with the guides and the hostile fixtures.
+ * The page is the one that embeds queries with the model (vite.config.ts reads PLAYGROUND_QUERY_ENCODER when the
+ * tests build or serve it): the tests hold and fail the model's download to see each state of the page.
+ */
 export async function preparePlayground(work: string): Promise<void> {
+  process.env.PLAYGROUND_QUERY_ENCODER = 'model'
   rmSync(work, { recursive: true, force: true })
   mkdirSync(work, { recursive: true })
   const playground = join(repo, 'playground')

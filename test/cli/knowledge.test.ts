@@ -8,8 +8,10 @@ import { buildProgress, progressBar } from '../../src/cli/knowledge/progress'
 import { DEFAULT_MODEL, defaultProjectConfig } from '../../src/knowledge/config'
 import { createTransformersEmbedder } from '../../src/knowledge/embedder'
 import { buildKnowledgeProject, disposeProjectEmbedders, openKnowledgeProject } from '../../src/knowledge/project'
-import { readManifest, readPublishedIndex } from '../../src/knowledge/publish'
+import { readManifest, readPublishedIndex, readQueryTable } from '../../src/knowledge/publish'
 import { decodeSnapshot, searchFused } from '../../src/runtime'
+import { staticQueryEmbedder } from '../../src/runtime/knowledge/encoder/static-embedder'
+import { fillVocabularyHoles } from '../knowledge/tiny-vocabulary'
 import { bundleCli, runCli } from './cli'
 
 const repo = resolve(import.meta.dirname, '../..')
@@ -224,6 +226,48 @@ describe('skill-kit search', () => {
     expect(progress[0]).toBe(`skill-kit: home: 3 documents, ${rebuilt.windows} windows (${rebuilt.cached} cached, ${rebuilt.embedded} to embed)`)
     expect(progress.at(-1)).toMatch(BUILT)
     expect(await jsonOf('search', 'backup', '--mode', 'lexical', '--project', 'home')).not.toEqual([])
+  })
+})
+
+describe('skill-kit search --encoder', () => {
+  /** A copy of the home project whose model gives a query table (see tiny-vocabulary.ts), with `queryEncoder`. */
+  async function encoderProject(name: string, queryEncoder?: string): Promise<string> {
+    const dir = join(work, name)
+    const models = join(work, `${name}-models`)
+    await buildTinyModel(models)
+    fillVocabularyHoles(models)
+    cpSync(join(repo, 'test/fixtures/knowledge/home'), join(dir, 'knowledge'), { recursive: true })
+    writeFileSync(join(dir, 'skill-kit.json'), JSON.stringify({ model: { id: TINY_MODEL_ID, cacheDir: `../${name}-models` }, chunk: { maxTokens: 48, overlapTokens: 8 }, search: { topK: 3, threshold: -1 }, ...(queryEncoder && { queryEncoder }) }))
+    await buildOf('--offline', '--project', name)
+    return dir
+  }
+
+  it('embeds the query with the published query table by default, and with the model on --encoder model', async () => {
+    const dir = await encoderProject('encoder')
+    const published = readPublishedIndex(join(dir, '.skill-kit/index'))!
+    const table = readQueryTable(join(dir, '.skill-kit/index'), published.manifest)!
+    const snapshot = decodeSnapshot(published.snapshot)
+    const query = 'restore a deleted file'
+    const embed = staticQueryEmbedder({ core: async () => table.core, shard: async s => table.shards[s]! })
+    const fromTable = searchFused(snapshot, query, await embed(query), { topK: 3, threshold: -1 })
+    const embedder = await createTransformersEmbedder({ model: TINY_MODEL_ID, cacheDir: join(work, 'encoder-models'), offline: true })
+    const fromModel = searchFused(snapshot, query, (await embedder.embed([query], 'query'))[0]!, { topK: 3, threshold: -1 })
+    await embedder.dispose()
+    for (const [args, expected] of [[[], fromTable], [['--encoder', 'static'], fromTable], [['--encoder', 'model'], fromModel]] as const) {
+      const results = await jsonOf<{ id: string, score: number }[]>('search', query, '--offline', '--project', 'encoder', ...args)
+      expect(results.map(r => r.id), args.join(' ')).toEqual(expected.map(r => r.id))
+      results.forEach((r, i) => expect(r.score, args.join(' ')).toBeCloseTo(expected[i]!.score, 6))
+    }
+    expect(fromTable.map(r => r.score)).not.toEqual(fromModel.map(r => r.score))
+  })
+
+  it('says there is no table for --encoder static where queryEncoder is "model", and what to do', async () => {
+    await encoderProject('encoder-model', 'model')
+    const run = await skillKit('search', 'backup', '--encoder', 'static', '--project', 'encoder-model')
+    expect(run).toEqual({ code: 1, stdout: '', stderr: 'skill-kit search: "encoder-model" has no query table to embed the query with ("queryEncoder": "model" in skill-kit.json): search with --encoder model, or set "queryEncoder" to "auto" or "static" and run "skill-kit build".\n' })
+    const usage = await skillKit('search', 'backup', '--encoder', 'table', '--project', 'encoder-model')
+    expect(usage.code).toBe(2)
+    expect(usage.stderr).toContain('--encoder must be static or model, got "table".')
   })
 })
 

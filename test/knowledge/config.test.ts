@@ -25,6 +25,7 @@ describe('parseProjectConfig', () => {
       model: { id: 'Xenova/all-MiniLM-L6-v2', revision: '751bff37182d3f1213fa05d7196b954e230abad9', dtype: 'q8', cacheDir: '/projects/home/.skill-kit/models', maxTokens: 256, queryPrefix: '', documentPrefix: '' },
       chunk: { maxTokens: 256, overlapTokens: 32 },
       search: { topK: 5, threshold: 0.3 },
+      queryEncoder: 'auto',
       watch: { settleMs: 50, maxWaitMs: 1000 },
       routing: { baseUrl: 'https://api.openai.com/v1', model: '', apiKeyEnv: 'OPENAI_API_KEY', language: 'English', maxInputChars: 12000, pageSize: 8, timeoutMs: 120000, retryBudgetMs: 120000, concurrency: 4, maxEntryTokens: 2000 },
       maxDocumentBytes: 4_194_304,
@@ -134,6 +135,27 @@ describe('parseProjectConfig', () => {
     expect(parse('{\n  "model": { "retryBudgetMs": 1000 }\n}').diagnostics).toEqual([
       ['config-invalid', 2, 31, '"model.retryBudgetMs" applies to an embedding server only: set "model.provider" to "openai-compatible", or remove it.'],
     ])
+  })
+
+  it('reads queryEncoder, "auto" by default, and says what each value does when it is none of them', () => {
+    expect(parse('{ "queryEncoder": "static" }').config?.queryEncoder).toBe('static')
+    expect(parse('{ "queryEncoder": "model", "model": false }').config?.queryEncoder).toBe('model')
+    expect(parse(JSON.stringify(defaultProjectConfig('home'))).config?.queryEncoder).toBe('auto')
+    const message = '"queryEncoder" must be "auto" (a static table distilled from the model, unless the app loads the model), "static" (the table only: no model at run time) or "model" (the model embeds every query).'
+    for (const value of ['"table"', 'true', 'null', '{}'])
+      expect(parse(`{\n  "queryEncoder": ${value}\n}`)).toEqual({ config: undefined, diagnostics: [['config-invalid', 2, 19, message]] })
+  })
+
+  it('refuses "static" where no table can be distilled: no model, or a model on an embedding server', () => {
+    expect(parse('{\n  "model": false,\n  "queryEncoder": "static"\n}').diagnostics).toEqual([
+      ['config-invalid', 3, 19, '"queryEncoder" "static" embeds queries with a table distilled from the model, but "model" is false (no vectors to search): remove "queryEncoder", or give the model\'s settings.'],
+    ])
+    const server = '"model": { "provider": "openai-compatible", "id": "nomic-embed-text", "baseUrl": "http://127.0.0.1:8080/v1" }'
+    expect(parse(`{\n  ${server},\n  "queryEncoder": "static"\n}`).diagnostics).toEqual([
+      ['config-invalid', 3, 19, '"queryEncoder" "static" distils a table from the model\'s token vectors, which an embedding server does not give: set "queryEncoder" to "model", or run the model in the build ("model.provider": "transformers").'],
+    ])
+    // `auto` is the model's there: no error.
+    expect(parse(`{ ${server}, "queryEncoder": "auto" }`).diagnostics).toEqual([])
   })
 
   it('reads the watch settings, and the Semantic Skill Kit\'s', () => {

@@ -10,7 +10,10 @@
  * The copies live in `<tmp>/skill-kit-moved-*` beside a `node_modules` that is
  * a symlink to this repository's, so that the moved bundle finds
  * `@huggingface/transformers` as an installed app would; one copy runs without
- * it, to show what a bundle says when Transformers.js is not installed.
+ * it, to show what a bundle says when Transformers.js is not installed. The
+ * bundles that load a model are built with `queryEncoder: 'model'`; those of
+ * the default (`auto`), with the static query encoder, run without any
+ * package and search semantically all the same.
  */
 import type { PluginOptions } from './build'
 import { execFile } from 'node:child_process'
@@ -22,8 +25,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
 import { createTransformersEmbedder } from '../../src/knowledge/embedder'
 import { openKnowledgeProject } from '../../src/knowledge/project'
-import { readPublishedIndex } from '../../src/knowledge/publish'
+import { readPublishedIndex, readQueryTable } from '../../src/knowledge/publish'
 import { decodeSnapshot, searchFused, searchVectors } from '../../src/runtime'
+import { staticQueryEmbedder } from '../../src/runtime/knowledge/encoder/static-embedder'
+import { fillVocabularyHoles } from '../knowledge/tiny-vocabulary'
 
 const repo = resolve(import.meta.dirname, '../..')
 const work = join(repo, 'test/.tmp/knowledge-node')
@@ -46,10 +51,11 @@ const TARGETS: Target[] = ['vite-ssr', 'vite-ssr-emit', 'vite-lib', 'rollup', 'r
 /** Targets also built as CommonJS (Vite's server build is ESM here, as its default). */
 const CJS_TARGETS: Target[] = ['vite-lib', 'rollup', 'rolldown', 'esbuild', 'webpack', 'rspack']
 
-const pluginOptions = (includeModel: boolean): PluginOptions => ({
+/** `static`: the default query encoder (`auto`) with no model in the bundle, so the query table's; else the model's. */
+const pluginOptions = (includeModel: boolean | 'static'): PluginOptions => ({
   root: work,
   offline: true,
-  knowledge: { guides: { dir: 'guides', model: { id: TINY_MODEL_ID, cacheDir: models }, includeModel } },
+  knowledge: { guides: { dir: 'guides', model: { id: TINY_MODEL_ID, cacheDir: models }, includeModel: includeModel === true, ...(includeModel !== 'static' && { queryEncoder: 'model' as const }) } },
 })
 
 /** Runs a webpack-like compiler once, failing with the text of every error. */
@@ -154,6 +160,8 @@ interface RunReport {
   documents: string[]
   lexical: string[]
   auto: { id: string, score: number }[][]
+  /** The scores of a lexical search of each query. */
+  lexicalScores: number[][]
   vector: { ok: true, value: { id: string, score: number }[][] } | { ok: false, name: string, code: string, message: string }
   retrieved: string
   warnings: string[]
@@ -173,8 +181,11 @@ const report = { documents: kb.documents.map(d => d.id), warnings }
 report.folderImport = (await (loaded.default.docs ?? loaded.docs).search('proxy certificates', { mode: 'lexical' })).map(r => r.id)
 report.lexical = (await kb.search('borg archive', { mode: 'lexical' })).map(r => r.id)
 report.auto = []
-for (const query of queries)
+report.lexicalScores = []
+for (const query of queries) {
   report.auto.push(ranked(await kb.search(query, options)))
+  report.lexicalScores.push((await kb.search(query, { topK: options.topK, mode: 'lexical' })).map(r => r.score))
+}
 try {
   const value = []
   for (const query of queries)
@@ -214,8 +225,8 @@ interface Moved {
 }
 
 /** Builds, copies the output into `parent`, removes the original. */
-async function buildAndMove(target: Target, format: Format, includeModel: boolean, parent: string): Promise<Moved> {
-  const name = `${target}-${format}-${includeModel ? 'model' : 'bare'}`
+async function buildAndMove(target: Target, format: Format, includeModel: boolean | 'static', parent: string): Promise<Moved> {
+  const name = `${target}-${format}-${includeModel === 'static' ? 'static' : includeModel ? 'model' : 'bare'}`
   const outDir = join(work, 'dist', name)
   rmSync(outDir, { recursive: true, force: true })
   const file = await buildForNode(target, format, pluginOptions(includeModel), outDir)
@@ -227,21 +238,36 @@ async function buildAndMove(target: Target, format: Format, includeModel: boolea
   return { file: join(dir, file), dir, leaks }
 }
 
+/** The rankings of VECTOR_QUERIES embedded by `vectors`, over the published snapshot. */
+function rankingsOf(snapshot: ReturnType<typeof decodeSnapshot>, vectors: ArrayLike<number>[]): typeof expected {
+  return {
+    vector: vectors.map(vector => searchVectors(snapshot, vector, VECTOR_OPTIONS).map(({ id, score }) => ({ id, score }))),
+    auto: vectors.map((vector, q) => searchFused(snapshot, VECTOR_QUERIES[q]!, vector, VECTOR_OPTIONS).map(({ id, score }) => ({ id, score }))),
+  }
+}
+
 /** The rankings of the build-time embedder, over the published snapshot. */
 async function buildTimeRanking(): Promise<typeof expected> {
   const published = readPublishedIndex(openKnowledgeProject(join(work, 'guides'), { root: work }).project!.config.output)!
-  const snapshot = decodeSnapshot(published.snapshot)
   const embedder = await createTransformersEmbedder({ model: TINY_MODEL_ID, cacheDir: models, offline: true })
   try {
-    const vectors = await embedder.embed(VECTOR_QUERIES, 'query')
-    return {
-      vector: vectors.map(vector => searchVectors(snapshot, vector, VECTOR_OPTIONS).map(({ id, score }) => ({ id, score }))),
-      auto: vectors.map((vector, q) => searchFused(snapshot, VECTOR_QUERIES[q]!, vector, VECTOR_OPTIONS).map(({ id, score }) => ({ id, score }))),
-    }
+    return rankingsOf(decodeSnapshot(published.snapshot), await embedder.embed(VECTOR_QUERIES, 'query'))
   }
   finally {
     await embedder.dispose()
   }
+}
+
+/** The rankings of the static query encoder over the published snapshot, with the published query table. */
+async function staticRanking(): Promise<typeof expected> {
+  const { output } = openKnowledgeProject(join(work, 'guides'), { root: work }).project!.config
+  const published = readPublishedIndex(output)!
+  const table = readQueryTable(output, published.manifest)!
+  const embed = staticQueryEmbedder({ core: async () => table.core, shard: async s => table.shards[s]! })
+  const vectors = []
+  for (const query of VECTOR_QUERIES)
+    vectors.push(await embed(query))
+  return rankingsOf(decodeSnapshot(published.snapshot), vectors)
 }
 
 const NO_MODEL_REASON = 'this bundle has no query model: it was built without includeModel, and no model folder was given'
@@ -261,6 +287,7 @@ beforeAll(async () => {
   cpSync(join(repo, 'test/fixtures/knowledge-app/docs'), join(work, 'docs'), { recursive: true })
   writeFileSync(entry, `export { default } from 'virtual:skill-kit/knowledge/guides'\nexport { default as docs } from './docs?knowledge'\n`)
   await buildTinyModel(models)
+  fillVocabularyHoles(models)
   mkdirSync(withPackages, { recursive: true })
   mkdirSync(withoutPackages, { recursive: true })
   symlinkSync(join(repo, 'node_modules'), join(moved, 'app', 'node_modules'), 'dir')
@@ -319,6 +346,28 @@ describe.each(TARGETS)('a Node bundle of %s, moved', (target) => {
   })
 })
 
+describe.each(TARGETS)('a Node bundle of %s with the static query encoder, moved to a folder with no node_modules', (target) => {
+  let moved: Moved
+  let report: RunReport
+  let fromTable: typeof expected
+  beforeAll(async () => {
+    moved = await buildAndMove(target, 'esm', 'static', withoutPackages)
+    report = await run(moved.file)
+    fromTable = await staticRanking()
+  }, 120_000)
+
+  it('searches semantically with no model and no Transformers.js: auto fuses the table\'s query vectors, not lexical', () => {
+    expect(moved.leaks).toEqual([])
+    expect(report.warnings).toEqual([])
+    expect(filesOf(moved.dir).filter(f => /\.(?:onnx|wasm)$/.test(f))).toEqual([])
+    expectRanking(report.auto, fromTable.auto)
+    expect(report.vector.ok).toBe(true)
+    expectRanking(report.vector.ok ? report.vector.value : [], fromTable.vector)
+    // The lexical fallback ranks by normalised BM25: other scores.
+    expect(report.auto.map(r => r.map(hit => hit.score))).not.toEqual(report.lexicalScores)
+  })
+})
+
 describe.each(CJS_TARGETS)('a CommonJS Node bundle of %s, moved', (target) => {
   let bare: Moved
   let report: RunReport
@@ -333,13 +382,26 @@ describe.each(CJS_TARGETS)('a CommonJS Node bundle of %s, moved', (target) => {
     expect(report.retrieved).toContain('borg list /mnt/backup')
     expect(report.warnings).toEqual([NO_MODEL_WARNING])
   })
+
+  it('with the static query encoder, reads the query table beside it and searches semantically, with no packages', async () => {
+    const moved = await buildAndMove(target, 'cjs', 'static', withoutPackages)
+    const staticReport = await run(moved.file)
+    expect(moved.leaks).toEqual([])
+    expect(staticReport.warnings).toEqual([])
+    expectRanking(staticReport.auto, (await staticRanking()).auto)
+  }, 120_000)
 })
 
 /** The same ranking as the build's in that mode, scores within 1e-5. */
 function expectBuildRanking(ranking: { id: string, score: number }[][], mode: 'auto' | 'vector' = 'auto'): void {
+  expectRanking(ranking, expected[mode])
+}
+
+/** The same ranking as `wanted`, scores within 1e-5. */
+function expectRanking(ranking: { id: string, score: number }[][], wanted: { id: string, score: number }[][]): void {
   VECTOR_QUERIES.forEach((query, q) => {
-    expect(ranking[q]!.map(r => r.id), query).toEqual(expected[mode][q]!.map(r => r.id))
-    ranking[q]!.forEach((r, i) => expect(Math.abs(r.score - expected[mode][q]![i]!.score), `${query}: ${r.id}`).toBeLessThan(1e-5))
+    expect(ranking[q]!.map(r => r.id), query).toEqual(wanted[q]!.map(r => r.id))
+    ranking[q]!.forEach((r, i) => expect(Math.abs(r.score - wanted[q]![i]!.score), `${query}: ${r.id}`).toBeLessThan(1e-5))
   })
 }
 

@@ -1,5 +1,6 @@
 import type { Command } from '../command'
 import { buildKnowledgeProject, hasModel } from '../../knowledge/project'
+import { QueryTableUnavailableError } from '../../knowledge/project-query-table'
 import { EmbeddingServerError } from '../../knowledge/server-embedder'
 import { flag, PROJECT_HELP, PROJECT_OPTION } from '../command'
 import { CliError, json } from '../io'
@@ -43,7 +44,7 @@ ${PROJECT_HELP}`,
     }
     catch (error) {
       // Said whole by the error (the server, what it answered, what is cached): no stack trace.
-      if (error instanceof EmbeddingServerError)
+      if (error instanceof EmbeddingServerError || error instanceof QueryTableUnavailableError)
         throw new CliError(`${error.message} The published index is unchanged.`)
       throw error
     }

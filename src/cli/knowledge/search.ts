@@ -2,6 +2,8 @@ import type { KnowledgeSearchMode } from '../../runtime/knowledge/knowledge'
 import type { EmbedQuery } from '../../runtime/knowledge/query-embedder'
 import type { Command, ParsedArgs } from '../command'
 import { hasModel } from '../../knowledge/project'
+import { readQueryTable } from '../../knowledge/publish'
+import { staticQueryEmbedder } from '../../runtime/knowledge/encoder/static-embedder'
 import { flag, PROJECT_HELP, PROJECT_OPTION, stringOption } from '../command'
 import { CliError, json, UsageError } from '../io'
 import { publishedKnowledgeBase } from './base'
@@ -43,6 +45,19 @@ function modeOption(args: ParsedArgs): KnowledgeSearchMode | undefined {
   return mode
 }
 
+const ENCODERS = ['static', 'model'] as const
+
+/** `--encoder`, or `undefined` for the project's `queryEncoder`. */
+function encoderOption(args: ParsedArgs): typeof ENCODERS[number] | undefined {
+  const text = stringOption(args, 'encoder')
+  if (text === undefined)
+    return undefined
+  const encoder = ENCODERS.find(e => e === text)
+  if (!encoder)
+    throw new UsageError(`--encoder must be static or model, got "${text}".`)
+  return encoder
+}
+
 /** `skill-kit search "<query>"`: ranks the published index's documents; metadata only, never bodies. */
 export const searchCommand: Command = {
   name: 'search',
@@ -65,6 +80,10 @@ Options:
                         must be installed; auto and vector fail rather than
                         fall back to lexical). lexical: BM25 over the same
                         chunks, no model. hybrid: both, fused by reciprocal rank
+  --encoder <e>         How the query is embedded: static (the query table the build
+                        distilled from the model: no model is loaded) or model (the
+                        model itself). Default: as "queryEncoder" of skill-kit.json,
+                        static for "auto" when the index has a table
   --offline             Never download the model; fail when its files are missing
 ${PROJECT_HELP}`,
   options: {
@@ -72,6 +91,7 @@ ${PROJECT_HELP}`,
     'top-k': { type: 'string' },
     'threshold': { type: 'string' },
     'mode': { type: 'string' },
+    'encoder': { type: 'string' },
     'offline': { type: 'boolean' },
   },
   maxPositionals: Infinity,
@@ -83,6 +103,7 @@ ${PROJECT_HELP}`,
     const topK = topKOption(args)
     const threshold = thresholdOption(args)
     const requested = modeOption(args)
+    const encoderRequested = encoderOption(args)
 
     const project = openCliProject(args, io)
     const { model, name } = project.config
@@ -91,7 +112,14 @@ ${PROJECT_HELP}`,
       throw new CliError(`"${name}" has no model ("model": false in skill-kit.json), so its index has no vectors for a ${mode} search: search with --mode lexical, or replace "model": false with the model's settings ({} for the default) and run "skill-kit build".`)
     const published = freshIndex(project)
     let embedQuery: EmbedQuery | undefined
-    if (hasModel(project) && mode !== 'lexical') {
+    const table = hasModel(project) && mode !== 'lexical' ? readQueryTable(project.config.output, published.manifest) : undefined
+    const encoder = encoderRequested ?? (project.config.queryEncoder !== 'model' && table ? 'static' : 'model')
+    if (hasModel(project) && mode !== 'lexical' && encoder === 'static') {
+      if (!table)
+        throw new CliError(`"${name}" has no query table to embed the query with${project.config.queryEncoder === 'model' ? ' ("queryEncoder": "model" in skill-kit.json)' : ''}: search with --encoder model, or set "queryEncoder" to "auto" or "static" and run "skill-kit build".`)
+      embedQuery = staticQueryEmbedder({ core: async () => table.core, shard: async index => table.shards[index]! })
+    }
+    else if (hasModel(project) && mode !== 'lexical') {
       const embedder = await loadEmbedder(project, flag(args, 'offline'))
       // Same settings, other weights (model files replaced in place): the vectors would not be comparable.
       if (embedder.fingerprint !== published.manifest.model)

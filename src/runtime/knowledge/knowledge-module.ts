@@ -1,7 +1,8 @@
 // What generated knowledge modules import: the knowledge base, wired to the
 // place it runs in. The snapshot is read from disk under Node (a `file:` URL,
-// relative to the bundle) and fetched elsewhere; queries are embedded by the
-// query model of `query-model.ts`, or not at all (lexical search).
+// relative to the bundle) and fetched elsewhere, and so are the query table's
+// core and the shards a query needs; queries are embedded by the table or the
+// model, as `query-model.ts` chooses, or not at all (lexical search).
 
 import type { KnowledgeBase, KnowledgeBaseInit, KnowledgeDocumentInfo } from './knowledge'
 import type { NodeFsPromises, NodeUrl } from './node-host'
@@ -9,6 +10,8 @@ import type { EmbedQuery } from './query-embedder'
 import type { BundledModel, KnowledgeModelOptions, QueryModelSource, QueryModelSpec, UrlLike } from './query-model'
 import { createKnowledgeBase, KnowledgeError } from './knowledge'
 import { nodeBuiltin, nodeProcess } from './node-host'
+import { staticQueryEmbedder } from './encoder/static-embedder'
+import { queryTableShardName } from './encoder/read'
 import { queryModelSource } from './query-model'
 
 /** Where and how a generated module finds its snapshot and model. */
@@ -19,6 +22,10 @@ export interface KnowledgeModuleInit extends Omit<KnowledgeBaseInit, 'loadSnapsh
   shardUrls?: () => UrlLike[]
   /** The model the snapshot was built with; `false`: built with no model, so the snapshot has no vectors. */
   model: QueryModelSpec | false
+  /** How queries are embedded (`queryEncoder`; default `model`): `auto` and `static` need `queryTable`. */
+  queryEncoder?: 'auto' | 'static' | 'model'
+  /** The URL of the query table's core (`query-table.json`), its shards beside it. */
+  queryTable?: () => UrlLike
   /** The model files the build emitted (`includeModel`). */
   bundledModel?: BundledModel
   /** The Vite dev server, which runs in place: the folder of the build's model cache. */
@@ -45,6 +52,19 @@ export interface KnowledgeModule extends KnowledgeBase {
 /** Where an asset is, as messages name it: its path in Node, else its URL. */
 function assetName({ href }: UrlLike): string {
   return href.startsWith('file:') && nodeProcess?.getBuiltinModule ? nodeBuiltin<NodeUrl>('node:url').fileURLToPath(href) : href
+}
+
+/** The static query encoder of the table at `core` (its shards beside it): it reads the core once and a query's shards only. */
+function tableEmbedder(core: () => UrlLike): EmbedQuery {
+  const shard = (index: number): UrlLike => new URL(queryTableShardName(index), core().href)
+  return staticQueryEmbedder({
+    core: () => readAsset(core(), 'query table'),
+    shard: index => readAsset(shard(index), 'query table shard'),
+    name: index => assetName(shard(index)),
+    get coreName() {
+      return assetName(core())
+    },
+  })
 }
 
 /** The bytes of the snapshot (`what`: `knowledge snapshot`) or of one of its shards. */
@@ -84,11 +104,13 @@ interface LiveState {
 const live = new WeakMap<KnowledgeModule, LiveState>()
 
 function indexState(init: KnowledgeModuleInit): KnowledgeIndexState {
-  const { snapshotUrl, shardUrls, model, bundledModel, devModelPath, ...rest } = init
+  const { snapshotUrl, shardUrls, model, bundledModel, devModelPath, queryEncoder = 'model', queryTable, ...rest } = init
+  const table = queryTable && queryEncoder !== 'model' ? { encoder: queryEncoder, embed: tableEmbedder(queryTable) } : undefined
   const models: Pick<KnowledgeIndexState, 'source' | 'modelKey'> = {
     // Without a model (`false`) the snapshot has no vectors to compare a query's with: no query model.
-    source: model ? queryModelSource({ model, bundled: bundledModel, devModelPath }) : undefined,
-    modelKey: JSON.stringify([model, devModelPath, bundledModel !== undefined]),
+    source: model ? queryModelSource({ model, bundled: bundledModel, devModelPath, table, name: rest.name }) : undefined,
+    // A new table (the corpus changed) is a new source: the table is the snapshot's, as the vectors are.
+    modelKey: JSON.stringify([model, devModelPath, bundledModel !== undefined, queryEncoder, queryTable?.().href]),
   }
   const base = createKnowledgeBase({
     ...rest,

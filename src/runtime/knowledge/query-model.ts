@@ -1,4 +1,7 @@
-// Where a knowledge module's query model comes from at run time. In Node: the
+// Where a knowledge module's query embedder comes from at run time. With a
+// query table (`queryEncoder` `auto` or `static`): the table, unless `auto`
+// and the app chose the model (`useModel`, or SKILL_KIT_MODEL_PATH in Node).
+// The model itself, in Node: the
 // folder the app names (`useModel`), else the copy the build emitted beside the
 // bundle (`includeModel`), else (Vite dev server only) the build's model cache,
 // else SKILL_KIT_MODEL_PATH; its files are checked before Transformers.js is
@@ -8,7 +11,7 @@
 
 import type { NodeFs, NodePath, NodeUrl } from './node-host'
 import type { EmbedQuery, QueryModel, TransformersModule } from './query-embedder'
-import { QueryModelUnavailableError } from './knowledge'
+import { KnowledgeError, QueryModelUnavailableError } from './knowledge'
 import { modelFilesOf } from './model-files'
 import { inNode, nodeBuiltin, nodeProcess } from './node-host'
 import { transformersQueryEmbedder } from './query-embedder'
@@ -58,6 +61,10 @@ export interface QueryModelPlaces {
   bundled?: BundledModel
   /** The Vite dev server: the build's model cache folder, used in place. */
   devModelPath?: string
+  /** The static query encoder of the table the build emitted (`queryEncoder` `auto` or `static`). */
+  table?: { encoder: 'auto' | 'static', embed: EmbedQuery }
+  /** For messages: the knowledge base's name. */
+  name?: string
 }
 
 /** The query embedder of a knowledge module as it stands (`undefined`: none in this browser), and how the app names another model. */
@@ -156,7 +163,25 @@ function browserSource(places: QueryModelPlaces): QueryModelSource {
   }
 }
 
-/** The query model of a generated knowledge module, wherever it runs. */
+/**
+ * The query embedder of a generated knowledge module, wherever it runs: the
+ * static table where the build emitted one, unless `auto` and the app chose
+ * the model; else the model.
+ */
 export function queryModelSource(places: QueryModelPlaces): QueryModelSource {
-  return inNode ? nodeSource(places) : browserSource(places)
+  const model = inNode ? nodeSource(places) : browserSource(places)
+  const { table } = places
+  if (!table)
+    return model
+  // The model's folder named by the environment is the app's choice, as useModel is.
+  let chosen = table.encoder === 'auto' && inNode && Boolean(nodeProcess?.env?.[MODEL_PATH_VARIABLE])
+  return {
+    current: () => chosen ? model.current() : table.embed,
+    use: (options) => {
+      if (table.encoder === 'static')
+        throw new KnowledgeError('invalid-options', `"${places.name ?? 'knowledge'}" was built with queryEncoder "static", whose queries never load the model: build it with queryEncoder "auto" to switch to the model with useModel().`)
+      model.use(options)
+      chosen = true
+    },
+  }
 }
