@@ -1,0 +1,191 @@
+// The static query encoder's table, distilled from the snapshot's own model at
+// build time: each kept piece's row is the model's vector of that piece alone,
+// and a ridge map fitted on the corpus's headings and sentences (pooled rows →
+// the model's vectors of the same texts) is folded into the rows, so that a
+// weighted sum of a query's rows lands near the model's vector of the query.
+
+import type { Embedder } from '../embedder'
+import type { QueryTable } from './table'
+import type { TrainingTextOptions } from './training'
+import type { ModelVocabulary } from './vocabulary'
+import { VectorCache, vectorKey } from '../vector-cache'
+import { countPieces, DEFAULT_COMMON_PIECES, keptPieces, sifWeights } from './pieces'
+import { fitRidge } from './ridge'
+import { trainingTexts } from './training'
+
+/** Bump when what the cached model vectors mean changes: it starts a new cache. */
+const DISTIL_CACHE_VERSION = 1
+/** Model inputs per call of the embedder, between two checkpoints of the cache. */
+const EMBED_BATCH = 512
+
+/** What a table is distilled from, besides the model. */
+export interface QueryTableCorpus {
+  /**
+   * The corpus's Markdown texts (documents or chunks): their pieces are kept,
+   * their headings and sentences are the texts the map is fitted on.
+   */
+  texts: readonly string[]
+}
+
+/** Options of {@link distilQueryTable}. */
+export interface DistilOptions {
+  /** The model's vocabulary (`loadModelVocabulary`): the table's pieces are its token IDs. */
+  vocabulary: ModelVocabulary
+  /**
+   * Folder of the cache of the model's vectors (one file set per embedder
+   * fingerprint): the pieces' rows, which depend on the model only, and the
+   * training texts' vectors. Give the model's own cache folder, so that every
+   * project using the model pays for each row once.
+   */
+  cacheDir: string
+  /** Pieces kept beside the corpus's own and the single characters (default 5,000). */
+  commonPieces?: number
+  /** SIF's `a` (default 1e-3); `0` weighs every piece 1. */
+  sif?: number
+  /** How rows are pooled (default `weighted-mean`). */
+  pooling?: QueryTable['pooling']
+  /** Ridge penalty, relative to the pooled vectors' variance (default 0.01). */
+  lambda?: number
+  /** Which headings and sentences the map is fitted on. */
+  training?: TrainingTextOptions
+  /** A line for people at each step (rows embedded, texts embedded). */
+  log?: (line: string) => void
+}
+
+/**
+ * Distils a query table from `embedder` for `corpus`. Deterministic: the same
+ * model, corpus and options give the same table to the bit. The model runs
+ * only for pieces and texts its cache in `cacheDir` lacks (a cold run embeds
+ * about 10,000 one-piece inputs and the training texts: about a millisecond
+ * each on two cores).
+ */
+export async function distilQueryTable(embedder: Embedder, corpus: QueryTableCorpus, options: DistilOptions): Promise<QueryTable> {
+  const { vocabulary, commonPieces = DEFAULT_COMMON_PIECES, sif = 1e-3, pooling = 'weighted-mean', lambda = 0.01 } = options
+  if ((embedder.unitsPerToken ?? 1) !== 1)
+    throw new Error('A query table needs an embedder that tokenizes with its model\'s own vocabulary; this one counts code points.')
+  const room = embedder.maxTokens - embedder.reservedTokens.query
+  const maxPieces = Math.min(vocabulary.tokenizer.maxPieces, room)
+  const counts = countPieces(corpus.texts.map(text => embedder.tokenize(text)))
+  const ids = keptPieces(vocabulary, counts, commonPieces)
+  const rowOf = new Map(ids.map((id, row) => [id, row]))
+  const weights = sif > 0 ? sifWeights(ids, counts, sif) : new Float32Array(ids.length).fill(1)
+
+  const texts = trainingTexts(corpus.texts, options.training)
+  const textIds = texts.map(text => embedder.tokenize(text).slice(0, room))
+  const cache = new VectorCache(options.cacheDir, JSON.stringify([embedder.fingerprint, 'query-table', DISTIL_CACHE_VERSION]), embedder.dimensions)
+  let rows: Float32Array
+  let targets: Float32Array[]
+  try {
+    rows = flatten(await embedCached(embedder, cache, ids.map(id => [id]), 'rows', options.log), embedder.dimensions)
+    targets = await embedCached(embedder, cache, textIds, 'training texts', options.log)
+  }
+  finally {
+    try {
+      cache.save()
+    }
+    finally {
+      cache.close()
+    }
+  }
+  const dimensions = rows.length / Math.max(ids.length, 1)
+
+  // Pairs: each training text's pooled rows, as the runtime pools them, and the model's vector.
+  const x: number[] = []
+  const y: number[] = []
+  let pairs = 0
+  const pooled = new Float64Array(dimensions)
+  textIds.forEach((tokens, t) => {
+    if (!poolRows(tokens.slice(0, maxPieces), rowOf, rows, weights, pooling, pooled))
+      return
+    for (let d = 0; d < dimensions; d++)
+      x.push(pooled[d]!)
+    for (let d = 0; d < dimensions; d++)
+      y.push(targets[t]![d]!)
+    pairs++
+  })
+  const map = pairs > 0 ? fitRidge(Float64Array.from(x), Float64Array.from(y), pairs, dimensions, dimensions, lambda) : undefined
+
+  return {
+    model: embedder.fingerprint,
+    dimensions,
+    tokenizer: { ...vocabulary.tokenizer, maxPieces },
+    pooling,
+    vocabulary: ids.map(id => vocabulary.pieces[id]!),
+    rows: map ? foldRows(rows, ids.length, map.weights, dimensions) : rows,
+    weights,
+    bias: map ? Float32Array.from(map.bias) : new Float32Array(dimensions),
+  }
+}
+
+/**
+ * `out` = the pooled rows of `tokens` (those in the table), as the runtime
+ * pools them; `false` when none is in the table.
+ */
+export function poolRows(tokens: readonly number[], rowOf: ReadonlyMap<number, number>, rows: Float32Array, weights: Float32Array, pooling: QueryTable['pooling'], out: Float64Array): boolean {
+  const dimensions = out.length
+  out.fill(0)
+  let found = 0
+  let total = 0
+  for (const id of tokens) {
+    const row = rowOf.get(id)
+    if (row === undefined)
+      continue
+    const w = weights[row]!
+    const at = row * dimensions
+    for (let d = 0; d < dimensions; d++)
+      out[d]! += w * rows[at + d]!
+    found++
+    total += w
+  }
+  const divisor = pooling === 'mean' ? found : total
+  if (found === 0 || !(divisor > 0))
+    return false
+  for (let d = 0; d < dimensions; d++)
+    out[d]! /= divisor
+  return true
+}
+
+/** Rows · W: the map folded into the table, so that the runtime only pools and adds the bias. */
+function foldRows(rows: Float32Array, count: number, w: Float64Array, dimensions: number): Float32Array {
+  const out = new Float32Array(rows.length)
+  const acc = new Float64Array(dimensions)
+  for (let r = 0; r < count; r++) {
+    acc.fill(0)
+    for (let i = 0; i < dimensions; i++) {
+      const v = rows[r * dimensions + i]!
+      if (v === 0)
+        continue
+      const base = i * dimensions
+      for (let o = 0; o < dimensions; o++)
+        acc[o]! += v * w[base + o]!
+    }
+    out.set(acc, r * dimensions)
+  }
+  return out
+}
+
+function flatten(vectors: readonly Float32Array[], dimensions: number): Float32Array {
+  const out = new Float32Array(vectors.length * dimensions)
+  vectors.forEach((v, i) => out.set(v, i * dimensions))
+  return out
+}
+
+/** The model's query vectors of token windows, from the cache where it has them; the rest embedded and cached. */
+async function embedCached(embedder: Embedder, cache: VectorCache, windows: readonly (readonly number[])[], what: string, log?: (line: string) => void): Promise<Float32Array[]> {
+  const out: (Float32Array | undefined)[] = windows.map(w => cache.get(vectorKey(w)))
+  const missing = out.flatMap((v, i) => (v ? [] : [i]))
+  if (missing.length > 0)
+    log?.(`Distilling the query table: embedding ${missing.length} ${what} (${windows.length - missing.length} cached)`)
+  for (let at = 0; at < missing.length; at += EMBED_BATCH) {
+    const batch = missing.slice(at, at + EMBED_BATCH)
+    const vectors = await embedder.embedTokens(batch.map(i => windows[i]!), 'query')
+    batch.forEach((i, k) => {
+      if (vectors[k]!.length !== embedder.dimensions && embedder.dimensions > 0)
+        throw new Error(`The embedding model answered a ${vectors[k]!.length}-dimensional vector where ${embedder.dimensions} were expected.`)
+      out[i] = vectors[k]!
+      cache.set(vectorKey(windows[i]!), vectors[k]!)
+    })
+    cache.checkpoint()
+  }
+  return out as Float32Array[]
+}
