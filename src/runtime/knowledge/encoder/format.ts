@@ -13,21 +13,30 @@
 //                 'weighted-mean' (/ the sum of their weights)
 //   bias          D numbers added after pooling
 //   rowsPerShard  R: shard s holds rows [s·R, (s+1)·R)
-//   shards        per shard, its byte length and CRC-32 (a shard of another build is refused)
-//   vocabulary    the pieces, row i being vocabulary[i]
+//   shards        the number of shards, ceil(vocabulary.length / R)
+//   build         CRC-32 of every shard's rows, in order: each shard carries it, so a
+//                 shard of another build is refused (the core lists nothing per
+//                 shard, which would cost more than the rows a query fetches)
+//   vocabulary    the pieces, row i being vocabulary[i] (unique; the writer sorts
+//                 them by UTF-16 code units, which gzip shrinks by a quarter more)
+// Numbers are float32 values written with at most 9 significant digits, which
+// read back (Math.fround) to the same float32.
 // A query's vector: normalise(pool(rows of its pieces) + bias); pieces not in
 // the vocabulary are skipped; no piece found gives the zero vector.
 //
 // Shard (`query-table-<s>.bin`, little-endian):
-//   magic 'SKQT', u32 format, u32 shard index, u32 first row, u32 row count,
-//   then per row: f32 scale, f32 weight, D × i8 (row value = scale × i8).
+//   magic 'SKQT', u32 format, u32 CRC-32 of the bytes after it (from offset 12),
+//   u32 build, u32 shard index, u32 first row, u32 row count,
+//   then per row: f32 scale, f32 weight, D × i8 (row value = scale × i8;
+//   scale = max |value| / 127, 0 for a row of zeros). A shard holds R rows, the
+//   last one the rest: its length is 28 + rows × (8 + D).
 
 /** Bump when the files' layout or meaning changes. */
 export const QUERY_TABLE_FORMAT = 1
 /** Magic bytes of a shard. */
 export const QUERY_TABLE_MAGIC = 'SKQT'
 /** Bytes before a shard's rows. */
-export const QUERY_TABLE_SHARD_HEADER = 20
+export const QUERY_TABLE_SHARD_HEADER = 28
 
 /** How a query is cut into pieces: BERT's basic tokenizer, then WordPiece over `vocabulary`. */
 export interface QueryTableTokenizer {
@@ -37,8 +46,13 @@ export interface QueryTableTokenizer {
   continuingPrefix: string
   /** A longer word is one unknown piece (skipped). */
   maxCharsPerWord: number
-  /** Pieces read from one query at most (its first ones). */
+  /** Pieces read from one query at most (its first ones, unknown pieces included, as the model's input is cut). */
   maxPieces: number
+  /**
+   * Pieces matched whole in the query before it is normalised, as BERT's
+   * `[CLS]`, `[SEP]`, `[MASK]` are (the tokenizer's added tokens); absent: none.
+   */
+  specialTokens?: string[]
 }
 
 /** The core file, parsed. */
@@ -50,6 +64,7 @@ export interface QueryTableCore {
   pooling: 'mean' | 'weighted-mean'
   bias: number[]
   rowsPerShard: number
-  shards: { bytes: number, crc: number }[]
+  shards: number
+  build: number
   vocabulary: string[]
 }

@@ -1,0 +1,130 @@
+// The static query encoder's files and speed (src/, bundled on the fly with
+// esbuild): the query table of all-MiniLM-L6-v2's whole vocabulary (30,522
+// pieces, from .cache/models, rebuilt offline when missing) with seeded random
+// rows (their values do not change the bytes or the time), and the queries of
+// bench/retrieval/*.json, short and long apart.
+//
+//   node bench/query-table.bench.mjs [--dimensions 384] [--rounds 20] [--json]
+//
+// 1. Bytes by rows per shard: the core (raw and gzip: the vocabulary and the
+//    shard list, fetched once), and per query with nothing cached the shards
+//    of its pieces (their count is the requests; shards are int8 rows, which
+//    gzip does not shrink much, so raw bytes are given). Fewer rows a shard
+//    fetch fewer bytes a query but make more files and a longer shard list.
+// 2. Microseconds a query once the core and its shards are loaded
+//    (staticQueryEmbedder: tokenizing, pooling, normalising), median of rounds.
+
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { gzipSync } from 'node:zlib'
+import { build } from 'esbuild'
+import { buildMiniLM, MINILM_MODEL_ID } from '../scripts/models/minilm.mjs'
+import { createRng } from './corpus.mjs'
+import { emitResult, median, numberArg } from './util.mjs'
+
+const DIMENSIONS = numberArg('dimensions', 384)
+const ROUNDS = numberArg('rounds', 20)
+const ROWS_PER_SHARD = [1, 2, 4, 8, 16, 32, 64]
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const src = join(root, 'src/')
+const tmp = mkdtempSync(join(tmpdir(), 'skill-kit-query-table-bench-'))
+try {
+  const entry = [
+    `export { encodeQueryTable, DEFAULT_ROWS_PER_SHARD } from ${JSON.stringify(`${src}knowledge/query-table/encode.ts`)}`,
+    `export { staticQueryEmbedder } from ${JSON.stringify(`${src}runtime/knowledge/encoder/static-embedder.ts`)}`,
+    `export { wordPieceTokenizer, UNKNOWN_PIECE } from ${JSON.stringify(`${src}runtime/knowledge/encoder/wordpiece.ts`)}`,
+  ].join('\n')
+  const out = join(tmp, 'encoder.mjs')
+  await build({ stdin: { contents: entry, resolveDir: src, loader: 'ts' }, bundle: true, format: 'esm', platform: 'node', outfile: out, logLevel: 'error' })
+  const E = await import(pathToFileURL(out).href)
+
+  const modelsDir = resolve(process.env.SKILL_KIT_TEST_MODELS ?? join(root, '.cache/models'))
+  await buildMiniLM(modelsDir)
+  const json = JSON.parse(readFileSync(join(modelsDir, MINILM_MODEL_ID, 'tokenizer.json'), 'utf8'))
+  const vocabulary = []
+  for (const [piece, id] of Object.entries(json.model.vocab))
+    vocabulary[id] = piece
+  const tokenizer = {
+    lowercase: json.normalizer.lowercase,
+    stripAccents: json.normalizer.strip_accents ?? json.normalizer.lowercase,
+    continuingPrefix: json.model.continuing_subword_prefix,
+    maxCharsPerWord: json.model.max_input_chars_per_word,
+    maxPieces: 254,
+    specialTokens: json.added_tokens.filter(t => !t.normalized).map(t => t.content),
+  }
+  const rng = createRng(27)
+  const table = {
+    model: 'bench',
+    dimensions: DIMENSIONS,
+    tokenizer,
+    pooling: 'weighted-mean',
+    vocabulary,
+    rows: Float32Array.from({ length: vocabulary.length * DIMENSIONS }, () => rng.next() - 0.5),
+    weights: Float32Array.from({ length: vocabulary.length }, () => rng.next()),
+    bias: Float32Array.from({ length: DIMENSIONS }, () => (rng.next() - 0.5) / 10),
+  }
+
+  // Queries: short ones (search-box queries, the questions' short forms) and long ones (questions, prompts).
+  const short = []
+  const long = []
+  for (const file of readdirSync(join(root, 'bench/retrieval')).filter(f => f.endsWith('.json')).sort()) {
+    const data = JSON.parse(readFileSync(join(root, 'bench/retrieval', file), 'utf8'))
+    for (const q of Array.isArray(data) ? data : data.queries) {
+      for (const text of [q.query, q.short, q.question, q.prompt].filter(t => typeof t === 'string'))
+        (text.split(/\s+/).length <= 8 ? short : long).push(text)
+    }
+  }
+
+  const tokenize = E.wordPieceTokenizer(vocabulary, tokenizer)
+  const rowsOf = text => tokenize(text).slice(0, tokenizer.maxPieces).filter(r => r !== E.UNKNOWN_PIECE)
+  const pieces = texts => median(texts.map(t => rowsOf(t).length))
+  console.log(`Query table: ${vocabulary.length} pieces × ${DIMENSIONS} dimensions (int8, ${8 + DIMENSIONS} bytes a row); ${short.length} short queries (median ${pieces(short)} pieces), ${long.length} long ones (median ${pieces(long)} pieces)\n`)
+
+  console.log('1. Bytes by rows per shard (per query: nothing cached; medians, [p90])')
+  console.log('rows/shard  shards   core raw  core gzip   short: requests  bytes           long: requests  bytes')
+  const sizes = []
+  for (const rowsPerShard of ROWS_PER_SHARD) {
+    const { core, shards } = E.encodeQueryTable(table, { rowsPerShard })
+    const fetched = (texts) => {
+      const requests = []
+      const bytes = []
+      for (const text of texts) {
+        const wanted = new Set(rowsOf(text).map(r => Math.floor(r / rowsPerShard)))
+        requests.push(wanted.size)
+        bytes.push([...wanted].reduce((sum, s) => sum + shards[s].length, 0))
+      }
+      const p90 = values => [...values].sort((a, b) => a - b)[Math.floor(values.length * 0.9)]
+      return { requests: median(requests), bytes: median(bytes), bytesP90: p90(bytes) }
+    }
+    const row = { rowsPerShard, shards: shards.length, coreBytes: core.length, coreGzip: gzipSync(core, { level: 9 }).length, short: fetched(short), long: fetched(long) }
+    sizes.push(row)
+    const kb = n => `${(n / 1024).toFixed(1)} KB`
+    console.log(`${String(rowsPerShard).padStart(10)}  ${String(row.shards).padStart(6)}  ${kb(row.coreBytes).padStart(9)}  ${kb(row.coreGzip).padStart(9)}   ${String(row.short.requests).padStart(14)}  ${kb(row.short.bytes).padStart(7)} [${kb(row.short.bytesP90)}]  ${String(row.long.requests).padStart(14)}  ${kb(row.long.bytes).padStart(8)} [${kb(row.long.bytesP90)}]`)
+  }
+  console.log(`(default: ${E.DEFAULT_ROWS_PER_SHARD} rows a shard)\n`)
+
+  const { core, shards } = E.encodeQueryTable(table)
+  const embed = E.staticQueryEmbedder({ core: async () => core, shard: async i => shards[i] })
+  for (const text of [...short, ...long])
+    await embed(text)
+  const time = async (texts) => {
+    const perQuery = []
+    for (let round = 0; round < ROUNDS; round++) {
+      const start = performance.now()
+      for (const text of texts)
+        await embed(text)
+      perQuery.push((performance.now() - start) * 1000 / texts.length)
+    }
+    return median(perQuery)
+  }
+  const shortUs = await time(short)
+  const longUs = await time(long)
+  console.log(`2. staticQueryEmbedder once loaded: ${shortUs.toFixed(1)} µs a short query, ${longUs.toFixed(1)} µs a long one (median of ${ROUNDS} rounds)`)
+  emitResult({ dimensions: DIMENSIONS, pieces: vocabulary.length, sizes, shortUs, longUs })
+}
+finally {
+  rmSync(tmp, { recursive: true, force: true })
+}

@@ -1,0 +1,132 @@
+// Writes a query table (see `runtime/knowledge/encoder/format.ts`): a JSON core
+// with the vocabulary, and the int8 rows in shards of a few rows, so that a
+// query fetches only the shards of its own pieces. The bytes depend on the
+// table's content only (no time, no map order, not the order of its pieces),
+// so that unchanged builds publish byte-identical files, which caches keep.
+
+import type { QueryTableCore, QueryTableTokenizer } from '../../runtime/knowledge/encoder/format'
+import type { QueryTable } from './table'
+import { QUERY_TABLE_FORMAT, QUERY_TABLE_MAGIC, QUERY_TABLE_SHARD_HEADER } from '../../runtime/knowledge/encoder/format'
+import { crc32 } from '../../runtime/knowledge/snapshot-reader'
+
+/**
+ * Rows a shard holds unless told otherwise. Measured by
+ * `bench/query-table.bench.mjs` (all-MiniLM-L6-v2's whole vocabulary, 384
+ * dimensions, the queries of bench/retrieval): a short query's pieces almost
+ * never share a shard, so it fetches about 5 shards whatever their size; 2
+ * rows a shard is 4.0 KB a short query (1 row: 2.1 KB, 4: 7.8 KB, 8: 15 KB)
+ * for half the files of 1 row a shard (15,261 for the whole vocabulary; a
+ * table pruned to a corpus has fewer pieces, so fewer files).
+ */
+export const DEFAULT_ROWS_PER_SHARD = 2
+
+/** How {@link encodeQueryTable} cuts the rows. */
+export interface EncodeQueryTableOptions {
+  /** Rows a shard holds (its last one the rest); default {@link DEFAULT_ROWS_PER_SHARD}. */
+  rowsPerShard?: number
+}
+
+/** A query table's files: `query-table.json` (the core) and `query-table-<s>.bin` (shard s). */
+export interface EncodedQueryTable {
+  core: Uint8Array
+  shards: Uint8Array[]
+}
+
+/** A float32 as the shortest decimal of at most 9 significant digits that reads back to it. */
+function float32Number(value: number): number {
+  for (let digits = 1; digits < 9; digits++) {
+    const short = Number(value.toPrecision(digits))
+    if (Math.fround(short) === value)
+      return short
+  }
+  return Number(value.toPrecision(9))
+}
+
+function check(table: QueryTable, rowsPerShard: number): void {
+  const { dimensions: d, vocabulary, rows, weights, bias } = table
+  if (!Number.isInteger(d) || d <= 0)
+    throw new Error(`A query table needs a positive whole number of dimensions, not ${d}.`)
+  if (!Number.isInteger(rowsPerShard) || rowsPerShard <= 0)
+    throw new Error(`rowsPerShard must be a positive whole number, not ${rowsPerShard}.`)
+  if (rows.length !== vocabulary.length * d || weights.length !== vocabulary.length || bias.length !== d)
+    throw new Error(`A query table of ${vocabulary.length} pieces × ${d} dimensions has ${rows.length} row values, ${weights.length} weights and ${bias.length} bias values.`)
+  if (new Set(vocabulary).size !== vocabulary.length || vocabulary.some(piece => typeof piece !== 'string' || piece === ''))
+    throw new Error('A query table\'s pieces must be unique, non-empty strings.')
+  for (const [name, values] of [['row', rows], ['weight', weights], ['bias', bias]] as const) {
+    if (!values.every(Number.isFinite))
+      throw new Error(`A query table's ${name} values must be finite numbers.`)
+  }
+}
+
+/** The tokenizer settings with their keys in the format's order. */
+function tokenizerSettings(tokenizer: QueryTableTokenizer): QueryTableTokenizer {
+  const { lowercase, stripAccents, continuingPrefix, maxCharsPerWord, maxPieces, specialTokens } = tokenizer
+  return { lowercase, stripAccents, continuingPrefix, maxCharsPerWord, maxPieces, ...specialTokens ? { specialTokens: [...specialTokens] } : {} }
+}
+
+/** Every row's bytes, in `order`: its scale, weight and int8 values (format.ts). */
+function encodeRows(table: QueryTable, order: readonly number[]): Uint8Array {
+  const d = table.dimensions
+  const bytes = new Uint8Array(order.length * (8 + d))
+  const dv = new DataView(bytes.buffer)
+  order.forEach((source, r) => {
+    const row = table.rows.subarray(source * d, (source + 1) * d)
+    let max = 0
+    for (let k = 0; k < d; k++)
+      max = Math.max(max, Math.abs(row[k]!))
+    const scale = Math.fround(max / 127)
+    const at = r * (8 + d)
+    dv.setFloat32(at, scale, true)
+    dv.setFloat32(at + 4, table.weights[source]!, true)
+    for (let k = 0; k < d; k++)
+      dv.setInt8(at + 8 + k, scale === 0 ? 0 : Math.max(-127, Math.min(127, Math.round(row[k]! / scale))))
+  })
+  return bytes
+}
+
+/** Shard `s`: its header, then rows [first, first + count) of `rows`. */
+function encodeShard(rows: Uint8Array, rowBytes: number, build: number, s: number, first: number, count: number): Uint8Array {
+  const bytes = new Uint8Array(QUERY_TABLE_SHARD_HEADER + count * rowBytes)
+  const dv = new DataView(bytes.buffer)
+  for (let i = 0; i < 4; i++)
+    bytes[i] = QUERY_TABLE_MAGIC.charCodeAt(i)
+  dv.setUint32(4, QUERY_TABLE_FORMAT, true)
+  dv.setUint32(12, build, true)
+  dv.setUint32(16, s, true)
+  dv.setUint32(20, first, true)
+  dv.setUint32(24, count, true)
+  bytes.set(rows.subarray(first * rowBytes, (first + count) * rowBytes), QUERY_TABLE_SHARD_HEADER)
+  dv.setUint32(8, crc32(bytes, 12), true)
+  return bytes
+}
+
+/**
+ * The files of `table`: deterministic bytes (the same table gives
+ * byte-identical files), rows quantised to int8 with a scale each. Throws
+ * an Error for a table that is not whole (lengths that disagree, repeated
+ * pieces, values that are not finite): a build-time bug, not user input.
+ */
+export function encodeQueryTable(table: QueryTable, { rowsPerShard = DEFAULT_ROWS_PER_SHARD }: EncodeQueryTableOptions = {}): EncodedQueryTable {
+  check(table, rowsPerShard)
+  // Sorted pieces: the files do not depend on the order the table lists them in, and the core compresses better.
+  const order = table.vocabulary.map((_, i) => i).sort((a, b) => table.vocabulary[a]! < table.vocabulary[b]! ? -1 : 1)
+  const rows = encodeRows(table, order)
+  const build = crc32(rows)
+  const count = order.length
+  const shards: Uint8Array[] = []
+  for (let s = 0, first = 0; first < count; s++, first += rowsPerShard)
+    shards.push(encodeShard(rows, 8 + table.dimensions, build, s, first, Math.min(rowsPerShard, count - first)))
+  const core: QueryTableCore = {
+    format: QUERY_TABLE_FORMAT,
+    model: table.model,
+    dimensions: table.dimensions,
+    tokenizer: tokenizerSettings(table.tokenizer),
+    pooling: table.pooling,
+    bias: Array.from(table.bias, float32Number),
+    rowsPerShard,
+    shards: shards.length,
+    build,
+    vocabulary: order.map(i => table.vocabulary[i]!),
+  }
+  return { core: new TextEncoder().encode(JSON.stringify(core)), shards }
+}
