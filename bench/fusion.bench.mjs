@@ -17,16 +17,20 @@
 // vectors cached in .cache/models/query-table), written as the build writes it
 // (`encodeQueryTable`) and read as the runtime reads it (`staticQueryEmbedder`).
 //
+// With --rule <weight>,<exponent>, one more column, `rule`: the same rule with other
+// parameters (the weight of equally peaked sides, the exponent of the ratio), for checking a
+// choice made on the tune halves against the report halves.
+//
 // With --grid, the rule's two parameters (the weight of equally peaked sides, the exponent of
 // the ratio) over a grid, on the tune halves: summed top-1 and MRR@5, and on how many tune
 // halves the goal fails, for the model's vectors (and the static ones with --static).
 //
-//   node bench/fusion.bench.mjs [--static] [--grid] [--json]
+//   node bench/fusion.bench.mjs [--static] [--grid] [--rule 0.5,1.25] [--json]
 
 import { join } from 'node:path'
 import { bundleSource, modelsDir } from './knowledge.mjs'
 import { half, loadEvaluation } from './retrieval.bench.mjs'
-import { emitResult, isMain, rankingMetrics } from './util.mjs'
+import { arg, emitResult, isMain, rankingMetrics } from './util.mjs'
 
 /** The fusion rule and the static encoder's build and run sides, from src/. */
 export function loadFusionModules() {
@@ -40,7 +44,7 @@ export function loadFusionModules() {
   ].join('\n'))
 }
 
-export const METHODS = ['vector', 'lexical', 'fixed', 'auto']
+const METHODS = ['vector', 'lexical', 'fixed', 'auto']
 /** The former rule's weights and the query length between them. */
 const FIXED = { short: 0.5, long: 0.4, terms: 5 }
 
@@ -81,9 +85,9 @@ function fusedIds(snapshot, s, w) {
 }
 
 /** Rankings of every method for every query, and how often the bench's own fused ranking differs from searchFused's. */
-function rankAll(K, F, snapshot, queries, vectorOf) {
+function rankAll(K, F, snapshot, queries, vectorOf, methods, rule) {
   const ids = results => results.slice(0, 10).map(r => r.id)
-  const rankings = Object.fromEntries(METHODS.map(m => [m, []]))
+  const rankings = Object.fromEntries(methods.map(m => [m, []]))
   const scores = []
   let differing = 0
   let autoMs = 0
@@ -100,19 +104,22 @@ function rankAll(K, F, snapshot, queries, vectorOf) {
     rankings.auto.push(auto)
     if (fusedIds(snapshot, s, F.lexicalWeight(highest(s.v), highest(s.l))).join() !== auto.join())
       differing++
+    if (rule)
+      rankings.rule.push(fusedIds(snapshot, s, ruleWeight(F, rule)(s)))
   }
   return { rankings, scores, differing, autoMs }
 }
 
 /** metrics[set][half][method] = { top1, recall5, mrr5 }, goal[set][half][method] for fixed and auto. */
-function measure(K, F, snapshot, sets, vectorOf) {
+function measure(K, F, snapshot, sets, vectorOf, rule) {
+  const methods = rule ? [...METHODS, 'rule'] : METHODS
   const quality = {}
   const kept = {}
   let differing = 0
   let autoMs = 0
   let count = 0
   for (const [name, queries] of Object.entries(sets)) {
-    const ranked = rankAll(K, F, snapshot, queries, vectorOf)
+    const ranked = rankAll(K, F, snapshot, queries, vectorOf, methods, rule)
     differing += ranked.differing
     autoMs += ranked.autoMs
     count += queries.length
@@ -121,16 +128,24 @@ function measure(K, F, snapshot, sets, vectorOf) {
     for (const h of ['tune', 'report']) {
       const at = queries.flatMap((q, i) => half(q.query) === h ? [i] : [])
       const subset = at.map(i => queries[i])
-      const metrics = Object.fromEntries(METHODS.map((m) => {
+      const metrics = Object.fromEntries(methods.map((m) => {
         const { top1, recall5, mrr5 } = rankingMetrics(at.map(i => ranked.rankings[m][i]), subset)
         return [m, { top1, recall5, mrr5 }]
       }))
       const better = { top1: Math.max(metrics.vector.top1, metrics.lexical.top1), mrr5: Math.max(metrics.vector.mrr5, metrics.lexical.mrr5) }
       const holds = m => metrics[m].top1 >= better.top1 - 1e-12 && metrics[m].mrr5 >= better.mrr5 - 1e-12
-      quality[name][h] = { queries: subset.length, metrics, goal: { fixed: holds('fixed'), auto: holds('auto') } }
+      quality[name][h] = { queries: subset.length, metrics, goal: Object.fromEntries(methods.slice(2).map(m => [m, holds(m)])) }
     }
   }
   return { quality, kept, differing, queries: count, autoUs: autoMs / count * 1000 }
+}
+
+/** The weight of fusion-weight.ts's rule with other parameters, for a query's document scores. */
+function ruleWeight(F, { balanced, exponent }) {
+  return (s) => {
+    const ratio = (F.peakedness(highest(s.l)) + F.PEAK_FLOOR) / (F.peakedness(highest(s.v)) + F.PEAK_FLOOR)
+    return Math.min(F.MAX_LEXICAL_WEIGHT, balanced * ratio ** exponent)
+  }
 }
 
 /** The rule's parameters over a grid (peakedness floor and cap as in fusion-weight.ts). */
@@ -138,11 +153,7 @@ function grid(F, snapshot, measured) {
   const rows = []
   for (const balanced of [0.4, 0.5, 0.7, 1, 1.4]) {
     for (const exponent of [0, 0.5, 1, 1.25, 1.5, 2]) {
-      const weightOf = (s) => {
-        const ratio = (F.peakedness(highest(s.l)) + F.PEAK_FLOOR) / (F.peakedness(highest(s.v)) + F.PEAK_FLOOR)
-        return Math.min(F.MAX_LEXICAL_WEIGHT, balanced * ratio ** exponent)
-      }
-      rows.push({ balanced, exponent, ...tuneScore(snapshot, measured.kept, measured.quality, weightOf) })
+      rows.push({ balanced, exponent, ...tuneScore(snapshot, measured.kept, measured.quality, ruleWeight(F, { balanced, exponent })) })
     }
   }
   return rows.sort((a, b) => (b.top1 + b.mrr5) - (a.top1 + a.mrr5))
@@ -187,18 +198,18 @@ export async function staticVectors(K, F, int8, sets, log) {
   }
 }
 
-export async function run({ withStatic = false, withGrid = false, log = console.log } = {}) {
+export async function run({ withStatic = false, withGrid = false, rule, log = console.log } = {}) {
   const { K, snapshots, int8, sets } = await loadEvaluation({ log, name: 'fusion-bench-knowledge' })
   const F = await loadFusionModules()
   const snapshot = snapshots.int8
-  const result = { encoders: {} }
+  const result = { rule, encoders: {} }
   const encoders = { model: q => q.vector }
   if (withStatic) {
     const vectors = await staticVectors(K, F, int8, sets, log)
     encoders.static = q => vectors.get(q.query)
   }
   for (const [encoder, vectorOf] of Object.entries(encoders)) {
-    const measured = measure(K, F, snapshot, sets, vectorOf)
+    const measured = measure(K, F, snapshot, sets, vectorOf, rule)
     result.encoders[encoder] = { quality: measured.quality, differing: measured.differing, queries: measured.queries, autoUs: measured.autoUs }
     if (withGrid)
       result.encoders[encoder].grid = grid(F, snapshot, measured)
@@ -213,12 +224,13 @@ const cell = m => `${pct(m.top1).padStart(5)} ${pct(m.recall5).padStart(5)} ${m.
 export function printResult(result, log = console.log) {
   for (const [encoder, r] of Object.entries(result.encoders)) {
     log(`\nquery vectors: ${encoder} (searchFused and this bench's fused ranking differ on ${r.differing} of ${r.queries} queries; auto ${r.autoUs.toFixed(0)} µs a query)`)
-    log(`set           half    ${METHODS.map(m => m.padEnd(18)).join(' ')} goal (fixed / auto)`)
-    log(`                      ${METHODS.map(() => 'top-1  r@5  MRR@5 ').join(' ')}`)
+    const methods = Object.keys(Object.values(Object.values(r.quality)[0])[0].metrics)
+    log(`set           half      ${methods.map(m => m.padEnd(18)).join(' ')} goal (${methods.slice(2).join(' / ')})`)
+    log(`                        ${methods.map(() => 'top-1  r@5  MRR@5 ').join(' ')}`)
     for (const [name, halves] of Object.entries(r.quality)) {
       for (const [h, q] of Object.entries(halves)) {
-        const goal = g => g ? 'ok' : 'MISSED'
-        log(`${name.padEnd(13)} ${`${h} ${q.queries}`.padEnd(10)}${METHODS.map(m => cell(q.metrics[m])).join('  ')}  ${goal(q.goal.fixed)} / ${goal(q.goal.auto)}`)
+        const goals = Object.values(q.goal).map(g => g ? 'ok' : 'MISSED').join(' / ')
+        log(`${name.padEnd(13)} ${`${h} ${q.queries}`.padEnd(10)}${methods.map(m => cell(q.metrics[m])).join('  ')}  ${goals}`)
       }
     }
     if (r.grid) {
@@ -230,7 +242,9 @@ export function printResult(result, log = console.log) {
 }
 
 if (isMain(import.meta)) {
-  const result = await run({ withStatic: process.argv.includes('--static'), withGrid: process.argv.includes('--grid') })
+  const [balanced, exponent] = (arg('rule', '') || '').split(',').map(Number)
+  const rule = Number.isFinite(balanced) && Number.isFinite(exponent) ? { balanced, exponent } : undefined
+  const result = await run({ withStatic: process.argv.includes('--static'), withGrid: process.argv.includes('--grid'), rule })
   printResult(result)
   emitResult(result)
 }
