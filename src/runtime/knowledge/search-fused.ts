@@ -18,12 +18,12 @@
 // alone with the full model, but fell behind lexical search alone with a
 // weaker vector side.
 
-import type { Snapshot } from './snapshot-reader'
-import type { SearchResult } from './search-rank'
-import type { VectorSearchOptions } from './search'
-import { KnowledgeError } from './errors'
 import type { LexicalEvidence, LexicalIndex } from './lexical'
+import type { Snapshot } from './snapshot-reader'
+import type { VectorSearchOptions } from './search'
 import type { VectorPooling } from './search-pool'
+import type { SearchResult } from './search-rank'
+import { KnowledgeError } from './errors'
 import { keepHighest, lexicalWeight, PEAK_DEPTH } from './fusion-weight'
 import { LEXICAL_THRESHOLD, lexicalEvidence, lexicalPooled, statsOf } from './lexical'
 import { kthHighest, POOLING_TEMPERATURE } from './search-pool'

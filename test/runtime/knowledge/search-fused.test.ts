@@ -1,4 +1,5 @@
 import type { SnapshotChunkInput, SnapshotDocumentInput } from '../../../src/knowledge/snapshot'
+import type { VectorPooling } from '../../../src/runtime/knowledge/search-pool'
 import { describe, expect, it } from 'vitest'
 import { encodeSnapshot } from '../../../src/knowledge/snapshot'
 import { lexicalWeight, peakedness } from '../../../src/runtime/knowledge/fusion-weight'
@@ -22,10 +23,10 @@ function snapshotOf(documents: SnapshotDocumentInput[], chunks: SnapshotChunkInp
 }
 
 /** Both sides' ten highest document scores over every document (lexically 0 without a query term), and the weight they give. */
-function weightOf(snap: ReturnType<typeof snapshotOf>, query: string, vector: ArrayLike<number>): number {
+function weightOf(snap: ReturnType<typeof snapshotOf>, query: string, vector: ArrayLike<number>, pooling: VectorPooling = 'soft'): number {
   const all = snap.documents.length
-  const vectorTop = searchVectors(snap, vector, { threshold: -1, topK: all }).map(r => r.score).slice(0, 10)
-  const lexical = searchLexical(snap, query, { threshold: 0, topK: all }).map(r => r.score)
+  const vectorTop = searchVectors(snap, vector, { threshold: -1, topK: all, pooling }).map(r => r.score).slice(0, 10)
+  const lexical = searchLexical(snap, query, { threshold: 0, topK: all, pooling }).map(r => r.score)
   const lexicalTop = [...lexical, ...new Array(all - lexical.length).fill(0)].sort((a, b) => b - a).slice(0, 10)
   return lexicalWeight(vectorTop, lexicalTop)
 }
@@ -203,13 +204,13 @@ describe('searchFused against a plain reference', () => {
   })
 
   /** The fused ranking computed plainly: every document's pooled vector and lexical scores, sorted. */
-  function reference(snap: ReturnType<typeof snapshotOf>, query: string, vector: number[]) {
+  function reference(snap: ReturnType<typeof snapshotOf>, query: string, vector: number[], pooling: VectorPooling) {
     const all = { topK: docs.length }
-    const pooledVector = searchVectors(snap, vector, { ...all, threshold: -1 })
+    const pooledVector = searchVectors(snap, vector, { ...all, threshold: -1, pooling })
     const bestVector = new Map(searchVectors(snap, vector, { ...all, threshold: -1, pooling: 'max' }).map(r => [r.documentIndex, r.score]))
-    const pooledLexical = new Map(searchLexical(snap, query, { ...all, threshold: 0 }).map(r => [r.documentIndex, r.score]))
+    const pooledLexical = new Map(searchLexical(snap, query, { ...all, threshold: 0, pooling }).map(r => [r.documentIndex, r.score]))
     const bestLexical = new Map(searchLexical(snap, query, { ...all, threshold: 0, pooling: 'max' }).map(r => [r.documentIndex, r.score]))
-    const weight = weightOf(snap, query, vector)
+    const weight = weightOf(snap, query, vector, pooling)
     const ranked = pooledVector
       .map(({ documentIndex: d, score: v }) => ({ documentIndex: d, score: v + weight * (pooledLexical.get(d) ?? 0) }))
       .sort((a, b) => b.score - a.score || a.documentIndex - b.documentIndex)
@@ -218,13 +219,13 @@ describe('searchFused against a plain reference', () => {
       .slice(0, topK)
   }
 
-  for (const encoding of ['float32', 'int8'] as const) {
-    it(`ranks and scores as pooling every document does (${encoding})`, () => {
+  for (const [encoding, pooling] of [['float32', 'soft'], ['int8', 'soft'], ['int8', 'max']] as const) {
+    it(`ranks and scores as pooling every document does (${encoding}, ${pooling} pooling)`, () => {
       const snap = snapshotOf(docs, chunks, encoding)
       for (const { query, vector } of queries) {
-        const expected = reference(snap, query, vector)
+        const expected = reference(snap, query, vector, pooling)
         for (const [topK, threshold, lexicalThreshold] of [[5, 0.3, 0.25], [1, 0.3, 0.25], [10, 0, 0], [3, 0.6, 0.5]] as const) {
-          const found = searchFused(snap, query, vector, { topK, threshold, lexicalThreshold }).map(r => ({ documentIndex: r.documentIndex, score: r.score }))
+          const found = searchFused(snap, query, vector, { topK, threshold, lexicalThreshold, pooling }).map(r => ({ documentIndex: r.documentIndex, score: r.score }))
           expect(found).toEqual(expected(topK, threshold, lexicalThreshold))
         }
       }
