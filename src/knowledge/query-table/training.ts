@@ -11,6 +11,8 @@ export interface TrainingTextOptions {
   minWords?: number
   /** Longest text kept, in words (default 40). */
   maxWords?: number
+  /** Whole paragraphs too, beside their sentences: longer texts, like task prompts (default false). */
+  paragraphs?: boolean
 }
 
 /**
@@ -19,10 +21,10 @@ export interface TrainingTextOptions {
  * Deterministic: the same texts in any order give the same list.
  */
 export function trainingTexts(texts: readonly string[], options: TrainingTextOptions = {}): string[] {
-  const { maxTexts = 8000, minWords = 2, maxWords = 40 } = options
+  const { maxTexts = 8000, minWords = 2, maxWords = 40, paragraphs = false } = options
   const found = new Set<string>()
   for (const text of texts) {
-    for (const piece of markdownSentences(text)) {
+    for (const piece of markdownSentences(text, paragraphs)) {
       const words = piece.split(/\s+/).length
       if (words >= minWords && words <= maxWords)
         found.add(piece)
@@ -34,14 +36,18 @@ export function trainingTexts(texts: readonly string[], options: TrainingTextOpt
   return keyed.slice(0, maxTexts).map(k => k.text)
 }
 
-/** Headings and sentences of one Markdown text. */
-export function markdownSentences(text: string): string[] {
+/** Headings and sentences of one Markdown text (and its paragraphs of more than one sentence, with `paragraphs`). */
+export function markdownSentences(text: string, paragraphs = false): string[] {
   const out: string[] = []
   let fence: string | undefined
   let paragraph: string[] = []
   const flush = () => {
-    if (paragraph.length > 0)
-      out.push(...splitSentences(paragraph.join(' ')))
+    if (paragraph.length > 0) {
+      const sentences = splitSentences(paragraph.join(' '))
+      out.push(...sentences)
+      if (paragraphs && sentences.length > 1)
+        out.push(sentences.join(' '))
+    }
     paragraph = []
   }
   for (const line of text.split(/\r?\n/)) {

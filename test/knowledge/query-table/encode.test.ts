@@ -35,7 +35,8 @@ describe('encodeQueryTable', () => {
     const json = JSON.parse(new TextDecoder().decode(core))
     expect(Object.keys(json)).toEqual(['format', 'model', 'dimensions', 'tokenizer', 'pooling', 'bias', 'rowsPerShard', 'shards', 'build', 'vocabulary'])
     expect(Object.keys(json.tokenizer)).toEqual(['lowercase', 'stripAccents', 'continuingPrefix', 'maxCharsPerWord', 'maxPieces', 'specialTokens'])
-    expect(json.vocabulary).toEqual(['##p1', '##p3', 'p0', 'p2', 'p4'])
+    // The pieces sorted (##p1, ##p3, p0, p2, p4), front-coded.
+    expect(json.vocabulary).toEqual({ shared: [0, 3, 0, 1, 1], suffixes: ['##p1', '3', 'p0', '2', '4'] })
     expect(json.shards).toBe(3)
     expect(shards.map(s => s.length)).toEqual([28 + 2 * 12, 28 + 2 * 12, 28 + 12])
     const last = shards[2]!
@@ -80,6 +81,19 @@ describe('encodeQueryTable', () => {
     const shard = readQueryTableShard(shards[Math.floor(zero / 8)]!, read, Math.floor(zero / 8))
     expect(shard.scales[zero % 8]).toBe(0)
     expect([...shard.values.subarray(zero % 8 * 16, zero % 8 * 16 + 16)].every(v => v === 0)).toBe(true)
+  })
+
+  it('front-codes pieces of any script, never sharing half a surrogate pair', () => {
+    const pieces = ['\u{1F600}', '\u{1F601}', '\u{1F601}x', '中文', '中国', '##é', '##éa', 'a']
+    const table = { ...seededTable(pieces.length, 2), vocabulary: pieces }
+    const { core } = encodeQueryTable(table)
+    const json = JSON.parse(new TextDecoder().decode(core))
+    const sorted = [...pieces].sort()
+    const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+    expect(json.vocabulary.suffixes.filter((suffix: string) => loneSurrogate.test(suffix))).toEqual([])
+    expect(json.vocabulary.shared).toEqual([0, 3, 0, 0, 1, 0, 0, 2])
+    expect(sorted[2]).toBe('a')
+    expect(readQueryTableCore(core).vocabulary).toEqual(sorted)
   })
 
   it('writes the bias with no more digits than a float32 needs', () => {

@@ -17,8 +17,11 @@
 //   build         CRC-32 of every shard's rows, in order: each shard carries it, so a
 //                 shard of another build is refused (the core lists nothing per
 //                 shard, which would cost more than the rows a query fetches)
-//   vocabulary    the pieces, row i being vocabulary[i] (unique; the writer sorts
-//                 them by UTF-16 code units, which gzip shrinks by a quarter more)
+//   vocabulary    the pieces, row i being piece i, sorted by UTF-16 code units and
+//                 unique, front-coded (a third smaller gzipped than a list of them):
+//                 {"shared": [...], "suffixes": [...]}, piece i being the first
+//                 shared[i] UTF-16 units of piece i − 1 (never half a surrogate
+//                 pair), then suffixes[i]
 // Numbers are float32 values written with at most 9 significant digits, which
 // read back (Math.fround) to the same float32.
 // A query's vector: normalise(pool(rows of its pieces) + bias); pieces not in
@@ -55,7 +58,13 @@ export interface QueryTableTokenizer {
   specialTokens?: string[]
 }
 
-/** The core file, parsed. */
+/** The pieces as the core file holds them (see the layout above). */
+export interface FrontCodedPieces {
+  shared: number[]
+  suffixes: string[]
+}
+
+/** The core file, parsed (its vocabulary decoded). */
 export interface QueryTableCore {
   format: number
   model: string

@@ -1,7 +1,9 @@
 // Reads and checks a query table's files (see format.ts). They come over the
 // network or from a deployed folder, so nothing in them is trusted: a file
 // that is not what its core promises is refused whole, as a KnowledgeError
-// `snapshot-unavailable` naming it, never read out of bounds or half used.
+// naming it, never read out of bounds or half used: `snapshot-unavailable`
+// for a damaged file, `snapshot-mismatch` for a shard of another build (as a
+// sharded snapshot's shards are), so callers handle the codes they know.
 
 import type { QueryTableCore, QueryTableTokenizer } from './format'
 import { KnowledgeError } from '../errors'
@@ -49,6 +51,27 @@ function readTokenizer(raw: unknown, name: string): QueryTableTokenizer {
   return { lowercase, stripAccents, continuingPrefix, maxCharsPerWord, maxPieces, ...specialTokens ? { specialTokens } : {} }
 }
 
+/** The pieces of a front-coded vocabulary (format.ts), or `undefined` unless they are sorted, unique and non-empty. */
+function readPieces(raw: unknown): string[] | undefined {
+  const { shared, suffixes } = (typeof raw === 'object' && raw !== null ? raw : {}) as { shared?: unknown, suffixes?: unknown }
+  if (!Array.isArray(shared) || !Array.isArray(suffixes) || shared.length !== suffixes.length)
+    return undefined
+  const pieces: string[] = []
+  let previous = ''
+  for (let i = 0; i < shared.length; i++) {
+    const k = shared[i]
+    const suffix = suffixes[i]
+    if (!Number.isInteger(k) || k < 0 || k > previous.length || !isString(suffix))
+      return undefined
+    const piece = previous.slice(0, k) + suffix
+    if (!(piece > previous))
+      return undefined
+    pieces.push(piece)
+    previous = piece
+  }
+  return pieces
+}
+
 /** Bytes of a shard of `rows` rows of `dimensions` values. */
 export const queryTableShardBytes = (rows: number, dimensions: number): number => QUERY_TABLE_SHARD_HEADER + rows * (8 + dimensions)
 
@@ -81,20 +104,21 @@ export function readQueryTableCore(input: ArrayBufferLike | ArrayBufferView, nam
     unreadable(name, `its bias is not ${dimensions} numbers`)
   if (!isCount(rowsPerShard, 1))
     unreadable(name, 'its rowsPerShard is not a positive whole number')
-  if (!Array.isArray(vocabulary) || !vocabulary.every(piece => isString(piece) && piece !== '') || new Set(vocabulary).size !== vocabulary.length)
-    unreadable(name, 'its vocabulary is not a list of unique, non-empty pieces')
-  if (shards !== Math.ceil(vocabulary.length / rowsPerShard))
-    unreadable(name, `it does not count the ${Math.ceil(vocabulary.length / rowsPerShard)} shards its ${vocabulary.length} pieces fill`)
+  const pieces = readPieces(vocabulary)
+  if (!pieces)
+    unreadable(name, 'its vocabulary is not a front-coded list of sorted, unique, non-empty pieces')
+  if (shards !== Math.ceil(pieces.length / rowsPerShard))
+    unreadable(name, `it does not count the ${Math.ceil(pieces.length / rowsPerShard)} shards its ${pieces.length} pieces fill`)
   if (!isCount(build, 0) || build > 0xFFFFFFFF)
     unreadable(name, 'its build is not a CRC-32')
-  return { format: QUERY_TABLE_FORMAT, model, dimensions, tokenizer, pooling, bias: bias.map(Math.fround), rowsPerShard, shards, build, vocabulary }
+  return { format: QUERY_TABLE_FORMAT, model, dimensions, tokenizer, pooling, bias: bias.map(Math.fround), rowsPerShard, shards, build, vocabulary: pieces }
 }
 
 /**
  * Shard `index` of `core`, checked: its length, its CRC-32 (damage in
- * transfer), its build (a shard of another build of the table), its header,
- * every scale and weight. Throws a KnowledgeError `snapshot-unavailable`
- * naming the file (`name`) otherwise.
+ * transfer), its build, its header, every scale and weight. Throws a
+ * KnowledgeError naming the file (`name`) otherwise: `snapshot-mismatch` for
+ * a shard of another build of the table, else `snapshot-unavailable`.
  */
 export function readQueryTableShard(input: ArrayBufferLike | ArrayBufferView, core: QueryTableCore, index: number, name = queryTableShardName(index)): QueryTableShard {
   const bytes = bytesOf(input)
@@ -115,7 +139,7 @@ export function readQueryTableShard(input: ArrayBufferLike | ArrayBufferView, co
     unreadable(name, `its CRC-32 is ${hex(crc)} where its header says ${hex(dv.getUint32(8, true))}: it was damaged in transfer`, DEPLOY)
   const build = dv.getUint32(12, true)
   if (build !== core.build)
-    unreadable(name, `it belongs to build ${hex(build)} of the query table, and its core to build ${hex(core.build)}: they come from different builds`, DEPLOY)
+    throw new KnowledgeError('snapshot-mismatch', `The query table file ${name} belongs to build ${hex(build)} of the query table, and its core to build ${hex(core.build)}: they come from different builds. ${DEPLOY}`)
   if (dv.getUint32(16, true) !== index || dv.getUint32(20, true) !== firstRow || dv.getUint32(24, true) !== rowCount)
     unreadable(name, `its header is not that of shard ${index} (rows ${firstRow} to ${firstRow + rowCount - 1})`)
   const scales = new Float32Array(rowCount)

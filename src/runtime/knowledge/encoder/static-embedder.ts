@@ -76,8 +76,8 @@ function pool(core: QueryTableCore, shards: Map<number, QueryTableShard>, rows: 
  * A query embedder over a query table: loads the core on the first query
  * (again after a failure), then per query fetches only the shards of its
  * pieces not fetched yet, in parallel. A file that is not intact is a
- * KnowledgeError `snapshot-unavailable` naming it; a table of another model
- * than `source.model`, `snapshot-mismatch`. Errors of `source` itself (a
+ * KnowledgeError `snapshot-unavailable` naming it; a shard of another build,
+ * or a table of another model than `source.model`, `snapshot-mismatch`. Errors of `source` itself (a
  * failed fetch) reach the caller as they are, and the next query tries again.
  * A query with none of the table's pieces embeds as the zero vector.
  */

@@ -74,11 +74,12 @@ function splitSpecial(text: string, trie: Trie): { text: string, special: boolea
  */
 export function wordPieceTokenizer(vocabulary: readonly string[], settings: QueryTableTokenizer): PieceTokenizer {
   const rows = new Map<string, number>()
+  // In UTF-16 units: at least a piece's length in code points, so still a bound on the pieces worth looking up.
   let longest = 0
-  vocabulary.forEach((piece, i) => {
-    rows.set(piece, i)
-    longest = Math.max(longest, [...piece].length)
-  })
+  for (let i = 0; i < vocabulary.length; i++) {
+    rows.set(vocabulary[i]!, i)
+    longest = Math.max(longest, vocabulary[i]!.length)
+  }
   const { lowercase, stripAccents, continuingPrefix, maxCharsPerWord } = settings
   const prefixLength = [...continuingPrefix].length
   const trie = buildTrie(settings.specialTokens ?? [])
@@ -92,18 +93,26 @@ export function wordPieceTokenizer(vocabulary: readonly string[], settings: Quer
 
   /** Greedy longest-match-first pieces of one word; a substring longer than any piece is never looked up. */
   const wordPieces = (word: string, out: number[]): void => {
-    const chars = [...word]
-    if (chars.length > maxCharsPerWord) {
+    // offsets[c]: where code point c starts in the word (one past its end for c = count).
+    const offsets = [0]
+    for (let i = 0; i < word.length; i++) {
+      const code = word.charCodeAt(i)
+      if (code >= 0xD800 && code <= 0xDBFF && i + 1 < word.length && (word.charCodeAt(i + 1) & 0xFC00) === 0xDC00)
+        i++
+      offsets.push(i + 1)
+    }
+    const count = offsets.length - 1
+    if (count > maxCharsPerWord) {
       out.push(UNKNOWN_PIECE)
       return
     }
     const at = out.length
-    for (let start = 0; start < chars.length;) {
+    for (let start = 0; start < count;) {
       const room = longest - (start > 0 ? prefixLength : 0)
-      let end = Math.min(chars.length, start + room)
+      let end = Math.min(count, start + room)
       let row: number | undefined
       for (; end > start; end--) {
-        const piece = chars.slice(start, end).join('')
+        const piece = word.slice(offsets[start], offsets[end])
         row = rows.get(start > 0 ? continuingPrefix + piece : piece)
         if (row !== undefined)
           break

@@ -35,7 +35,11 @@ describe('readQueryTableCore', () => {
     expect(refusal(() => readQueryTableCore(coreWith(json => (json.bias as number[]).pop())))).toContain('its bias is not 8 numbers')
     expect(refusal(() => readQueryTableCore(coreWith(json => json.dimensions = 1e9)))).toContain('are not a whole number from 1 to 65536')
     expect(refusal(() => readQueryTableCore(coreWith(json => json.pooling = 'max')))).toContain('its pooling "max" is neither')
-    expect(refusal(() => readQueryTableCore(coreWith(json => (json.vocabulary as string[])[3] = 'p0')))).toContain('unique, non-empty pieces')
+    const pieces = (change: (vocabulary: { shared: number[], suffixes: string[] }) => void) => coreWith(json => change(json.vocabulary as { shared: number[], suffixes: string[] }))
+    expect(refusal(() => readQueryTableCore(pieces(v => v.suffixes[4] = v.suffixes[3]!)))).toContain('its vocabulary is not a front-coded list of sorted, unique, non-empty pieces')
+    expect(refusal(() => readQueryTableCore(pieces(v => v.shared[1] = 99)))).toContain('front-coded list')
+    expect(refusal(() => readQueryTableCore(pieces(v => v.suffixes.pop())))).toContain('front-coded list')
+    expect(refusal(() => readQueryTableCore(coreWith(json => json.vocabulary = ['p0', 'p1'])))).toContain('front-coded list')
     expect(refusal(() => readQueryTableCore(coreWith(json => json.shards = 2)))).toContain('it does not count the 3 shards its 10 pieces fill')
     expect(refusal(() => readQueryTableCore(coreWith(json => json.build = -1)))).toContain('its build is not a CRC-32')
     expect(refusal(() => readQueryTableCore(coreWith(json => delete (json.tokenizer as Record<string, unknown>).maxPieces)))).toContain('its tokenizer settings are missing or invalid')
@@ -44,14 +48,17 @@ describe('readQueryTableCore', () => {
 })
 
 describe('readQueryTableShard', () => {
-  it('refuses a truncated, damaged or foreign shard, naming the file and what to do', () => {
+  it('refuses a truncated, damaged or foreign shard, naming the file and what to do (a shard of another build as snapshot-mismatch)', () => {
     const shard = files.shards[1]!
     expect(refusal(() => readQueryTableShard(shard.subarray(0, 30), core, 1, '/kb/query-table-1.bin'))).toBe('Cannot read the query table file /kb/query-table-1.bin: it has 30 bytes where shard 1 of its core has 92: the core and its shards come from different builds, or the shard was cut short in transfer. Deploy the build\'s whole output folder again, so that all of its files match.')
     const flipped = Uint8Array.from(shard)
     flipped[50]! ^= 1
     expect(refusal(() => readQueryTableShard(flipped, core, 1))).toMatch(/^Cannot read the query table file query-table-1\.bin: its CRC-32 is [0-9a-f]{8} where its header says [0-9a-f]{8}: it was damaged in transfer\. Deploy/)
     const other = encodeQueryTable(seededTable(10, 8, 2), { rowsPerShard: 4 })
-    expect(refusal(() => readQueryTableShard(other.shards[1]!, core, 1))).toMatch(/query-table-1\.bin: it belongs to build [0-9a-f]{8} of the query table, and its core to build [0-9a-f]{8}: they come from different builds\./)
+    expect(() => readQueryTableShard(other.shards[1]!, core, 1)).toThrow(expect.objectContaining({
+      code: 'snapshot-mismatch',
+      message: expect.stringMatching(/^The query table file query-table-1\.bin belongs to build [0-9a-f]{8} of the query table, and its core to build [0-9a-f]{8}: they come from different builds\. Deploy the build's whole output folder again, so that all of its files match\.$/),
+    }))
     // Shard 0 in the place of shard 1 (same length, same build).
     expect(refusal(() => readQueryTableShard(files.shards[0]!, core, 1))).toContain('query-table-1.bin: its header is not that of shard 1 (rows 4 to 7)')
     expect(refusal(() => readQueryTableShard(shard, core, 7))).toContain('its core counts 3 shards, not shard 7')

@@ -157,6 +157,22 @@ describe('wordPieceTokenizer with all-MiniLM-L6-v2\'s whole vocabulary', () => {
     compare(randomMixes(3000, seededRandom(27)))
   })
 
+  it('gives the model tokenizer\'s ids for cased and accent-keeping settings too', async () => {
+    const { BertTokenizer } = await import('@huggingface/transformers')
+    const json = JSON.parse(readFileSync(join(modelsDir, MINILM_MODEL_ID, 'tokenizer.json'), 'utf8'))
+    const config = JSON.parse(readFileSync(join(modelsDir, MINILM_MODEL_ID, 'tokenizer_config.json'), 'utf8'))
+    const vocabulary: string[] = []
+    for (const [piece, id] of Object.entries(json.model.vocab as Record<string, number>))
+      vocabulary[id] = piece
+    const texts = [...EDGE_CASES, ...randomMixes(500, seededRandom(270))]
+    for (const [lowercase, stripAccents] of [[false, false], [false, true], [true, false]] as const) {
+      const reference = new BertTokenizer({ ...json, normalizer: { ...json.normalizer, lowercase, strip_accents: stripAccents } }, config) as unknown as ModelTokenizer
+      const tokenize = wordPieceTokenizer(vocabulary, { lowercase, stripAccents, continuingPrefix: '##', maxCharsPerWord: 100, maxPieces: 256, specialTokens: ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'] })
+      const differ = texts.filter(text => JSON.stringify(tokenize(text).map(row => row === UNKNOWN_PIECE ? unknownId : row)) !== JSON.stringify(reference.encode(text, { add_special_tokens: false })))
+      expect({ lowercase, stripAccents, differ: differ.slice(0, 3) }).toEqual({ lowercase, stripAccents, differ: [] })
+    }
+  })
+
   it('cut to a limit, gives the first pieces of the whole', () => {
     const text = 'Faster static searches [SEP] supercalifragilisticexpialidocious 中文 naïve'
     const whole = ours(text)
