@@ -10,7 +10,7 @@
 //   dimensions    D, the length of a row and of the snapshot's vectors
 //   tokenizer     how a query is cut into the table's pieces (see QueryTableTokenizer)
 //   pooling       'mean' (sum of weight · row over the n pieces found, / n) or
-//                 'weighted-mean' (/ the sum of their weights)
+//                 'weighted-mean' (/ the sum of their weights; a sum of 0 pools to 0)
 //   bias          D numbers added after pooling
 //   rowsPerShard  R: shard s holds rows [s·R, (s+1)·R)
 //   shards        the number of shards, ceil(vocabulary.length / R)
@@ -22,8 +22,8 @@
 //                 {"shared": [...], "suffixes": [...]}, piece i being the first
 //                 shared[i] UTF-16 units of piece i − 1 (never half a surrogate
 //                 pair), then suffixes[i]
-// Numbers are float32 values written with at most 9 significant digits, which
-// read back (Math.fround) to the same float32.
+// The bias's numbers are float32 values written with at most 9 significant
+// digits, which read back (Math.fround) to the same float32.
 // A query's vector: normalise(pool(rows of its pieces) + bias); pieces not in
 // the vocabulary are skipped; no piece found gives the zero vector.
 //

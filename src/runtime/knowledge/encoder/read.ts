@@ -4,8 +4,10 @@
 // naming it, never read out of bounds or half used: `snapshot-unavailable`
 // for a damaged file, `snapshot-mismatch` for a shard of another build (as a
 // sharded snapshot's shards are), so callers handle the codes they know.
+// What the files say reaches a message only quoted and bounded.
 
 import type { QueryTableCore, QueryTableTokenizer } from './format'
+import { quoteForMessage } from '../../redact'
 import { KnowledgeError } from '../errors'
 import { bytesOf, crc32 } from '../snapshot-reader'
 import { QUERY_TABLE_FORMAT, QUERY_TABLE_MAGIC, QUERY_TABLE_SHARD_HEADER } from './format'
@@ -91,15 +93,15 @@ export function readQueryTableCore(input: ArrayBufferLike | ArrayBufferView, nam
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     unreadable(name, 'it is not a JSON object')
   if (raw.format !== QUERY_TABLE_FORMAT)
-    unreadable(name, `it is in format ${JSON.stringify(raw.format) ?? 'none'}, and this version of unplugin-skill-kit reads format ${QUERY_TABLE_FORMAT}`, 'Rebuild the project with the version of unplugin-skill-kit that searches it, and deploy its whole output folder.')
+    unreadable(name, `it is in format ${raw.format === undefined ? 'none' : quoteForMessage(raw.format)}, and this version of unplugin-skill-kit reads format ${QUERY_TABLE_FORMAT}`, 'Rebuild the project with the version of unplugin-skill-kit that searches it, and deploy its whole output folder.')
   const { model, dimensions, pooling, bias, rowsPerShard, shards, build, vocabulary } = raw
   if (!isString(model))
     unreadable(name, 'it names no model')
   if (!isCount(dimensions, 1) || dimensions > MAX_DIMENSIONS)
-    unreadable(name, `its dimensions (${JSON.stringify(dimensions)}) are not a whole number from 1 to ${MAX_DIMENSIONS}`)
+    unreadable(name, `its dimensions (${quoteForMessage(dimensions)}) are not a whole number from 1 to ${MAX_DIMENSIONS}`)
   const tokenizer = readTokenizer(raw.tokenizer, name)
   if (pooling !== 'mean' && pooling !== 'weighted-mean')
-    unreadable(name, `its pooling ${JSON.stringify(pooling)} is neither "mean" nor "weighted-mean"`)
+    unreadable(name, `its pooling ${quoteForMessage(pooling)} is neither "mean" nor "weighted-mean"`)
   if (!Array.isArray(bias) || bias.length !== dimensions || !bias.every(Number.isFinite))
     unreadable(name, `its bias is not ${dimensions} numbers`)
   if (!isCount(rowsPerShard, 1))

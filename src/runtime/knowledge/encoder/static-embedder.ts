@@ -8,6 +8,7 @@ import type { EmbedQuery } from '../query-embedder'
 import type { QueryTableCore } from './format'
 import type { QueryTableShard } from './read'
 import type { PieceTokenizer } from './wordpiece'
+import { quoteForMessage } from '../../redact'
 import { KnowledgeError } from '../errors'
 import { wellFormed } from '../pooling'
 import { QUERY_TABLE_CORE_NAME, queryTableShardName, readQueryTableCore, readQueryTableShard } from './read'
@@ -93,7 +94,7 @@ export function staticQueryEmbedder(source: QueryTableSource): EmbedQuery {
     const coreName = source.coreName ?? QUERY_TABLE_CORE_NAME
     const core = readQueryTableCore(bytes, coreName)
     if (source.model !== undefined && core.model !== source.model)
-      throw new KnowledgeError('snapshot-mismatch', `The query table ${coreName} was distilled from another model than the knowledge snapshot's (${core.model}, not ${source.model}): they come from different builds. Deploy the build's whole output folder again, so that all of its files match.`)
+      throw new KnowledgeError('snapshot-mismatch', `The query table ${coreName} was distilled from another model than the knowledge snapshot's (${quoteForMessage(core.model)}, not ${quoteForMessage(source.model)}): they come from different builds. Deploy the build's whole output folder again, so that all of its files match.`)
     return { core, tokenize: wordPieceTokenizer(core.vocabulary, core.tokenizer) }
   }
 

@@ -35,6 +35,8 @@ describe('readQueryTableCore', () => {
     expect(refusal(() => readQueryTableCore(coreWith(json => (json.bias as number[]).pop())))).toContain('its bias is not 8 numbers')
     expect(refusal(() => readQueryTableCore(coreWith(json => json.dimensions = 1e9)))).toContain('are not a whole number from 1 to 65536')
     expect(refusal(() => readQueryTableCore(coreWith(json => json.pooling = 'max')))).toContain('its pooling "max" is neither')
+    // What the file says is quoted, and cut.
+    expect(refusal(() => readQueryTableCore(coreWith(json => json.pooling = 'x'.repeat(10_000)))).length).toBeLessThan(300)
     const pieces = (change: (vocabulary: { shared: number[], suffixes: string[] }) => void) => coreWith(json => change(json.vocabulary as { shared: number[], suffixes: string[] }))
     expect(refusal(() => readQueryTableCore(pieces(v => v.suffixes[4] = v.suffixes[3]!)))).toContain('its vocabulary is not a front-coded list of sorted, unique, non-empty pieces')
     expect(refusal(() => readQueryTableCore(pieces(v => v.shared[1] = 99)))).toContain('front-coded list')

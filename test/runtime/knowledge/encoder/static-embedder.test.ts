@@ -109,6 +109,15 @@ describe('staticQueryEmbedder', () => {
     expect(Array.from(mean)).not.toEqual(Array.from(weighted))
   })
 
+  it('pools pieces whose weights sum to 0 to nothing: the query\'s vector is its bias, normalised', async () => {
+    const zero = { ...table('weighted-mean'), weights: new Float32Array(VOCABULARY.length) }
+    const files = encodeQueryTable(zero, { rowsPerShard: ROWS_PER_SHARD })
+    const vector = await staticQueryEmbedder(recordingSource(files).source)('static row')
+    const bias = Array.from(readQueryTableCore(files.core).bias)
+    const norm = Math.hypot(...bias)
+    expect(Array.from(vector).map(x => Number(x.toFixed(6)))).toEqual(bias.map(x => Number((x / norm).toFixed(6))))
+  })
+
   it('reads at most maxPieces pieces, and fetches nothing for the pieces after them', async () => {
     const { source, asked, files } = recordingSource(encodeQueryTable(table('mean', 1, 2), { rowsPerShard: ROWS_PER_SHARD }))
     const vector = await staticQueryEmbedder(source)('static table page')
@@ -143,6 +152,6 @@ describe('staticQueryEmbedder', () => {
     expect((await retried('the')).length).toBe(DIMENSIONS)
 
     const other = staticQueryEmbedder({ ...source, model: 'another-model' })
-    await expect(other('the')).rejects.toMatchObject({ code: 'snapshot-mismatch', message: expect.stringContaining('(model-1, not another-model)') })
+    await expect(other('the')).rejects.toMatchObject({ code: 'snapshot-mismatch', message: expect.stringContaining('("model-1", not "another-model")') })
   })
 })
