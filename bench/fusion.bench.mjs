@@ -13,8 +13,8 @@
 // and whether the goal holds: top-1 and MRR@5 at least the better of vector and lexical.
 //
 // With --static, the same with query vectors from the static query encoder instead of the
-// model: a table distilled from the model for the guides (`distilQueryTable`, its model
-// vectors cached in .cache/models/query-table), written as the build writes it
+// model: a table distilled from the model for the guides (`distilQueryTable` on
+// `queryTableCorpus`, its model vectors cached in .cache/models/query-table), written as the build writes it
 // (`encodeQueryTable`) and read as the runtime reads it (`staticQueryEmbedder`).
 //
 // With --rule <weight>,<exponent>, one more column, `rule`: the same rule with other
@@ -37,6 +37,7 @@ export function loadFusionModules() {
   return bundleSource('fusion-bench', [
     `export * from './src/runtime/knowledge/fusion-weight'`,
     `export { distilQueryTable } from './src/knowledge/query-table/distil'`,
+    `export { queryTableCorpus } from './src/knowledge/query-table/corpus'`,
     `export { loadModelVocabulary } from './src/knowledge/query-table/vocabulary'`,
     `export { encodeQueryTable } from './src/knowledge/query-table/encode'`,
     `export { staticQueryEmbedder } from './src/runtime/knowledge/encoder/static-embedder'`,
@@ -177,14 +178,14 @@ function tuneScore(snapshot, kept, quality, weightOf) {
 }
 
 /** Query vectors of the static encoder: the table distilled for the guides, through its files and the runtime's reader. */
-export async function staticVectors(K, F, int8, sets, log) {
+export async function staticVectors(K, F, int8, chunk, sets, log) {
   const vocabulary = F.loadModelVocabulary(modelsDir, K.DEFAULT_MODEL.id, K.DEFAULT_MODEL.revision)
   if (!vocabulary)
     throw new Error(`No WordPiece tokenizer.json for the model in ${modelsDir}.`)
   const embedder = await K.createTransformersEmbedder({ cacheDir: modelsDir, offline: true, dtype: 'q8', maxTokens: K.DEFAULT_MODEL.maxTokens })
   try {
     const start = performance.now()
-    const table = await F.distilQueryTable(embedder, { texts: int8.documents.map(d => d.body) }, { vocabulary, cacheDir: join(modelsDir, 'query-table') })
+    const table = await F.distilQueryTable(embedder, F.queryTableCorpus(int8, embedder, chunk), { vocabulary, cacheDir: join(modelsDir, 'query-table') })
     const files = F.encodeQueryTable(table)
     log(`static encoder: ${table.vocabulary.length} pieces, ${files.shards.length} shards (distilled in ${((performance.now() - start) / 1000).toFixed(1)} s)`)
     const embed = F.staticQueryEmbedder({ core: async () => files.core, shard: async i => files.shards[i], model: embedder.fingerprint })
@@ -199,13 +200,13 @@ export async function staticVectors(K, F, int8, sets, log) {
 }
 
 export async function run({ withStatic = false, withGrid = false, rule, log = console.log } = {}) {
-  const { K, snapshots, int8, sets } = await loadEvaluation({ log, name: 'fusion-bench-knowledge' })
+  const { K, snapshots, int8, chunk, sets } = await loadEvaluation({ log, name: 'fusion-bench-knowledge' })
   const F = await loadFusionModules()
   const snapshot = snapshots.int8
   const result = { rule, encoders: {} }
   const encoders = { model: q => q.vector }
   if (withStatic) {
-    const vectors = await staticVectors(K, F, int8, sets, log)
+    const vectors = await staticVectors(K, F, int8, chunk, sets, log)
     encoders.static = q => vectors.get(q.query)
   }
   for (const [encoder, vectorOf] of Object.entries(encoders)) {
