@@ -7,22 +7,26 @@
 // of lexical evidence for this query. Both scores are already on fixed scales
 // (cosine; S / (S + R) from 0 to 1), so they add without per-query
 // normalisation, and a document far ahead on either side keeps its lead,
-// which reciprocal rank fusion throws away.
+// which reciprocal rank fusion throws away. The weight follows how peaked each
+// side's top ten documents are (see fusion-weight.ts): the surer side counts
+// more, so fusion does not lose to the better of its two parts when one of
+// them (a static query encoder's vectors, a query in words no document uses)
+// is weak.
 //
-// Measured on the tune halves of bench/retrieval.bench.mjs (top-1, short
-// queries / task prompts / dev / descriptions): vector alone 73.7 / 84.0 / 81.8
-// / 93.1 %, v + 0.3 l 76.3 / 88.9 / 84.4 / 98.6, v + 0.5 l 78.0 / 88.9 / 83.1 /
-// 98.6, min-max or z-score normalisation of both lists before adding: no
-// better. Queries of at most five informative terms gain from the higher
-// weight, longer ones from the lower (one dev query either way), hence
-// {@link lexicalWeight}.
+// Measured on bench/retrieval.bench.mjs and bench/fusion.bench.mjs (see
+// bench/RESULTS.md): a fixed weight (0.3–0.6) beat vector and lexical search
+// alone with the full model, but fell behind lexical search alone with a
+// weaker vector side.
 
+import type { LexicalEvidence, LexicalIndex } from './lexical'
 import type { Snapshot } from './snapshot-reader'
-import type { SearchResult } from './search-rank'
 import type { VectorSearchOptions } from './search'
+import type { VectorPooling } from './search-pool'
+import type { SearchResult } from './search-rank'
 import { KnowledgeError } from './errors'
-import { LEXICAL_THRESHOLD, lexicalEvidence, lexicalPooled, queryTerms, statsOf } from './lexical'
-import { POOLING_TEMPERATURE } from './search-pool'
+import { keepHighest, lexicalWeight, PEAK_DEPTH } from './fusion-weight'
+import { LEXICAL_THRESHOLD, lexicalEvidence, lexicalPooled, statsOf } from './lexical'
+import { kthHighest, POOLING_TEMPERATURE } from './search-pool'
 import { DEFAULT_THRESHOLD, DEFAULT_TOP_K, scoreDocuments } from './search'
 import { selectTop, toResult } from './search-rank'
 
@@ -36,27 +40,16 @@ export interface FusedSearchOptions extends VectorSearchOptions {
   lexicalThreshold?: number
 }
 
-/** The lexical weight of a query with at most {@link SHORT_QUERY_TERMS} informative terms. */
-export const SHORT_QUERY_WEIGHT = 0.5
-/** The lexical weight of a longer query. */
-export const LONG_QUERY_WEIGHT = 0.4
-export const SHORT_QUERY_TERMS = 5
-
-/** How much lexical evidence counts for a query: 0.5 for up to five informative terms (see `queryTerms`), else 0.4. */
-export function lexicalWeight(query: string): number {
-  return weightOfTerms(queryTerms(query).length)
-}
-
-function weightOfTerms(count: number): number {
-  return count <= SHORT_QUERY_TERMS ? SHORT_QUERY_WEIGHT : LONG_QUERY_WEIGHT
-}
+export { lexicalWeight } from './fusion-weight'
 
 /**
  * Ranks the snapshot's documents for `query` and its embedding `queryVector`
- * (from the snapshot's model) by vector score + {@link lexicalWeight} ·
- * lexical score (see above). A document competes when its best chunk reaches
- * `threshold` in cosine similarity or `lexicalThreshold` in normalised BM25.
- * `score` is the fused score (from −1 to 1.5; not on either side's scale);
+ * (from the snapshot's model) by vector score + w · lexical score, w the
+ * {@link lexicalWeight} of both sides' ten highest document scores (over
+ * every document, whatever the thresholds; see above). A document competes
+ * when its best chunk reaches `threshold` in cosine similarity or
+ * `lexicalThreshold` in normalised BM25. `score` is the fused score (from −1
+ * to 3; not on either side's scale);
  * `chunk` and `heading` are the document's best chunk by vector. The snapshot
  * needs vectors and a lexical index. Ties go to the lower document ID.
  */
@@ -73,7 +66,9 @@ export function searchFused(snapshot: Snapshot, query: string, queryVector: Arra
   const upper = new Float64Array(documentCount)
   const eligible = new Uint8Array(documentCount)
   const evidence = lexicalEvidence(index, query)
-  const weight = evidence ? weightOfTerms(evidence.queryTermCount) : 0
+  // The vector side's top ten come first, from a search of their own: the fused search below
+  // skips the documents that cannot make its top K, which it tells by the weight.
+  const weight = evidence ? lexicalWeight(highestVectorScores(snapshot, queryVector, pooling, accelerate), highestLexicalScores(index, evidence, pooling)) : 0
   if (evidence) {
     // A document's lexical score lies between its best chunk's and that minus T · ln(its text chunks).
     const { logTextCounts } = statsOf(index)
@@ -103,4 +98,45 @@ export function searchFused(snapshot: Snapshot, query: string, queryVector: Arra
     chunk[d] = bestChunk[d]! >= 0 && (best[d]! >= threshold || eligible[d] === 1) ? bestChunk[d]! : -1
   }
   return selectTop(fused, chunk, topK, -Infinity).map(d => toResult(snapshot, { documentIndex: d, chunk: chunk[d]!, score: fused[d]! }))
+}
+
+/** The {@link PEAK_DEPTH} highest pooled vector scores of any documents (none when the query has no direction). */
+function highestVectorScores(snapshot: Snapshot, queryVector: ArrayLike<number>, pooling: VectorPooling, accelerate: boolean): number[] {
+  const top: number[] = []
+  for (const s of scoreDocuments(snapshot, queryVector, { topK: PEAK_DEPTH, threshold: -1, pooling, accelerate })?.pooled ?? []) {
+    if (s > -Infinity)
+      keepHighest(top, s, PEAK_DEPTH)
+  }
+  return top
+}
+
+/**
+ * The {@link PEAK_DEPTH} highest lexical scores of any documents, 0 for a
+ * document without a query term. Only documents whose best chunk can reach
+ * them are pooled: a soft maximum lies between best − T · ln(text chunks) and best.
+ */
+function highestLexicalScores(index: LexicalIndex, evidence: LexicalEvidence, pooling: VectorPooling): number[] {
+  const { best, bestChunk } = evidence
+  const top: number[] = []
+  let without = 0
+  if (pooling === 'max') {
+    for (let d = 0; d < best.length; d++) {
+      if (bestChunk[d]! >= 0)
+        keepHighest(top, best[d]!, PEAK_DEPTH)
+      else without++
+    }
+  }
+  else {
+    const { logTextCounts } = statsOf(index)
+    const floor = kthHighest(best.map((b, d) => b - POOLING_TEMPERATURE * logTextCounts[d]!), d => bestChunk[d]! >= 0, PEAK_DEPTH)
+    for (let d = 0; d < best.length; d++) {
+      if (bestChunk[d]! < 0)
+        without++
+      else if (best[d]! >= floor)
+        keepHighest(top, lexicalPooled(index, evidence, d), PEAK_DEPTH)
+    }
+  }
+  for (let i = 0; i < without && i < PEAK_DEPTH; i++)
+    keepHighest(top, 0, PEAK_DEPTH)
+  return top
 }

@@ -3,7 +3,7 @@
 import type { KnowledgeBaseInit } from '../../../src/runtime'
 import { describe, expect, it, vi } from 'vitest'
 import { encodeSnapshot } from '../../../src/knowledge/snapshot'
-import { createKnowledgeBase, decodeSnapshot, KnowledgeError, QueryModelUnavailableError } from '../../../src/runtime'
+import { createKnowledgeBase, decodeSnapshot, KnowledgeError, lexicalWeight, QueryModelUnavailableError } from '../../../src/runtime'
 
 /** Unit vector along `axis` of 4 dimensions, tilted by `tilt` towards the next axis. */
 function along(axis: number, tilt = 0): number[] {
@@ -52,14 +52,18 @@ describe('createKnowledgeBase', () => {
     expect(loadSnapshot).toHaveBeenCalledTimes(1)
   })
 
-  it('ranks an auto search with an embedder by vector + 0.5 · lexical score (short queries)', async () => {
+  it('ranks an auto search with an embedder by vector + weight · lexical score, the weight from both sides\' top scores', async () => {
     const { kb } = knowledgeBase({ embedQuery: async () => along(0) })
     const vector = new Map((await kb.search('printer jam', { mode: 'vector' })).map(h => [h.id, h.score]))
     const lexical = new Map((await kb.search('printer jam', { mode: 'lexical', threshold: 0 })).map(h => [h.id, h.score]))
     expect([...vector.keys()]).toEqual(['backup', 'printer'])
+    expect([...lexical.keys()]).toEqual(['printer'])
+    // Over every document: vector backup 1, printer, network 0; lexical printer, then two without the words.
+    const vectorTop = (await kb.search('printer jam', { mode: 'vector', threshold: -1 })).map(h => h.score)
+    const weight = lexicalWeight(vectorTop, [lexical.get('printer')!, 0, 0])
     const auto = await kb.search('printer jam')
     expect(auto.map(h => h.id)).toEqual(['printer', 'backup'])
-    expect(auto[0]!.score).toBeCloseTo(vector.get('printer')! + 0.5 * lexical.get('printer')!, 12)
+    expect(auto[0]!.score).toBeCloseTo(vector.get('printer')! + weight * lexical.get('printer')!, 12)
     expect(auto[1]!.score).toBeCloseTo(vector.get('backup')!, 12)
     expect(auto[0]!.heading).toEqual(['Printer', 'Scanning']) // its best chunk by vector
   })
