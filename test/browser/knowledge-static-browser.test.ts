@@ -18,7 +18,6 @@ import { openKnowledgeProject } from '../../src/knowledge/project'
 import { readPublishedIndex, readQueryTable } from '../../src/knowledge/publish'
 import { decodeSnapshot, searchFused, searchVectors } from '../../src/runtime'
 import { staticQueryEmbedder } from '../../src/runtime/knowledge/encoder/static-embedder'
-import { fillVocabularyHoles } from '../knowledge/tiny-vocabulary'
 import { autoSearch, buildBrowserApp, dist, expectLocalAndQuiet, expectSameRanking, filesOf, indexHtml, launchChromium, openApp, prepareApp, repo, transformersChunks, VECTOR_QUERIES, vectorSearch } from './knowledge-app'
 
 const work = join(repo, 'test/.tmp/browser-knowledge-static')
@@ -50,7 +49,6 @@ let expected: Awaited<ReturnType<typeof nodeStaticRankings>>
 
 beforeAll(async () => {
   const { entry, options } = await prepareApp(work)
-  fillVocabularyHoles(join(work, 'models'))
   const settings = { ...options, includeModel: false }
   writeFileSync(join(work, 'index.html'), indexHtml('/main.js'))
   const { build } = await import('vite')

@@ -11,7 +11,6 @@ import { buildKnowledgeProject, disposeProjectEmbedders, openKnowledgeProject } 
 import { readManifest, readPublishedIndex, readQueryTable } from '../../src/knowledge/publish'
 import { decodeSnapshot, searchFused } from '../../src/runtime'
 import { staticQueryEmbedder } from '../../src/runtime/knowledge/encoder/static-embedder'
-import { fillVocabularyHoles } from '../knowledge/tiny-vocabulary'
 import { bundleCli, runCli } from './cli'
 
 const repo = resolve(import.meta.dirname, '../..')
@@ -230,14 +229,11 @@ describe('skill-kit search', () => {
 })
 
 describe('skill-kit search --encoder', () => {
-  /** A copy of the home project whose model gives a query table (see tiny-vocabulary.ts), with `queryEncoder`. */
+  /** A copy of the home project, with `queryEncoder`. */
   async function encoderProject(name: string, queryEncoder?: string): Promise<string> {
     const dir = join(work, name)
-    const models = join(work, `${name}-models`)
-    await buildTinyModel(models)
-    fillVocabularyHoles(models)
     cpSync(join(repo, 'test/fixtures/knowledge/home'), join(dir, 'knowledge'), { recursive: true })
-    writeFileSync(join(dir, 'skill-kit.json'), JSON.stringify({ model: { id: TINY_MODEL_ID, cacheDir: `../${name}-models` }, chunk: { maxTokens: 48, overlapTokens: 8 }, search: { topK: 3, threshold: -1 }, ...(queryEncoder && { queryEncoder }) }))
+    writeFileSync(join(dir, 'skill-kit.json'), JSON.stringify({ model: { id: TINY_MODEL_ID, cacheDir: '../models' }, chunk: { maxTokens: 48, overlapTokens: 8 }, search: { topK: 3, threshold: -1 }, ...(queryEncoder && { queryEncoder }) }))
     await buildOf('--offline', '--project', name)
     return dir
   }

@@ -12,7 +12,6 @@ import { buildKnowledgeProject, disposeProjectEmbedders, openKnowledgeProject } 
 import { QueryTableUnavailableError } from '../../src/knowledge/project-query-table'
 import { readManifest } from '../../src/knowledge/publish'
 import * as distil from '../../src/knowledge/query-table/distil'
-import { fillVocabularyHoles } from './tiny-vocabulary'
 
 vi.mock('../../src/knowledge/query-table/distil', async (original) => {
   const module = await original<typeof distil>()
@@ -29,7 +28,6 @@ async function copy(name: string, queryEncoder?: string): Promise<KnowledgeProje
   const config = JSON.parse(readFileSync(join(dir, 'skill-kit.json'), 'utf8'))
   writeFileSync(join(dir, 'skill-kit.json'), JSON.stringify({ ...config, model: { ...config.model, cacheDir: 'models' }, ...(queryEncoder && { queryEncoder }) }))
   await buildTinyModel(join(dir, 'models'))
-  fillVocabularyHoles(join(dir, 'models'))
   const opened = openKnowledgeProject(dir)
   if (!opened.project)
     throw new Error(opened.diagnostics.map(d => d.message).join('\n'))

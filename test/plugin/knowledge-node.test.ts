@@ -28,7 +28,6 @@ import { openKnowledgeProject } from '../../src/knowledge/project'
 import { readPublishedIndex, readQueryTable } from '../../src/knowledge/publish'
 import { decodeSnapshot, searchFused, searchVectors } from '../../src/runtime'
 import { staticQueryEmbedder } from '../../src/runtime/knowledge/encoder/static-embedder'
-import { fillVocabularyHoles } from '../knowledge/tiny-vocabulary'
 
 const repo = resolve(import.meta.dirname, '../..')
 const work = join(repo, 'test/.tmp/knowledge-node')
@@ -287,7 +286,6 @@ beforeAll(async () => {
   cpSync(join(repo, 'test/fixtures/knowledge-app/docs'), join(work, 'docs'), { recursive: true })
   writeFileSync(entry, `export { default } from 'virtual:skill-kit/knowledge/guides'\nexport { default as docs } from './docs?knowledge'\n`)
   await buildTinyModel(models)
-  fillVocabularyHoles(models)
   mkdirSync(withPackages, { recursive: true })
   mkdirSync(withoutPackages, { recursive: true })
   symlinkSync(join(repo, 'node_modules'), join(moved, 'app', 'node_modules'), 'dir')

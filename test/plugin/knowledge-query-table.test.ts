@@ -17,7 +17,6 @@ import { openKnowledgeProject } from '../../src/knowledge/project'
 import { readPublishedIndex, readQueryTable } from '../../src/knowledge/publish'
 import { decodeSnapshot, searchFused } from '../../src/runtime'
 import { staticQueryEmbedder } from '../../src/runtime/knowledge/encoder/static-embedder'
-import { fillVocabularyHoles } from '../knowledge/tiny-vocabulary'
 import { build, BUNDLERS, settle, unwrap } from './build'
 
 const repo = resolve(import.meta.dirname, '../..')
@@ -57,7 +56,6 @@ beforeAll(async () => {
   mkdirSync(work, { recursive: true })
   cpSync(join(repo, 'test/fixtures/knowledge-app/docs'), join(work, 'docs'), { recursive: true })
   await buildTinyModel(join(work, 'models'))
-  fillVocabularyHoles(join(work, 'models'))
   writeFileSync(entry, 'import docs from \'virtual:skill-kit/knowledge/docs\'\n\nexport { docs }\n')
 }, 60_000)
 

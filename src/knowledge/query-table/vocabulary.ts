@@ -10,7 +10,7 @@ import { locateModelFiles } from '../embedder-files'
 export interface ModelVocabulary {
   pieces: readonly string[]
   tokenizer: QueryTableTokenizer
-  /** Token IDs of the special tokens ([CLS], [SEP], [PAD], [UNK], [MASK], [unusedN]): never rows of a table. */
+  /** Token IDs of the special tokens ([CLS], [SEP], [PAD], [UNK], [MASK], [unusedN]) and of holes (IDs without a piece, whose piece is ''): never rows of a table. */
   special: ReadonlySet<number>
 }
 
@@ -46,11 +46,14 @@ export function parseModelVocabulary(json: string): ModelVocabulary | undefined 
       return undefined
     pieces[id] = piece
   }
-  for (let i = 0; i < pieces.length; i++) {
-    if (pieces[i] === undefined)
-      return undefined
-  }
   const special = new Set<number>()
+  // An ID no piece has (Transformers.js accepts such holes) is never produced: an empty piece, never a row.
+  for (let i = 0; i < pieces.length; i++) {
+    if (pieces[i] === undefined) {
+      pieces[i] = ''
+      special.add(i)
+    }
+  }
   for (const token of parsed.added_tokens ?? []) {
     if (token.special)
       special.add(token.id)

@@ -25,8 +25,16 @@ describe('the model vocabulary a query table is cut from', () => {
     expect(parseModelVocabulary(JSON.stringify(json))!.tokenizer.stripAccents).toBe(false)
     expect(parseModelVocabulary(JSON.stringify({ ...json, model: { ...json.model, type: 'BPE' } }))).toBeUndefined()
     expect(parseModelVocabulary(JSON.stringify({ ...json, normalizer: { type: 'NFC' } }))).toBeUndefined()
-    expect(parseModelVocabulary(JSON.stringify({ ...json, model: { ...json.model, vocab: { a: 0, b: 2 } } }))).toBeUndefined()
+    expect(parseModelVocabulary(JSON.stringify({ ...json, model: { ...json.model, vocab: { a: 0, a2: 0 } } }))).toBeUndefined()
     expect(parseModelVocabulary('{ not json')).toBeUndefined()
+  })
+
+  it('accepts IDs no piece has, as Transformers.js does: an empty, special piece that never becomes a row', () => {
+    const json = JSON.parse(fakeTokenizerJson())
+    const vocabulary = parseModelVocabulary(JSON.stringify({ ...json, added_tokens: [], model: { ...json.model, vocab: { a: 0, b: 2 } } }))!
+    expect(vocabulary.pieces).toEqual(['a', '', 'b'])
+    expect(vocabulary.special.has(1)).toBe(true)
+    expect(vocabulary.special.has(2)).toBe(false)
   })
 
   it('is undefined for a model folder without tokenizer.json', () => {
