@@ -238,7 +238,7 @@ describe('skill-kit search --encoder', () => {
     return dir
   }
 
-  it('embeds the query with the published query table by default, and with the model on --encoder model', async () => {
+  it('embeds the query with the model where its files are, with the published query table on --encoder static or where they are not', async () => {
     const dir = await encoderProject('encoder')
     const published = readPublishedIndex(join(dir, '.skill-kit/index'))!
     const table = readQueryTable(join(dir, '.skill-kit/index'), published.manifest)!
@@ -246,15 +246,22 @@ describe('skill-kit search --encoder', () => {
     const query = 'restore a deleted file'
     const embed = staticQueryEmbedder({ core: async () => table.core, shard: async s => table.shards[s]! })
     const fromTable = searchFused(snapshot, query, await embed(query), { topK: 3, threshold: -1 })
-    const embedder = await createTransformersEmbedder({ model: TINY_MODEL_ID, cacheDir: join(work, 'encoder-models'), offline: true })
+    const embedder = await createTransformersEmbedder({ model: TINY_MODEL_ID, cacheDir: models, offline: true })
     const fromModel = searchFused(snapshot, query, (await embedder.embed([query], 'query'))[0]!, { topK: 3, threshold: -1 })
     await embedder.dispose()
-    for (const [args, expected] of [[[], fromTable], [['--encoder', 'static'], fromTable], [['--encoder', 'model'], fromModel]] as const) {
+    const expectRanking = async (args: readonly string[], expected: typeof fromTable) => {
       const results = await jsonOf<{ id: string, score: number }[]>('search', query, '--offline', '--project', 'encoder', ...args)
       expect(results.map(r => r.id), args.join(' ')).toEqual(expected.map(r => r.id))
       results.forEach((r, i) => expect(r.score, args.join(' ')).toBeCloseTo(expected[i]!.score, 6))
     }
+    for (const [args, expected] of [[[], fromModel], [['--encoder', 'static'], fromTable], [['--encoder', 'model'], fromModel]] as const)
+      await expectRanking(args, expected)
     expect(fromTable.map(r => r.score)).not.toEqual(fromModel.map(r => r.score))
+    // The model's folder moved away (the cache folder is not part of the index's settings): auto uses the table, offline.
+    const config = JSON.parse(readFileSync(join(dir, 'skill-kit.json'), 'utf8'))
+    writeFileSync(join(dir, 'skill-kit.json'), JSON.stringify({ ...config, model: { ...config.model, cacheDir: '../no-models' } }))
+    await expectRanking([], fromTable)
+    await expectRanking(['--encoder', 'static'], fromTable)
   })
 
   it('says there is no table for --encoder static where queryEncoder is "model", and what to do', async () => {

@@ -1,6 +1,8 @@
 import type { KnowledgeSearchMode } from '../../runtime/knowledge/knowledge'
 import type { EmbedQuery } from '../../runtime/knowledge/query-embedder'
 import type { Command, ParsedArgs } from '../command'
+import type { EmbeddedProject } from '../../knowledge/project'
+import { locateModelFiles } from '../../knowledge/embedder-files'
 import { hasModel } from '../../knowledge/project'
 import { readQueryTable } from '../../knowledge/publish'
 import { staticQueryEmbedder } from '../../runtime/knowledge/encoder/static-embedder'
@@ -11,6 +13,20 @@ import { loadEmbedder } from './embedder'
 import { freshIndex, openCliProject } from './project'
 
 const MODES = ['auto', 'vector', 'lexical', 'hybrid'] as const
+
+/**
+ * How `queryEncoder: "auto"` embeds the query here: with the model when it
+ * can run without a download (a server, or its files in the cache), since it
+ * ranks best (bench/RESULTS.md: up to 11 points of top-1 on long prompts);
+ * else with the published table, which needs no model; else with the model,
+ * which the CLI downloads as `build` does.
+ */
+function autoEncoder(project: EmbeddedProject, hasTable: boolean): 'static' | 'model' {
+  const { model } = project.config
+  if (!hasTable || model.server)
+    return 'model'
+  return locateModelFiles(model.cacheDir, model.id, model.revision, model.dtype).missing.length === 0 ? 'model' : 'static'
+}
 
 /** `--top-k`: a positive integer, or the project's default. */
 function topKOption(args: ParsedArgs): number | undefined {
@@ -82,8 +98,8 @@ Options:
                         chunks, no model. hybrid: both, fused by reciprocal rank
   --encoder <e>         How the query is embedded: static (the query table the build
                         distilled from the model: no model is loaded) or model (the
-                        model itself). Default: as "queryEncoder" of skill-kit.json,
-                        static for "auto" when the index has a table
+                        model itself). Default: as "queryEncoder" of skill-kit.json;
+                        for "auto", the model when its files are here, else the table
   --offline             Never download the model; fail when its files are missing
 ${PROJECT_HELP}`,
   options: {
@@ -113,7 +129,8 @@ ${PROJECT_HELP}`,
     const published = freshIndex(project)
     let embedQuery: EmbedQuery | undefined
     const table = hasModel(project) && mode !== 'lexical' ? readQueryTable(project.config.output, published.manifest) : undefined
-    const encoder = encoderRequested ?? (project.config.queryEncoder !== 'model' && table ? 'static' : 'model')
+    const { queryEncoder } = project.config
+    const encoder = encoderRequested ?? (!hasModel(project) || queryEncoder !== 'auto' ? queryEncoder : autoEncoder(project, table !== undefined))
     if (hasModel(project) && mode !== 'lexical' && encoder === 'static') {
       if (!table)
         throw new CliError(`"${name}" has no query table to embed the query with${project.config.queryEncoder === 'model' ? ' ("queryEncoder": "model" in skill-kit.json)' : ''}: search with --encoder model, or set "queryEncoder" to "auto" or "static" and run "skill-kit build".`)
