@@ -8,6 +8,7 @@ import { dirname, resolve } from 'node:path'
 import { createUnplugin } from 'unplugin'
 import { ChunkRelativeAssets } from './chunk-assets'
 import { loadWithWatchDirs } from './esbuild-load'
+import { writeEsbuildOutputs } from './knowledge-load'
 import { assertExportsOutsideKnowledge, emitKnowledgeExports } from './export'
 import { KnowledgeService } from './knowledge'
 import { knowledgeKind, namedKnowledgeId } from './kinds/knowledge'
@@ -189,6 +190,7 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
       // Loads the plugin's ids before unplugin's adapter would, which drops the folders a module lists.
       setup(build) {
         loadWithWatchDirs(build, OUR_IDS, ESBUILD_LOADER, loadModule)
+        writeEsbuildOutputs(build)
       },
       config(build) {
         // Snapshots are imported for their URL: esbuild copies them next to the bundle. Its `file`

@@ -4,6 +4,7 @@
 import type { UnpluginBuildContext, UnpluginContext } from 'unplugin'
 import type { KnowledgeOutcome, KnowledgeService, KnowledgeTarget } from './knowledge'
 import type { ChunkRelativeAssets } from './chunk-assets'
+import type { PluginBuild } from 'esbuild'
 import type { AssetMode, EmitFixed, Platform } from './knowledge-assets'
 import type { Loaded } from './kinds/kind'
 import type { ProgressWrite } from './progress'
@@ -131,19 +132,41 @@ function esbuildMode(context: UnpluginBuildContext): AssetMode {
   return {
     kind: 'esbuild',
     platform: platform === 'neutral' ? 'any' : platform,
-    emit: outdir ? outdirEmitter(resolve(absWorkingDir ?? process.cwd(), outdir)) : undefined,
+    emit: outdir && native?.framework === 'esbuild' ? outdirEmitter(resolve(absWorkingDir ?? process.cwd(), outdir), native.build.initialOptions) : undefined,
     assetNames,
     base: cjs ? 'require("node:url").pathToFileURL(__filename)' : 'import.meta.url',
   }
 }
 
 /** esbuild has no emitted assets: files go straight into outdir, as its own `file` loader's do. */
-function outdirEmitter(outdir: string): EmitFixed {
+function outdirEmitter(outdir: string, build: object): EmitFixed {
   return (fileName, source) => {
-    const file = join(outdir, fileName)
-    mkdirSync(dirname(file), { recursive: true })
-    writeFileSync(file, source)
+    let files = pendingOutputs.get(build)
+    if (!files)
+      pendingOutputs.set(build, files = new Map())
+    files.set(join(outdir, fileName), source)
   }
+}
+
+/** Files a build's knowledge modules give esbuild's outdir, by the build's options: written when it succeeds. */
+const pendingOutputs = new WeakMap<object, Map<string, Uint8Array>>()
+
+/**
+ * Writes what the knowledge modules put in outdir when the esbuild build ends
+ * without errors, as esbuild writes its own files: a failed build (an export
+ * refused, a broken document) writes nothing.
+ */
+export function writeEsbuildOutputs(build: PluginBuild): void {
+  build.onEnd((result) => {
+    const files = pendingOutputs.get(build.initialOptions)
+    pendingOutputs.delete(build.initialOptions)
+    if (!files || result.errors.length > 0)
+      return
+    for (const [file, source] of files) {
+      mkdirSync(dirname(file), { recursive: true })
+      writeFileSync(file, source)
+    }
+  })
 }
 
 /** The knowledge module, or `undefined` after reporting why it cannot be built. */
