@@ -3,7 +3,11 @@
 // Modelled on Pagefind's chunked index: a lexical search loads only the
 // slices of postings its terms need; vector search loads every vector shard,
 // in parallel, while the query model loads, and then the refinement bits of
-// the few documents near its cut only (int8).
+// the few documents near its cut only (int8). A core with vector cells
+// (ann/cells.ts) makes vector search approximate: once the query is embedded,
+// it loads the cells nearest it and the rows of the documents lexical search
+// ranks highest, and ranks those only (ann/candidates.ts), until every row is
+// in (loadVectors, loadAll, or every cell fetched), when it is exact again.
 //
 // The core is a snapshot file (see snapshot-reader.ts) flagged SHARDED_CORE:
 // CDOC, HEAD, LTRM and LLEN as in a whole snapshot; META without its document
@@ -14,14 +18,17 @@
 // Its own sections:
 //   LDFV  u8   per term, its posting count as an unsigned LEB128 varint (LOFF is their running sum)
 //   SDIR  u32  [VECT element type (0 with NO_VECTORS), CRC-32 of the whole snapshot, shard count S,
-//              then per shard: kind (0 lexical, 1 vectors, 2 refinement), from, to, byte length,
+//              then per shard: kind (0 lexical, 1 vectors, 2 refinement, 3 cell), from, to, byte length,
 //              CRC-32 of the shard file]
+//   ACFG, ACSC, ACEN  the vector cells, optional (see ann/cells.ts)
 // A lexical shard holds the postings of terms [from, to); a vector or
-// refinement shard the rows of chunks [from, to). Each shard is a snapshot
+// refinement shard the rows of chunks [from, to); a cell shard cells
+// [from, to) (one), its chunks listed in it (ann/cells.ts). Each shard is a snapshot
 // file flagged SHARD with
 //   SHRD  u32  [CRC-32 of the whole snapshot, shard index, kind, from, to]
 // and the slices: LPST and LFRQ (lexical); SCAL (int8) and VECT (vectors);
-// VREF (refinement, int8 snapshots with refinement bits only).
+// VREF (refinement, int8 snapshots with refinement bits only); CROW, SCAL and
+// VECT (cell).
 //
 // The reader fills full-size typed arrays as shards arrive, so the ordinary
 // `Snapshot` it returns is searched by the ordinary search functions, and
@@ -32,17 +39,19 @@
 // that callers handle one documented error.
 
 import type { IndexArray, Snapshot, SnapshotContainer, SnapshotDocument } from './snapshot-reader'
+import { createCandidateIndex, setCandidateIndex } from './ann/candidates'
+import { readPartition } from './ann/cells'
 import { KnowledgeError } from './errors'
 import { scoredTerms } from './lexical'
 import { bytesOf, checkPostings, checkScales, corrupt, crc32, decodeContainer, documentRow, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, readContainer, refineRowBytes, SnapshotError, view } from './snapshot-reader'
 
 /** What a shard holds. */
-export const ShardKind = { lexical: 0, vectors: 1, refinement: 2 } as const
+export const ShardKind = { lexical: 0, vectors: 1, refinement: 2, cell: 3 } as const
 
 /** One shard as the core lists it. */
 export interface ShardEntry {
   kind: typeof ShardKind[keyof typeof ShardKind]
-  /** First term (lexical) or chunk (vectors). */
+  /** First term (lexical), chunk (vectors, refinement) or cell. */
   from: number
   /** One past the last. */
   to: number
@@ -85,7 +94,10 @@ export interface ShardedSnapshot {
   readonly shards: readonly ShardEntry[]
   /** Loads the lexical shards holding the postings a lexical search of `query` reads. */
   loadLexical: (query: string) => Promise<void>
-  /** Loads every vector shard (in parallel): the vectors, without the refinement bits that {@link ranked} loads as needed. */
+  /**
+   * Loads every vector shard (in parallel): the vectors, without the refinement bits that {@link ranked} loads as needed.
+   * Nothing with vector cells: which cells a search reads depends on its query, so {@link ranked} loads them.
+   */
   loadVectorRows: () => Promise<void>
   /** Loads every vector and refinement shard: any vector search is exact from then on. */
   loadVectors: () => Promise<void>
@@ -112,7 +124,7 @@ function readDirectory(core: SnapshotContainer): { vectorType: number, snapshotC
   for (let s = 0; s < count; s++) {
     const at = SDIR_HEAD + s * SDIR_ENTRY
     const [kind, from, to, byteLength, crc] = head.subarray(at, at + SDIR_ENTRY) as unknown as number[]
-    if ((kind !== ShardKind.lexical && kind !== ShardKind.vectors && kind !== ShardKind.refinement) || !(from! < to!))
+    if ((kind !== ShardKind.lexical && kind !== ShardKind.vectors && kind !== ShardKind.refinement && kind !== ShardKind.cell) || !(from! < to!))
       corrupt(`shard ${s} has an invalid kind or range`)
     shards.push({ kind, from: from!, to: to!, byteLength: byteLength!, crc: crc! })
   }
@@ -162,14 +174,15 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
   const lexical = snapshot.lexical
   const terms = lexical?.terms.length ?? 0
   // Every term and every chunk is in exactly one shard of its kind, in order.
-  const ends = [0, 0, 0]
+  const partition = withVectors ? readPartition(core) : null
+  const ends = [0, 0, 0, 0]
   for (const shard of shards) {
-    if (shard.from !== ends[shard.kind])
-      corrupt('its shards do not tile the terms and chunks')
+    if (shard.from !== ends[shard.kind] || (shard.kind === ShardKind.cell && shard.to !== shard.from + 1))
+      corrupt('its shards do not tile the terms, chunks and cells')
     ends[shard.kind] = shard.to
   }
-  if (ends[ShardKind.lexical] !== terms || ends[ShardKind.vectors] !== (withVectors ? snapshot.chunkCount : 0) || ends[ShardKind.refinement] !== (snapshot.refinement ? snapshot.chunkCount : 0))
-    corrupt('its shards do not tile the terms and chunks')
+  if (ends[ShardKind.lexical] !== terms || ends[ShardKind.vectors] !== (withVectors ? snapshot.chunkCount : 0) || ends[ShardKind.refinement] !== (snapshot.refinement ? snapshot.chunkCount : 0) || ends[ShardKind.cell] !== (partition?.count ?? 0))
+    corrupt('its shards do not tile the terms, chunks and cells')
 
   if (source.count !== undefined && source.count !== shards.length)
     throw new KnowledgeError('snapshot-mismatch', `The knowledge snapshot core lists ${shards.length} shards where its module names ${source.count}: they come from different builds. Deploy the build's whole output folder again, so that all of its files match.`)
@@ -177,9 +190,10 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
   const lexicalShards = indexesOf(ShardKind.lexical)
   const vectorShards = indexesOf(ShardKind.vectors)
   const refinementShards = indexesOf(ShardKind.refinement)
+  const cellShards = indexesOf(ShardKind.cell)
   const loading = new Map<number, Promise<void>>()
   /** Shards filled, by kind: once all of a kind are in, searches await nothing. */
-  const filled = [0, 0, 0]
+  const filled = [0, 0, 0, 0]
   /** Whether each shard is filled. */
   const loaded = new Uint8Array(shards.length)
   const load = (index: number): Promise<void> => {
@@ -197,6 +211,9 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
         // Once every refinement shard is in, searches have no bits left to ask for.
         if (++filled[kind]! === refinementShards.length && kind === ShardKind.refinement)
           delete snapshot.refinement!.pending
+        // Once every row is in, vector search is exact again.
+        if (partition && (filled[ShardKind.vectors] === vectorShards.length || filled[ShardKind.cell] === cellShards.length))
+          setCandidateIndex(snapshot, undefined)
       })
       promise.catch(() => loading.delete(index))
       loading.set(index, promise)
@@ -222,6 +239,8 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
       fillPostings(shard, entry)
     else if (entry.kind === ShardKind.vectors)
       fillVectors(shard, entry)
+    else if (entry.kind === ShardKind.cell)
+      fillCell(shard, entry)
     else fillRefinement(shard, entry)
   }
 
@@ -259,6 +278,30 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
       checkScales(scales, from)
       snapshot.scales.set(scales, from)
     }
+    rowLoaded?.fill(1, from, to)
+  }
+
+  /** A cell's chunks, then their scales and rows, each put in its chunk's place. */
+  const fillCell = ({ bytes, sections }: SnapshotContainer, { from }: ShardEntry): void => {
+    const dims = snapshot.dimensions
+    const crow = sections.get('CROW')
+    const vect = sections.get('VECT')
+    if (!crow || (crow.type !== ElementType.u16 && crow.type !== ElementType.u32) || !vect || vect.type !== vectorType)
+      corrupt('a cell shard lacks its u16 or u32 CROW section or its VECT section of the core\'s type')
+    const chunks = Uint32Array.from(view(bytes, crow, crow.type, crow.length / (crow.type === ElementType.u16 ? 2 : 4)) as IndexArray)
+    if (chunks.length === 0 || chunks.some((c, r) => c >= snapshot.chunkCount || (r > 0 && c <= chunks[r - 1]!)))
+      corrupt(`cell ${from} does not list ascending chunks under ${snapshot.chunkCount}`)
+    const rows = view(bytes, vect, vectorType, chunks.length * dims) as Int8Array | Float32Array
+    const scales = snapshot.scales ? view(bytes, sections.get('SCAL') ?? corrupt('a cell shard of int8 vectors lacks its SCAL section'), ElementType.f32, chunks.length) as Float32Array : null
+    if (scales)
+      checkScales(scales, chunks[0]!)
+    for (const [r, c] of chunks.entries()) {
+      snapshot.vectors.set(rows.subarray(r * dims, (r + 1) * dims), c * dims)
+      if (scales)
+        snapshot.scales![c] = scales[r]!
+      rowLoaded![c] = 1
+    }
+    cellChunks[from] = chunks
   }
 
   const fillRefinement = ({ bytes, sections }: SnapshotContainer, { from, to }: ShardEntry): void => {
@@ -285,7 +328,24 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
   // Refinement bits are fetched for the chunks a search rescores: until all are in, searches say which they want.
   if (snapshot.refinement && refinementShards.length > 0)
     snapshot.refinement.pending = { missing: chunk => loaded[shardAt(refinementShards, chunk)] === 0, wanted: new Set() }
+  // With vector cells, searches read the candidates their query selects until every row is in.
+  const rowLoaded = partition ? new Uint8Array(snapshot.chunkCount) : undefined
+  const cellChunks: (Uint32Array | undefined)[] = []
+  /** Cell and vector shards an approximate search asked for. */
+  const cellsWanted = new Set<number>()
+  if (partition) {
+    setCandidateIndex(snapshot, createCandidateIndex({
+      snapshot,
+      partition,
+      cellChunks: j => cellChunks[j],
+      rowLoaded: c => rowLoaded![c] === 1,
+      wantCell: j => cellsWanted.add(cellShards[j]!),
+      wantRow: c => cellsWanted.add(shardAt(vectorShards, c)),
+    }))
+  }
   const loadVectorRows = async (): Promise<void> => {
+    if (partition)
+      return
     if (filled[ShardKind.vectors] !== vectorShards.length)
       await Promise.all(vectorShards.map(load))
   }
@@ -301,13 +361,21 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
     },
     loadVectorRows,
     async loadVectors() {
-      await Promise.all([loadVectorRows(), ...refinementShards.map(load)])
+      await Promise.all([...vectorShards.map(load), ...refinementShards.map(load)])
     },
     async ranked(rank) {
       // Which chunks a search rescores depends on what it read before, never on refinement bits, so a second run wants nothing more.
       for (;;) {
         const result = rank()
         const pending = snapshot.refinement?.pending
+        if (cellsWanted.size > 0) {
+          // An approximate search ran without its candidates' rows: its refinement wishes are moot.
+          const shardsWanted = [...cellsWanted]
+          cellsWanted.clear()
+          pending?.wanted.clear()
+          await Promise.all(shardsWanted.map(load))
+          continue
+        }
         if (!pending || pending.wanted.size === 0)
           return result
         const wanted = new Set([...pending.wanted].map(chunk => shardAt(refinementShards, chunk)))
