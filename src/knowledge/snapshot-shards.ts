@@ -148,9 +148,11 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
     for (const [from, to] of ranges(chunkCount, () => refineRow, refinementBytes))
       planned.push({ kind: ShardKind.refinement, from, to })
   }
-  const cells = cellCount > 0 ? partitionVectors(int8Rows(decoded.vectors, chunkCount, dims), chunkCount, dims, cellCount) : undefined
+  const cells = cellCount > 0 ? partitionVectors(int8Rows(decoded.vectors, chunkCount, dims), chunkCount, dims, cellCount, decoded.chunkDocuments) : undefined
   for (const [cell] of (cells?.chunks ?? []).entries())
     planned.push({ kind: ShardKind.cell, from: cell, to: cell + 1 })
+  if (cells)
+    planned.push({ kind: ShardKind.centroids, from: 0, to: cells.chunks.length })
 
   const snapshotCrc = new DataView(bytes.buffer, bytes.byteOffset).getUint32(12, true)
   const shards = planned.map(({ kind, from, to }, index) => {
@@ -167,6 +169,9 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
     else if (kind === ShardKind.cell) {
       slices = cellSlices(cells!.chunks[from]!, chunkCount, raw('SCAL')[0]?.bytes, raw('VECT')[0]!, dims * vectorElement)
     }
+    else if (kind === ShardKind.centroids) {
+      slices = centroidSections(cells!.centroids, to, dims)
+    }
     else {
       slices = raw('VREF', from * refineRow, to * refineRow)
     }
@@ -179,7 +184,7 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
   if (directory.length !== SDIR_HEAD + shards.length * SDIR_ENTRY)
     fail('its shard directory is inconsistent.')
   const frequencies: PendingSection[] = lexical ? [{ tag: 'LDFV', type: ElementType.u8, bytes: varints(lexical.offsets) }] : []
-  const partition = cells ? centroidSections(cells.centroids, cells.chunks.length, dims, probe) : []
+  const partition: PendingSection[] = cells ? [{ tag: 'ACFG', type: ElementType.u32, bytes: u32Bytes([cells.chunks.length, probe]) }] : []
   const coreSections = [coreMeta(raw('META')[0]!.bytes), ...['CDOC', 'HEAD', 'LTRM'].flatMap(tag => raw(tag)), ...frequencies, ...raw('LLEN'), { tag: 'SDIR', type: ElementType.u32, bytes: u32Bytes(directory) }, ...partition]
   const flags = (withVectors ? 0 : FLAG_NO_VECTORS) | FLAG_SHARDED_CORE
   return { core: assemble(dims, chunkCount, documentCount, coreSections, flags), shards }
@@ -215,8 +220,8 @@ function cellSlices(chunks: Uint32Array, chunkCount: number, scales: Uint8Array 
   return [crow, ...(scales ? [{ tag: 'SCAL', type: ElementType.f32, bytes: scal }] : []), { tag: 'VECT', type: vect.type, bytes: rows }]
 }
 
-/** The core's partition: ACFG [cells, probe], and each unit centroid as int8 (ACEN) times its scale (ACSC). */
-function centroidSections(centroids: Float64Array, cellCount: number, dims: number, probe: number): PendingSection[] {
+/** The centroid shard's sections: each unit centroid as int8 (ACEN) times its scale (ACSC). */
+function centroidSections(centroids: Float64Array, cellCount: number, dims: number): PendingSection[] {
   const quantized = new Int8Array(cellCount * dims)
   const scales = new Uint8Array(cellCount * 4)
   const dv = new DataView(scales.buffer)
@@ -230,7 +235,6 @@ function centroidSections(centroids: Float64Array, cellCount: number, dims: numb
     dv.setFloat32(j * 4, scale, true)
   }
   return [
-    { tag: 'ACFG', type: ElementType.u32, bytes: u32Bytes([cellCount, probe]) },
     { tag: 'ACSC', type: ElementType.f32, bytes: scales },
     { tag: 'ACEN', type: ElementType.i8, bytes: new Uint8Array(quantized.buffer) },
   ]

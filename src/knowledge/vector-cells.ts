@@ -2,7 +2,10 @@
 // so that an approximate vector search fetches the few cells nearest its query
 // (see src/runtime/knowledge/ann/). Spherical k-means (cosine, unit
 // centroids), seeded k-means++ on a sample, a fixed number of Lloyd
-// iterations, then every chunk to its nearest centroid. Deterministic: every
+// iterations, then every document to the centroid nearest its chunks (the
+// sum of their cosines), so that a cell holds whole documents: a search that
+// reads a cell scores its documents as exact search does, with no chunk left
+// in another cell. Deterministic: every
 // dot product is an exact integer (the int8 rows against an int16 centroid, as
 // the search kernels compute them, in WebAssembly or JavaScript alike) and the
 // float arithmetic around them runs in one fixed order, so the same vectors
@@ -63,9 +66,9 @@ function rowScorer(rows: Int8Array, n: number, dims: number): (query: Float64Arr
 /**
  * Partitions `n` int8 rows of `dims` components (`vectors`, the snapshot's
  * VECT; a row's scale does not change its direction) into at most `cellCount`
- * non-empty cells of nearby chunks.
+ * non-empty cells of nearby documents (`chunkDocuments[c]`: chunk `c`'s).
  */
-export function partitionVectors(vectors: Int8Array, n: number, dims: number, cellCount: number): VectorCells {
+export function partitionVectors(vectors: Int8Array, n: number, dims: number, cellCount: number, chunkDocuments: ArrayLike<number>): VectorCells {
   const k = Math.max(1, Math.min(cellCount, n))
   const random = generator(SEED)
   // Each row's inverse norm, so that a dot product becomes a cosine.
@@ -166,7 +169,27 @@ export function partitionVectors(vectors: Int8Array, n: number, dims: number, ce
     }
   }
 
-  const cell = assign(size === n ? scoreSample : rowScorer(vectors, n, dims), inverseNorm, n)
+  // Each document to the cell whose centroid its chunks are nearest in sum (ties to the lower cell).
+  let documentCount = 0
+  for (let c = 0; c < n; c++)
+    documentCount = Math.max(documentCount, chunkDocuments[c]! + 1)
+  const documentBest = new Float64Array(documentCount).fill(-Infinity)
+  const documentCell = new Uint32Array(documentCount)
+  const sum = new Float64Array(documentCount)
+  const scoreAll = size === n ? scoreSample : rowScorer(vectors, n, dims)
+  for (let j = 0; j < k; j++) {
+    cosines(scoreAll, inverseNorm, j, cosine)
+    sum.fill(0)
+    for (let c = 0; c < n; c++)
+      sum[chunkDocuments[c]!]! += cosine[c]!
+    for (let d = 0; d < documentCount; d++) {
+      if (sum[d]! > documentBest[d]!) {
+        documentBest[d] = sum[d]!
+        documentCell[d] = j
+      }
+    }
+  }
+  const cell = Uint32Array.from({ length: n }, (_, c) => documentCell[chunkDocuments[c]!]!)
   const counts = new Uint32Array(k)
   for (let c = 0; c < n; c++)
     counts[cell[c]!]!++

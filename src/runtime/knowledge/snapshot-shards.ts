@@ -20,15 +20,16 @@
 //   SDIR  u32  [VECT element type (0 with NO_VECTORS), CRC-32 of the whole snapshot, shard count S,
 //              then per shard: kind (0 lexical, 1 vectors, 2 refinement, 3 cell), from, to, byte length,
 //              CRC-32 of the shard file]
-//   ACFG, ACSC, ACEN  the vector cells, optional (see ann/cells.ts)
+//   ACFG  u32  the vector cells, optional (see ann/cells.ts)
 // A lexical shard holds the postings of terms [from, to); a vector or
 // refinement shard the rows of chunks [from, to); a cell shard cells
-// [from, to) (one), its chunks listed in it (ann/cells.ts). Each shard is a snapshot
+// [from, to) (one), its chunks listed in it; the centroid shard the centroids
+// of cells [from, to) (all; ann/cells.ts). Each shard is a snapshot
 // file flagged SHARD with
 //   SHRD  u32  [CRC-32 of the whole snapshot, shard index, kind, from, to]
 // and the slices: LPST and LFRQ (lexical); SCAL (int8) and VECT (vectors);
 // VREF (refinement, int8 snapshots with refinement bits only); CROW, SCAL and
-// VECT (cell).
+// VECT (cell); ACSC and ACEN (centroids).
 //
 // The reader fills full-size typed arrays as shards arrive, so the ordinary
 // `Snapshot` it returns is searched by the ordinary search functions, and
@@ -40,13 +41,13 @@
 
 import type { IndexArray, Snapshot, SnapshotContainer, SnapshotDocument } from './snapshot-reader'
 import { createCandidateIndex, setCandidateIndex } from './ann/candidates'
-import { readPartition } from './ann/cells'
+import { fillCentroids, readPartition } from './ann/cells'
 import { KnowledgeError } from './errors'
 import { scoredTerms } from './lexical'
 import { bytesOf, checkPostings, checkScales, corrupt, crc32, decodeContainer, documentRow, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, readContainer, refineRowBytes, SnapshotError, view } from './snapshot-reader'
 
 /** What a shard holds. */
-export const ShardKind = { lexical: 0, vectors: 1, refinement: 2, cell: 3 } as const
+export const ShardKind = { lexical: 0, vectors: 1, refinement: 2, cell: 3, centroids: 4 } as const
 
 /** One shard as the core lists it. */
 export interface ShardEntry {
@@ -96,7 +97,7 @@ export interface ShardedSnapshot {
   loadLexical: (query: string) => Promise<void>
   /**
    * Loads every vector shard (in parallel): the vectors, without the refinement bits that {@link ranked} loads as needed.
-   * Nothing with vector cells: which cells a search reads depends on its query, so {@link ranked} loads them.
+   * With vector cells, their centroids only: which cells a search reads depends on its query, so {@link ranked} loads them.
    */
   loadVectorRows: () => Promise<void>
   /** Loads every vector and refinement shard: any vector search is exact from then on. */
@@ -124,7 +125,7 @@ function readDirectory(core: SnapshotContainer): { vectorType: number, snapshotC
   for (let s = 0; s < count; s++) {
     const at = SDIR_HEAD + s * SDIR_ENTRY
     const [kind, from, to, byteLength, crc] = head.subarray(at, at + SDIR_ENTRY) as unknown as number[]
-    if ((kind !== ShardKind.lexical && kind !== ShardKind.vectors && kind !== ShardKind.refinement && kind !== ShardKind.cell) || !(from! < to!))
+    if ((kind !== ShardKind.lexical && kind !== ShardKind.vectors && kind !== ShardKind.refinement && kind !== ShardKind.cell && kind !== ShardKind.centroids) || !(from! < to!))
       corrupt(`shard ${s} has an invalid kind or range`)
     shards.push({ kind, from: from!, to: to!, byteLength: byteLength!, crc: crc! })
   }
@@ -175,13 +176,13 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
   const terms = lexical?.terms.length ?? 0
   // Every term and every chunk is in exactly one shard of its kind, in order.
   const partition = withVectors ? readPartition(core) : null
-  const ends = [0, 0, 0, 0]
+  const ends = [0, 0, 0, 0, 0]
   for (const shard of shards) {
     if (shard.from !== ends[shard.kind] || (shard.kind === ShardKind.cell && shard.to !== shard.from + 1))
       corrupt('its shards do not tile the terms, chunks and cells')
     ends[shard.kind] = shard.to
   }
-  if (ends[ShardKind.lexical] !== terms || ends[ShardKind.vectors] !== (withVectors ? snapshot.chunkCount : 0) || ends[ShardKind.refinement] !== (snapshot.refinement ? snapshot.chunkCount : 0) || ends[ShardKind.cell] !== (partition?.count ?? 0))
+  if (ends[ShardKind.lexical] !== terms || ends[ShardKind.vectors] !== (withVectors ? snapshot.chunkCount : 0) || ends[ShardKind.refinement] !== (snapshot.refinement ? snapshot.chunkCount : 0) || ends[ShardKind.cell] !== (partition?.count ?? 0) || ends[ShardKind.centroids] !== (partition?.count ?? 0))
     corrupt('its shards do not tile the terms, chunks and cells')
 
   if (source.count !== undefined && source.count !== shards.length)
@@ -191,9 +192,10 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
   const vectorShards = indexesOf(ShardKind.vectors)
   const refinementShards = indexesOf(ShardKind.refinement)
   const cellShards = indexesOf(ShardKind.cell)
+  const centroidShard = indexesOf(ShardKind.centroids)[0]
   const loading = new Map<number, Promise<void>>()
   /** Shards filled, by kind: once all of a kind are in, searches await nothing. */
-  const filled = [0, 0, 0, 0]
+  const filled = [0, 0, 0, 0, 0]
   /** Whether each shard is filled. */
   const loaded = new Uint8Array(shards.length)
   const load = (index: number): Promise<void> => {
@@ -241,6 +243,8 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
       fillVectors(shard, entry)
     else if (entry.kind === ShardKind.cell)
       fillCell(shard, entry)
+    else if (entry.kind === ShardKind.centroids)
+      fillCentroids(partition!, shard)
     else fillRefinement(shard, entry)
   }
 
@@ -339,13 +343,14 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
       partition,
       cellChunks: j => cellChunks[j],
       rowLoaded: c => rowLoaded![c] === 1,
+      wantCentroids: () => cellsWanted.add(centroidShard!),
       wantCell: j => cellsWanted.add(cellShards[j]!),
       wantRow: c => cellsWanted.add(shardAt(vectorShards, c)),
     }))
   }
   const loadVectorRows = async (): Promise<void> => {
     if (partition)
-      return
+      return load(centroidShard!)
     if (filled[ShardKind.vectors] !== vectorShards.length)
       await Promise.all(vectorShards.map(load))
   }

@@ -13,7 +13,8 @@
 // fetched already, so a query ranks the same on a fresh page and a warm one.
 // Until the shards holding them are in, `select` says which it wants and the
 // search is run again once they are (`ShardedSnapshot.ranked`): first the
-// cells (their chunks are known once they are in), then the leading
+// centroids (fetched while the query is embedded, usually in already), then
+// the cells (their chunks are known once they are in), then the leading
 // documents' rows that the cells did not bring, then refinement bits.
 
 import type { Snapshot } from '../snapshot-reader'
@@ -57,6 +58,8 @@ export interface CandidateSource {
   cellChunks: (j: number) => Uint32Array | undefined
   /** Whether chunk `c`'s row is in (from a cell or a range shard). */
   rowLoaded: (c: number) => boolean
+  /** Asks for the centroids' shard. */
+  wantCentroids: () => void
   /** Asks for cell `j`'s shard. */
   wantCell: (j: number) => void
   /** Asks for the range shard holding chunk `c`'s row. */
@@ -109,6 +112,10 @@ export function createCandidateIndex(source: CandidateSource): CandidateIndex {
   let mask: Uint8Array | undefined
   return {
     select(unit, topK, lexical) {
+      if (!partition.centroids) {
+        source.wantCentroids()
+        return null
+      }
       const cells = nearestCells(partition, unit, partition.probe)
       const missing = cells.filter(j => !source.cellChunks(j))
       if (missing.length > 0) {

@@ -1,9 +1,12 @@
 // The partition of a sharded snapshot's vectors into k-means cells (written by
-// src/knowledge/vector-cells.ts and snapshot-shards.ts), as its core holds it:
+// src/knowledge/vector-cells.ts and snapshot-shards.ts). The core holds
 //   ACFG  u32  [cell count K, cells a query reads (probe)]
+// and the centroids are a shard of kind 4 (see ../snapshot-shards.ts),
+// fetched by vector searches only, while the query is embedded (a lexical
+// search, which does not need them, fetches the core alone), holding
 //   ACSC  f32  per cell, the scale of its int8 centroid
 //   ACEN  i8   the unit centroids, row-major (K × dimensions), each ≈ ACEN · ACSC
-// Each cell is a shard of kind 3 (see ../snapshot-shards.ts) holding
+// Each cell is a shard of kind 3 holding
 //   CROW  u16|u32  its chunks, ascending
 //   SCAL  f32      their scales (int8 snapshots)
 //   VECT  f32|i8   their rows, in CROW's order
@@ -11,14 +14,14 @@
 import type { SnapshotContainer } from '../snapshot-reader'
 import { corrupt, ElementType, view } from '../snapshot-reader'
 
-/** The cells of a sharded snapshot's core. */
+/** The cells of a sharded snapshot. */
 export interface CellPartition {
   count: number
   /** Cells an approximate search reads: the nearest to its query. */
   probe: number
   dimensions: number
-  centroids: Int8Array
-  scales: Float32Array
+  /** Once their shard is in. */
+  centroids?: { values: Int8Array, scales: Float32Array }
 }
 
 /** The core's partition, or null for a core without one (exact search only). */
@@ -26,21 +29,29 @@ export function readPartition({ bytes, sections, dimensions }: SnapshotContainer
   const config = sections.get('ACFG')
   if (!config)
     return null
-  const scal = sections.get('ACSC')
-  const cent = sections.get('ACEN')
-  if (config.type !== ElementType.u32 || !scal || scal.type !== ElementType.f32 || !cent || cent.type !== ElementType.i8)
-    corrupt('its vector cells lack a u32 ACFG, an f32 ACSC or an i8 ACEN section')
+  if (config.type !== ElementType.u32)
+    corrupt('its vector cells lack a u32 ACFG section')
   const [count, probe] = view(bytes, config, ElementType.u32, 2) as Uint32Array
   if (!(count! > 0 && probe! > 0 && dimensions > 0))
     corrupt('its vector cells have no cell, no probe or no dimensions')
-  const scales = view(bytes, scal, ElementType.f32, count!) as Float32Array
+  return { count: count!, probe: probe!, dimensions }
+}
+
+/** Reads the centroids of `partition` from their shard. */
+export function fillCentroids(partition: CellPartition, { bytes, sections }: SnapshotContainer): void {
+  const scal = sections.get('ACSC')
+  const cent = sections.get('ACEN')
+  if (!scal || scal.type !== ElementType.f32 || !cent || cent.type !== ElementType.i8)
+    corrupt('the centroid shard lacks its f32 ACSC or its i8 ACEN section')
+  const scales = view(bytes, scal, ElementType.f32, partition.count) as Float32Array
   if (scales.some(s => !(s > 0 && s < Infinity)))
     corrupt('a vector cell\'s centroid has a scale that is not positive and finite')
-  return { count: count!, probe: probe!, dimensions, centroids: view(bytes, cent, ElementType.i8, count! * dimensions) as Int8Array, scales }
+  partition.centroids = { values: view(bytes, cent, ElementType.i8, partition.count * partition.dimensions) as Int8Array, scales }
 }
 
 /** The `probe` cells whose centroids are nearest to `unit` (highest dot product first, ties to the lower cell). */
-export function nearestCells({ count, dimensions: dims, centroids, scales }: CellPartition, unit: Float64Array, probe: number): number[] {
+export function nearestCells({ count, dimensions: dims, centroids: loaded }: CellPartition, unit: Float64Array, probe: number): number[] {
+  const { values: centroids, scales } = loaded!
   const scores = new Float64Array(count)
   for (let j = 0; j < count; j++) {
     let sum = 0

@@ -127,6 +127,18 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
     expect(agree).toBeGreaterThan(corpus.queryVectors.size / 2)
   })
 
+  it('leaves a lexical search\'s fetches as they were: the centroids are a shard of their own, fetched by vector searches', async () => {
+    const shards = shardsOf(files)
+    const query = [...corpus.queryVectors.keys()][0]!
+    const lexical: number[] = []
+    await sharded(files, lexical).search(query, { mode: 'lexical' })
+    expect(lexical.every(i => shards[i]!.kind === ShardKind.lexical)).toBe(true)
+    const vector: number[] = []
+    await sharded(files, vector).search(query, { mode: 'vector' })
+    expect(vector.filter(i => shards[i]!.kind === ShardKind.centroids)).toHaveLength(1)
+    expect(vector.filter(i => shards[i]!.kind === ShardKind.cell)).toHaveLength(8)
+  })
+
   it('is exact again once every row is in', async () => {
     const kb = sharded(files)
     await kb.snapshot()
