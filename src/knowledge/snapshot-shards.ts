@@ -47,19 +47,27 @@ export const DEFAULT_VECTOR_SHARD_BYTES = 1024 * 1024
 export const DEFAULT_REFINEMENT_SHARD_BYTES = 64 * 1024
 
 /**
- * Below this many chunks, exact search is the default: its vectors are then
- * under 200 KiB (384 dimensions, int8), fetched in parallel with the query's
- * embedding, while cells cost a round trip after it.
+ * Below this many chunks, exact search is the default: its vectors (under
+ * 300 KiB at 384 dimensions, int8) cost about what half of them in four
+ * cells, the centroids and a round trip after the query's embedding do (cells
+ * are fetched once the query is embedded, vector shards while it is).
  */
-export const ANN_MIN_CHUNKS = 512
-export const DEFAULT_PROBE = 8
+export const ANN_MIN_CHUNKS = 800
+/** Cells an approximate search reads by default: at 100,000 chunks, 2 were as exact as 4 on the clustered corpus of bench/shards.bench.mjs; 4 leave a margin for less tidy embeddings. */
+export const DEFAULT_PROBE = 4
+/** Chunks a cell holds at least, by default: the documents near a query (its topic) span a few hundred chunks whatever the corpus's size, so a search reads at least four cells of 100. */
+export const MIN_CELL_CHUNKS = 100
 /** Range shards of an approximate snapshot serve the rows of a few documents lexical search ranks high, so they are small. */
 export const ANN_VECTOR_SHARD_BYTES = 16 * 1024
 export const ANN_REFINEMENT_SHARD_BYTES = 8 * 1024
 
-/** The default number of cells for `chunkCount` chunks: about its square root, which balances the centroids' bytes in the core against a cell's. */
+/**
+ * The default number of cells for `chunkCount` chunks: 2√n, which balances
+ * the centroids' bytes (n cells) against four cells' rows (4n / cells), but no
+ * more than one per {@link MIN_CELL_CHUNKS} chunks; none below {@link ANN_MIN_CHUNKS}.
+ */
 export function cellCountFor(chunkCount: number): number {
-  return chunkCount < ANN_MIN_CHUNKS ? 0 : Math.round(Math.sqrt(chunkCount))
+  return chunkCount < ANN_MIN_CHUNKS ? 0 : Math.max(1, Math.round(Math.min(2 * Math.sqrt(chunkCount), chunkCount / MIN_CELL_CHUNKS)))
 }
 
 /** A sharded snapshot: the core, fetched first, and the shards in the order the core lists them. */

@@ -130,7 +130,7 @@ export function createCandidateIndex(source: CandidateSource): CandidateIndex {
       }
       const { offsets, chunks } = documentChunks(snapshot)
       const best = bestChunks(snapshot, unit, cells.map(j => source.cellChunks(j)!))
-      const whole = [...leaders(best, leadingDocuments(topK)), ...(lexical ? leaders(lexical, leadingDocuments(topK)) : [])]
+      const whole = [...leaders(best, leadingDocuments(topK)), ...(lexical ? leaders(lexical, topK) : [])]
       let complete = true
       for (const d of whole) {
         for (let k = offsets[d]!; k < offsets[d + 1]!; k++) {

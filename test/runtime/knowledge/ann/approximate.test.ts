@@ -156,7 +156,7 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
     expect((error as Error).message).toMatch(/^The knowledge snapshot shard shard-\d+\.skillkit does not belong to its core/)
   })
 
-  it('stays exact by default below 512 chunks', () => {
+  it('stays exact by default below 800 chunks', () => {
     const small = clusteredCorpus(10, 5, 8, 3)
     const shards = openShardedSnapshot(encodeShardedSnapshot(small.snapshot).core, decodeSnapshot(small.snapshot).documents, { load: async () => new Uint8Array(0), name: String }).shards
     expect(shards.some(s => s.kind === ShardKind.cell)).toBe(false)
