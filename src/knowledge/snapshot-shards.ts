@@ -8,6 +8,7 @@
 import type { PendingSection } from './snapshot'
 import type { ShardEntry } from '../runtime/knowledge/snapshot-shards'
 import { crc32, decodeContainer, ELEMENT_SIZE, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, readContainer, refineRowBytes } from '../runtime/knowledge/snapshot-reader'
+import { packNibbles } from '../runtime/knowledge/ann/cells'
 import { SDIR_HEAD, SDIR_ENTRY, ShardKind } from '../runtime/knowledge/snapshot-shards'
 import { assemble } from './snapshot'
 import { partitionVectors } from './vector-cells'
@@ -228,7 +229,7 @@ function cellSlices(chunks: Uint32Array, chunkCount: number, scales: Uint8Array 
   return [crow, ...(scales ? [{ tag: 'SCAL', type: ElementType.f32, bytes: scal }] : []), { tag: 'VECT', type: vect.type, bytes: rows }]
 }
 
-/** The centroid shard's sections: each unit centroid as int8 (ACEN) times its scale (ACSC). */
+/** The centroid shard's sections: each unit centroid as 4-bit components (ACEN) times its scale (ACSC). */
 function centroidSections(centroids: Float64Array, cellCount: number, dims: number): PendingSection[] {
   const quantized = new Int8Array(cellCount * dims)
   const scales = new Uint8Array(cellCount * 4)
@@ -237,14 +238,14 @@ function centroidSections(centroids: Float64Array, cellCount: number, dims: numb
     let max = 0
     for (let i = j * dims; i < (j + 1) * dims; i++)
       max = Math.max(max, Math.abs(centroids[i]!))
-    const scale = max / 127
+    const scale = max / 7
     for (let i = j * dims; i < (j + 1) * dims; i++)
-      quantized[i] = Math.round(centroids[i]! / scale)
+      quantized[i] = Math.max(-8, Math.min(7, Math.round(centroids[i]! / scale)))
     dv.setFloat32(j * 4, scale, true)
   }
   return [
     { tag: 'ACSC', type: ElementType.f32, bytes: scales },
-    { tag: 'ACEN', type: ElementType.i8, bytes: new Uint8Array(quantized.buffer) },
+    { tag: 'ACEN', type: ElementType.u8, bytes: packNibbles(quantized, cellCount, dims) },
   ]
 }
 

@@ -23,7 +23,7 @@ function near(base: readonly number[], spread: number, random: () => number): nu
 }
 
 /** Topics of documents of chunks, each near its parent; each topic has words of its own, as real corpora do. */
-function clusteredCorpus(topics: number, documentsPerTopic: number, chunksPerDocument: number, seed: number) {
+function clusteredCorpus(topics: number, documentsPerTopic: number, chunksPerDocument: number, seed: number, encoding: 'int8' | 'float32' = 'int8') {
   const random = rng(seed)
   const chunks: SnapshotChunkInput[] = []
   const documents = []
@@ -43,7 +43,7 @@ function clusteredCorpus(topics: number, documentsPerTopic: number, chunksPerDoc
       }
     }
   }
-  const snapshot = encodeSnapshot({ model: 'test', encoding: 'int8', lexical: true, documents, chunks })
+  const snapshot = encodeSnapshot({ model: 'test', encoding, lexical: true, documents, chunks })
   // Queries: a few words of a chunk, embedded near that chunk.
   const queryVectors = new Map<string, number[]>()
   for (let q = 0; q < 60; q++) {
@@ -154,6 +154,25 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
     expect(error).toBeInstanceOf(KnowledgeError)
     expect((error as KnowledgeError).code).toBe('snapshot-mismatch')
     expect((error as Error).message).toMatch(/^The knowledge snapshot shard shard-\d+\.skillkit does not belong to its core/)
+  })
+
+  it('ranks float32 vectors as exact search does too', async () => {
+    const float = clusteredCorpus(30, 12, 8, 29, 'float32')
+    const floatDocuments = decodeSnapshot(float.snapshot).documents
+    const f = encodeShardedSnapshot(float.snapshot, { lexicalBytes: 2048, vectorBytes: 4096, cells: 48, probe: 8 })
+    const common = { name: 'float', documents: floatDocuments, bodies: [], embedQuery: async (query: string) => float.queryVectors.get(query)! }
+    const exact = createKnowledgeBase({ ...common, loadSnapshot: async () => float.snapshot })
+    const fetched: number[] = []
+    const approximate = () => createKnowledgeBase({ ...common, loadSnapshot: async () => f.core, shards: { load: async (i) => {
+      fetched.push(i)
+      return f.shards[i]!
+    }, name: String } })
+    let agree = 0
+    for (const query of float.queryVectors.keys())
+      agree += Number(JSON.stringify(await approximate().search(query)) === JSON.stringify(await exact.search(query)))
+    expect(agree).toBeGreaterThanOrEqual(0.98 * float.queryVectors.size)
+    const kinds = openShardedSnapshot(f.core, floatDocuments, { load: async () => new Uint8Array(0), name: String }).shards.map(s => s.kind)
+    expect(fetched.filter(i => kinds[i] === ShardKind.cell).length).toBe(8 * float.queryVectors.size)
   })
 
   it('stays exact by default below 800 chunks', () => {
