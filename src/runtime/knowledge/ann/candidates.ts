@@ -1,21 +1,19 @@
 // Approximate vector search of a sharded snapshot: which chunks a search
-// reads. The cells nearest the query (their centroids are in the core, their
-// rows in a shard each); every chunk of the documents whose best chunk in
-// those cells is among the best, since a document's score pools all its
-// chunks and a document near a cell's border has some in another; and every
-// chunk of the documents lexical search ranks highest, so that a fused
-// (`auto`) search gives those their exact vector score, as exact search
-// would, instead of leaving them out. The ordinary
-// search code ranks these chunks only (see `scoreDocuments` in ../search.ts):
-// the others score −∞, as if they were not there.
+// reads. The chunks of the cells nearest the query (a cell holds whole
+// documents, so each document read is read whole, and scores as in exact
+// search), and every chunk of the top-K documents by lexical score, so that a
+// fused (`auto`) search gives those their exact vector score, as exact search
+// would, instead of leaving them out. The ordinary search code ranks these
+// chunks only (see `scoreDocuments` in ../search.ts): the others score −∞, as
+// if they were not there.
 //
 // The candidates depend on the query alone, never on which shards a page has
 // fetched already, so a query ranks the same on a fresh page and a warm one.
 // Until the shards holding them are in, `select` says which it wants and the
 // search is run again once they are (`ShardedSnapshot.ranked`): first the
 // centroids (fetched while the query is embedded, usually in already), then
-// the cells (their chunks are known once they are in), then the leading
-// documents' rows that the cells did not bring, then refinement bits.
+// the cells (their chunks are known once they are in), then the lexical
+// leaders' rows that the cells did not bring, then refinement bits.
 
 import type { Snapshot } from '../snapshot-reader'
 import type { CellPartition } from './cells'
@@ -32,9 +30,6 @@ export interface CandidateIndex {
    */
   select: (unit: Float64Array, topK: number, lexical?: Float64Array) => Uint8Array | null
 }
-
-/** Documents a search reads whole: those lexical search ranks highest (fused searches), and those with the best chunks in its cells. */
-export const leadingDocuments = (topK: number): number => Math.max(10, 2 * topK)
 
 const indexes = new WeakMap<Snapshot, CandidateIndex>()
 
@@ -66,7 +61,7 @@ export interface CandidateSource {
   wantRow: (c: number) => void
 }
 
-/** The documents with the highest lexical bounds (positive only), best first, ties to the lower document. */
+/** The `count` documents with the highest lexical bounds (positive only), best first, ties to the lower document. */
 function leaders(lexical: Float64Array, count: number): number[] {
   const top: number[] = []
   for (let d = 0; d < lexical.length; d++) {
@@ -81,29 +76,6 @@ function leaders(lexical: Float64Array, count: number): number[] {
     top[at] = d
   }
   return top
-}
-
-/**
- * Each document's best similarity among the `cells`' chunks, shifted to be
- * positive (0: none there), as {@link leaders} ranks them. In float64 from
- * the rows as they are (int8 × scale): a ranking of documents, not a score.
- */
-function bestChunks(snapshot: Snapshot, unit: Float64Array, cells: Uint32Array[]): Float64Array {
-  const dims = snapshot.dimensions
-  const { vectors, scales, chunkDocuments } = snapshot
-  const best = new Float64Array(snapshot.documents.length)
-  for (const cell of cells) {
-    for (const c of cell) {
-      let sum = 0
-      for (let i = 0, at = c * dims; i < dims; i++, at++)
-        sum += unit[i]! * vectors[at]!
-      const score = 2 + sum * (scales ? scales[c]! : 1)
-      const d = chunkDocuments[c]!
-      if (score > best[d]!)
-        best[d] = score
-    }
-  }
-  return best
 }
 
 /** The candidate index of a sharded snapshot with vector cells. */
@@ -128,11 +100,11 @@ export function createCandidateIndex(source: CandidateSource): CandidateIndex {
         for (const c of source.cellChunks(j)!)
           mask[c] = 1
       }
+      if (!lexical)
+        return mask
       const { offsets, chunks } = documentChunks(snapshot)
-      const best = bestChunks(snapshot, unit, cells.map(j => source.cellChunks(j)!))
-      const whole = [...leaders(best, leadingDocuments(topK)), ...(lexical ? leaders(lexical, topK) : [])]
       let complete = true
-      for (const d of whole) {
+      for (const d of leaders(lexical, topK)) {
         for (let k = offsets[d]!; k < offsets[d + 1]!; k++) {
           const c = chunks[k]!
           mask[c] = 1
