@@ -87,14 +87,14 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
     expect(again.shards.every((s, i) => Buffer.from(s).equals(files.shards[i]!))).toBe(true)
   })
 
-  it('returns the exact search\'s top 5 for 98 % of queries or more, in vector and auto mode, fetching a fraction of the vectors', async () => {
+  it('returns the exact search\'s top 5 for 98 % of queries or more, in vector, auto and hybrid mode, fetching a fraction of the vectors', async () => {
     const shards = shardsOf(files)
     const vectorBytes = (fetched: number[]) => fetched.filter(i => shards[i]!.kind === ShardKind.cell || shards[i]!.kind === ShardKind.vectors).reduce((sum, i) => sum + files.shards[i]!.length, 0)
     const allVectors = shards.flatMap((s, i) => s.kind === ShardKind.vectors ? [files.shards[i]!.length] : []).reduce((a, b) => a + b, 0)
     let found = 0
     let agree = 0
     let fetchedBytes = 0
-    for (const mode of ['vector', 'auto'] as KnowledgeSearchMode[]) {
+    for (const mode of ['vector', 'auto', 'hybrid'] as KnowledgeSearchMode[]) {
       for (const query of corpus.queryVectors.keys()) {
         const fetched: number[] = []
         const expected = await whole.search(query, { mode })
@@ -108,9 +108,9 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
         fetchedBytes += vectorBytes(fetched)
       }
     }
-    expect(found).toBe(2 * corpus.queryVectors.size * 5)
-    expect(agree).toBeGreaterThanOrEqual(0.98 * 2 * corpus.queryVectors.size)
-    expect(fetchedBytes / (2 * corpus.queryVectors.size)).toBeLessThan(allVectors / 4)
+    expect(found).toBe(3 * corpus.queryVectors.size * 5)
+    expect(agree).toBeGreaterThanOrEqual(0.98 * 3 * corpus.queryVectors.size)
+    expect(fetchedBytes / (3 * corpus.queryVectors.size)).toBeLessThan(allVectors / 4)
   })
 
   it('gives the documents lexical search ranks highest their exact vector score in auto, whatever cells it reads', async () => {
