@@ -191,7 +191,9 @@ for (const count of COUNTS) {
   // Exact search fetches every vector shard whatever the query: a few queries say how much.
   const exact = { short: await firstResult(exactFiles, exactSize, short.slice(0, 11), 'auto'), prompt: await firstResult(exactFiles, exactSize, prompts.slice(0, 11), 'auto') }
   const vector = { short: await firstResult(files, annSize, short, 'auto', true), prompt: await firstResult(files, annSize, prompts, 'auto', true), vectorOnly: await firstResult(files, annSize, short, 'vector', true) }
-  const shardEntries = S.openShardedSnapshot(files.core, decoded, { load: async () => new Uint8Array(0), name: String }).shards
+  const opened = S.openShardedSnapshot(files.core, decoded, { load: async i => files.shards[i], name: String })
+  await opened.loadVectorRows() // with cells, the centroid shard lists the shards after it
+  const shardEntries = opened.shards
   const lexicalShards = shardEntries.filter(shard => shard.kind === 0).length
   const cellCount = shardEntries.filter(shard => shard.kind === 3).length
 

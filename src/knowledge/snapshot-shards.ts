@@ -146,6 +146,11 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
     for (const [from, to] of ranges(lexical.terms.length, t => (offsets[t + 1]! - offsets[t]!) * perPosting, lexicalBytes))
       planned.push({ kind: ShardKind.lexical, from, to })
   }
+  // With cells, the centroid shard comes next: the core lists the shards up to it, it lists the others.
+  const cells = cellCount > 0 ? partitionVectors(int8Rows(decoded.vectors, chunkCount, dims), chunkCount, dims, cellCount, decoded.chunkDocuments) : undefined
+  const listed = cells ? planned.length + 1 : undefined
+  if (cells)
+    planned.push({ kind: ShardKind.centroids, from: 0, to: cells.chunks.length })
   const vectorElement = withVectors ? elementBytes('VECT') : 0
   const refineRow = decoded.refinement ? refineRowBytes(dims, decoded.refinement.bits) : 0
   if (withVectors) {
@@ -157,14 +162,21 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
     for (const [from, to] of ranges(chunkCount, () => refineRow, refinementBytes))
       planned.push({ kind: ShardKind.refinement, from, to })
   }
-  const cells = cellCount > 0 ? partitionVectors(int8Rows(decoded.vectors, chunkCount, dims), chunkCount, dims, cellCount, decoded.chunkDocuments) : undefined
   for (const [cell] of (cells?.chunks ?? []).entries())
     planned.push({ kind: ShardKind.cell, from: cell, to: cell + 1 })
-  if (cells)
-    planned.push({ kind: ShardKind.centroids, from: 0, to: cells.chunks.length })
 
   const snapshotCrc = new DataView(bytes.buffer, bytes.byteOffset).getUint32(12, true)
-  const shards = planned.map(({ kind, from, to }, index) => {
+  const vectorType = withVectors ? sections.get('VECT')!.type : 0
+  /** An SDIR section listing shards [from, to): the core's, or the centroid shard's. */
+  const directoryOf = (from: number, to: number): PendingSection => {
+    const values = [vectorType, snapshotCrc, to - from]
+    for (let s = from; s < to; s++)
+      values.push(planned[s]!.kind, planned[s]!.from, planned[s]!.to, shards[s]!.length, crc32(shards[s]!, 16))
+    if (values.length !== SDIR_HEAD + (to - from) * SDIR_ENTRY)
+      fail('its shard directory is inconsistent.')
+    return { tag: 'SDIR', type: ElementType.u32, bytes: u32Bytes(values) }
+  }
+  const shardOf = ({ kind, from, to }: typeof planned[number], index: number): Uint8Array => {
     const shrd = { tag: 'SHRD', type: ElementType.u32, bytes: u32Bytes([snapshotCrc, index, kind, from, to]) }
     let slices: PendingSection[]
     if (kind === ShardKind.lexical) {
@@ -179,22 +191,23 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
       slices = cellSlices(cells!.chunks[from]!, chunkCount, raw('SCAL')[0]?.bytes, raw('VECT')[0]!, dims * vectorElement)
     }
     else if (kind === ShardKind.centroids) {
-      slices = centroidSections(cells!.centroids, to, dims)
+      slices = [...centroidSections(cells!.centroids, to, dims), directoryOf(index + 1, planned.length)]
     }
     else {
       slices = raw('VREF', from * refineRow, to * refineRow)
     }
     return assemble(dims, chunkCount, documentCount, [shrd, ...slices], FLAG_SHARD)
-  })
+  }
+  // The centroid shard lists the shards after it, so it is made last.
+  const shards: Uint8Array[] = []
+  for (const [index, entry] of planned.entries())
+    shards[index] = entry.kind === ShardKind.centroids ? new Uint8Array(0) : shardOf(entry, index)
+  if (listed !== undefined)
+    shards[listed - 1] = shardOf(planned[listed - 1]!, listed - 1)
 
-  const directory = [withVectors ? sections.get('VECT')!.type : 0, snapshotCrc, shards.length]
-  for (const [s, { kind, from, to }] of planned.entries())
-    directory.push(kind, from, to, shards[s]!.length, crc32(shards[s]!, 16))
-  if (directory.length !== SDIR_HEAD + shards.length * SDIR_ENTRY)
-    fail('its shard directory is inconsistent.')
   const frequencies: PendingSection[] = lexical ? [{ tag: 'LDFV', type: ElementType.u8, bytes: varints(lexical.offsets) }] : []
-  const partition: PendingSection[] = cells ? [{ tag: 'ACFG', type: ElementType.u32, bytes: u32Bytes([cells.chunks.length, probe]) }] : []
-  const coreSections = [coreMeta(raw('META')[0]!.bytes), ...['CDOC', 'HEAD', 'LTRM'].flatMap(tag => raw(tag)), ...frequencies, ...raw('LLEN'), { tag: 'SDIR', type: ElementType.u32, bytes: u32Bytes(directory) }, ...partition]
+  const partition: PendingSection[] = cells ? [{ tag: 'ACFG', type: ElementType.u32, bytes: u32Bytes([cells.chunks.length, probe, shards.length]) }] : []
+  const coreSections = [coreMeta(raw('META')[0]!.bytes), ...['CDOC', 'HEAD', 'LTRM'].flatMap(tag => raw(tag)), ...frequencies, ...raw('LLEN'), directoryOf(0, listed ?? shards.length), ...partition]
   const flags = (withVectors ? 0 : FLAG_NO_VECTORS) | FLAG_SHARDED_CORE
   return { core: assemble(dims, chunkCount, documentCount, coreSections, flags), shards }
 }

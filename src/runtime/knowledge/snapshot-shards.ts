@@ -41,7 +41,7 @@
 
 import type { IndexArray, Snapshot, SnapshotContainer, SnapshotDocument } from './snapshot-reader'
 import { createCandidateIndex, setCandidateIndex } from './ann/candidates'
-import { fillCentroids, readPartition } from './ann/cells'
+import { fillCell, fillCentroids, readPartition } from './ann/cells'
 import { KnowledgeError } from './errors'
 import { scoredTerms } from './lexical'
 import { bytesOf, checkPostings, checkScales, corrupt, crc32, decodeContainer, documentRow, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, readContainer, refineRowBytes, SnapshotError, view } from './snapshot-reader'
@@ -92,6 +92,7 @@ export function unreadableSnapshot(error: unknown, what: string): unknown {
 export interface ShardedSnapshot {
   /** The snapshot; postings and vectors are zero until their shards are in. */
   readonly snapshot: Snapshot
+  /** The shards the core lists; with vector cells, those the centroid shard lists follow once it is in. */
   readonly shards: readonly ShardEntry[]
   /** Loads the lexical shards holding the postings a lexical search of `query` reads. */
   loadLexical: (query: string) => Promise<void>
@@ -112,12 +113,12 @@ export interface ShardedSnapshot {
   loadAll: () => Promise<Snapshot>
 }
 
-/** The shard directory of a core (its SDIR section). */
-function readDirectory(core: SnapshotContainer): { vectorType: number, snapshotCrc: number, shards: ShardEntry[] } {
-  const section = core.sections.get('SDIR')
+/** The shard directory of a core, or of its centroid shard, which lists the shards after it (its SDIR section). */
+function readDirectory(container: SnapshotContainer): { vectorType: number, snapshotCrc: number, shards: ShardEntry[] } {
+  const section = container.sections.get('SDIR')
   if (!section || section.type !== ElementType.u32 || section.length < SDIR_HEAD * 4)
-    corrupt('the sharded core has no u32 SDIR section')
-  const head = view(core.bytes, section, ElementType.u32, section.length / 4) as Uint32Array
+    corrupt('the sharded core or its centroid shard has no u32 SDIR section')
+  const head = view(container.bytes, section, ElementType.u32, section.length / 4) as Uint32Array
   const count = head[2]!
   if (head.length !== SDIR_HEAD + count * SDIR_ENTRY)
     corrupt(`its shard directory does not hold ${count} shards`)
@@ -173,31 +174,39 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
     throw new KnowledgeError('snapshot-mismatch', `The knowledge snapshot core does not list the ${documents.length} documents its module does: they come from different builds. Deploy the build's whole output folder again, so that all of its files match.`)
   const snapshot = decodeContainer(core, { sharded: { vectorType, documents: [...documents] } })
   const lexical = snapshot.lexical
-  const terms = lexical?.terms.length ?? 0
-  // Every term and every chunk is in exactly one shard of its kind, in order.
+  // With vector cells, the core lists the shards up to the centroid shard, which lists the others (vector searches only need them).
   const partition = withVectors ? readPartition(core) : null
-  const ends = [0, 0, 0, 0, 0]
-  for (const shard of shards) {
-    if (shard.from !== ends[shard.kind] || (shard.kind === ShardKind.cell && shard.to !== shard.from + 1))
+  const total = partition ? partition.shardCount : shards.length
+  if (source.count !== undefined && source.count !== total)
+    throw new KnowledgeError('snapshot-mismatch', `The knowledge snapshot core lists ${total} shards where its module names ${source.count}: they come from different builds. Deploy the build's whole output folder again, so that all of its files match.`)
+  /** Whether every shard is listed: always without cells, once the centroid shard is in with them. */
+  let listed = !partition
+  // Every term, chunk and cell is in exactly one shard of its kind, in order.
+  const checkTiling = () => {
+    const ends = [0, 0, 0, 0, 0]
+    for (const shard of shards) {
+      if (shard.from !== ends[shard.kind] || (shard.kind === ShardKind.cell && shard.to !== shard.from + 1))
+        corrupt('its shards do not tile the terms, chunks and cells')
+      ends[shard.kind] = shard.to
+    }
+    const rows = (here: boolean) => listed && here ? snapshot.chunkCount : 0
+    if (ends[ShardKind.lexical] !== (lexical?.terms.length ?? 0) || ends[ShardKind.vectors] !== rows(withVectors) || ends[ShardKind.refinement] !== rows(snapshot.refinement !== null)
+      || ends[ShardKind.cell] !== (listed ? partition?.count ?? 0 : 0) || ends[ShardKind.centroids] !== (partition?.count ?? 0) || (listed && shards.length !== total))
       corrupt('its shards do not tile the terms, chunks and cells')
-    ends[shard.kind] = shard.to
   }
-  if (ends[ShardKind.lexical] !== terms || ends[ShardKind.vectors] !== (withVectors ? snapshot.chunkCount : 0) || ends[ShardKind.refinement] !== (snapshot.refinement ? snapshot.chunkCount : 0) || ends[ShardKind.cell] !== (partition?.count ?? 0) || ends[ShardKind.centroids] !== (partition?.count ?? 0))
-    corrupt('its shards do not tile the terms, chunks and cells')
-
-  if (source.count !== undefined && source.count !== shards.length)
-    throw new KnowledgeError('snapshot-mismatch', `The knowledge snapshot core lists ${shards.length} shards where its module names ${source.count}: they come from different builds. Deploy the build's whole output folder again, so that all of its files match.`)
   const indexesOf = (kind: ShardEntry['kind']) => shards.flatMap((shard, i) => shard.kind === kind ? [i] : [])
-  const lexicalShards = indexesOf(ShardKind.lexical)
-  const vectorShards = indexesOf(ShardKind.vectors)
-  const refinementShards = indexesOf(ShardKind.refinement)
-  const cellShards = indexesOf(ShardKind.cell)
-  const centroidShard = indexesOf(ShardKind.centroids)[0]
+  let lexicalShards: number[], vectorShards: number[], refinementShards: number[], cellShards: number[]
+  const reindex = () => {
+    checkTiling()
+    ;[lexicalShards, vectorShards, refinementShards, cellShards] = [ShardKind.lexical, ShardKind.vectors, ShardKind.refinement, ShardKind.cell].map(indexesOf) as [number[], number[], number[], number[]]
+  }
+  reindex()
+  const centroidShard = indexesOf(ShardKind.centroids)[0]!
   const loading = new Map<number, Promise<void>>()
   /** Shards filled, by kind: once all of a kind are in, searches await nothing. */
   const filled = [0, 0, 0, 0, 0]
   /** Whether each shard is filled. */
-  const loaded = new Uint8Array(shards.length)
+  const loaded = new Uint8Array(total)
   const load = (index: number): Promise<void> => {
     let promise = loading.get(index)
     if (!promise) {
@@ -214,7 +223,7 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
         if (++filled[kind]! === refinementShards.length && kind === ShardKind.refinement)
           delete snapshot.refinement!.pending
         // Once every row is in, vector search is exact again.
-        if (partition && (filled[ShardKind.vectors] === vectorShards.length || filled[ShardKind.cell] === cellShards.length))
+        if (listed && partition && (filled[ShardKind.vectors] === vectorShards.length || filled[ShardKind.cell] === cellShards.length))
           setCandidateIndex(snapshot, undefined)
       })
       promise.catch(() => loading.delete(index))
@@ -242,10 +251,21 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
     else if (entry.kind === ShardKind.vectors)
       fillVectors(shard, entry)
     else if (entry.kind === ShardKind.cell)
-      fillCell(shard, entry)
+      cellChunks[entry.from] = fillCell(snapshot, shard, entry.from, vectorType, rowLoaded!)
     else if (entry.kind === ShardKind.centroids)
-      fillCentroids(partition!, shard)
+      fillCentroidShard(shard, index)
     else fillRefinement(shard, entry)
+  }
+
+  /** The centroids, and the directory of the shards after them. */
+  const fillCentroidShard = (shard: SnapshotContainer, index: number): void => {
+    const rest = readDirectory(shard)
+    if (rest.vectorType !== vectorType || rest.snapshotCrc !== snapshotCrc || index + 1 + rest.shards.length !== total)
+      corrupt('its centroid shard lists the shards of another snapshot')
+    fillCentroids(partition!, shard)
+    shards.push(...rest.shards)
+    listed = true
+    reindex()
   }
 
   const fillPostings = ({ bytes, sections }: SnapshotContainer, { from, to }: ShardEntry): void => {
@@ -285,29 +305,6 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
     rowLoaded?.fill(1, from, to)
   }
 
-  /** A cell's chunks, then their scales and rows, each put in its chunk's place. */
-  const fillCell = ({ bytes, sections }: SnapshotContainer, { from }: ShardEntry): void => {
-    const dims = snapshot.dimensions
-    const crow = sections.get('CROW')
-    const vect = sections.get('VECT')
-    if (!crow || (crow.type !== ElementType.u16 && crow.type !== ElementType.u32) || !vect || vect.type !== vectorType)
-      corrupt('a cell shard lacks its u16 or u32 CROW section or its VECT section of the core\'s type')
-    const chunks = Uint32Array.from(view(bytes, crow, crow.type, crow.length / (crow.type === ElementType.u16 ? 2 : 4)) as IndexArray)
-    if (chunks.length === 0 || chunks.some((c, r) => c >= snapshot.chunkCount || (r > 0 && c <= chunks[r - 1]!)))
-      corrupt(`cell ${from} does not list ascending chunks under ${snapshot.chunkCount}`)
-    const rows = view(bytes, vect, vectorType, chunks.length * dims) as Int8Array | Float32Array
-    const scales = snapshot.scales ? view(bytes, sections.get('SCAL') ?? corrupt('a cell shard of int8 vectors lacks its SCAL section'), ElementType.f32, chunks.length) as Float32Array : null
-    if (scales)
-      checkScales(scales, chunks[0]!)
-    for (const [r, c] of chunks.entries()) {
-      snapshot.vectors.set(rows.subarray(r * dims, (r + 1) * dims), c * dims)
-      if (scales)
-        snapshot.scales![c] = scales[r]!
-      rowLoaded![c] = 1
-    }
-    cellChunks[from] = chunks
-  }
-
   const fillRefinement = ({ bytes, sections }: SnapshotContainer, { from, to }: ShardEntry): void => {
     const vref = sections.get('VREF')
     if (!snapshot.refinement || !vref || vref.type !== ElementType.u8)
@@ -330,8 +327,8 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
   }
 
   // Refinement bits are fetched for the chunks a search rescores: until all are in, searches say which they want.
-  if (snapshot.refinement && refinementShards.length > 0)
-    snapshot.refinement.pending = { missing: chunk => loaded[shardAt(refinementShards, chunk)] === 0, wanted: new Set() }
+  if (snapshot.refinement && (refinementShards!.length > 0 || !listed))
+    snapshot.refinement.pending = { missing: chunk => !listed || loaded[shardAt(refinementShards, chunk)] === 0, wanted: new Set() }
   // With vector cells, searches read the candidates their query selects until every row is in.
   const rowLoaded = partition ? new Uint8Array(snapshot.chunkCount) : undefined
   const cellChunks: (Uint32Array | undefined)[] = []
@@ -343,16 +340,23 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
       partition,
       cellChunks: j => cellChunks[j],
       rowLoaded: c => rowLoaded![c] === 1,
-      wantCentroids: () => cellsWanted.add(centroidShard!),
+      wantCentroids: () => cellsWanted.add(centroidShard),
       wantCell: j => cellsWanted.add(cellShards[j]!),
       wantRow: c => cellsWanted.add(shardAt(vectorShards, c)),
     }))
   }
   const loadVectorRows = async (): Promise<void> => {
     if (partition)
-      return load(centroidShard!)
+      return load(centroidShard)
     if (filled[ShardKind.vectors] !== vectorShards.length)
       await Promise.all(vectorShards.map(load))
+  }
+
+  /** Every listed shard of the kinds given, or of all, once the centroid shard (if any) has listed them all. */
+  const loadListed = async (kinds?: readonly number[]): Promise<void> => {
+    if (!listed)
+      await load(centroidShard)
+    await Promise.all(shards.flatMap((shard, i) => kinds === undefined || kinds.includes(shard.kind) ? [load(i)] : []))
   }
 
   return {
@@ -366,7 +370,7 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
     },
     loadVectorRows,
     async loadVectors() {
-      await Promise.all([...vectorShards.map(load), ...refinementShards.map(load)])
+      await loadListed([ShardKind.vectors, ShardKind.refinement])
     },
     async ranked(rank) {
       // Which chunks a search rescores depends on what it read before, never on refinement bits, so a second run wants nothing more.
@@ -389,7 +393,7 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
       }
     },
     async loadAll() {
-      await Promise.all(shards.map((_, i) => load(i)))
+      await loadListed()
       return snapshot
     },
   }

@@ -58,7 +58,12 @@ const corpus = clusteredCorpus(30, 12, 8, 27) // 2,880 chunks
 const documents = decodeSnapshot(corpus.snapshot).documents
 const embedQuery = async (query: string) => corpus.queryVectors.get(query)!
 const files = encodeShardedSnapshot(corpus.snapshot, { lexicalBytes: 2048, vectorBytes: 2048, cells: 48, probe: 8 })
-const shardsOf = (f: typeof files) => openShardedSnapshot(f.core, documents, { load: async () => new Uint8Array(0), name: String }).shards
+/** Every shard's entry: the core lists those up to the centroid shard, which lists the others. */
+async function shardsOf(f: typeof files, docs = documents) {
+  const opened = openShardedSnapshot(f.core, docs, { load: async i => f.shards[i]!, name: String })
+  await opened.loadVectorRows()
+  return opened.shards
+}
 
 function sharded(f: typeof files, fetched: number[] = []): KnowledgeBase {
   return createKnowledgeBase({
@@ -76,8 +81,8 @@ function sharded(f: typeof files, fetched: number[] = []): KnowledgeBase {
 const whole = createKnowledgeBase({ name: 'clustered', documents, bodies: [], embedQuery, loadSnapshot: async () => corpus.snapshot })
 
 describe('approximate vector search of a sharded snapshot with vector cells', () => {
-  it('partitions the vectors into the cells asked for, every chunk in one, deterministically', () => {
-    const shards = shardsOf(files)
+  it('partitions the vectors into the cells asked for, every chunk in one, deterministically', async () => {
+    const shards = await shardsOf(files)
     const cells = shards.filter(s => s.kind === ShardKind.cell)
     expect(cells.length).toBeGreaterThan(40)
     expect(cells.length).toBeLessThanOrEqual(48)
@@ -88,7 +93,7 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
   })
 
   it('returns the exact search\'s top 5 for 98 % of queries or more, in vector, auto and hybrid mode, fetching a fraction of the vectors', async () => {
-    const shards = shardsOf(files)
+    const shards = await shardsOf(files)
     const vectorBytes = (fetched: number[]) => fetched.filter(i => shards[i]!.kind === ShardKind.cell || shards[i]!.kind === ShardKind.vectors).reduce((sum, i) => sum + files.shards[i]!.length, 0)
     const allVectors = shards.flatMap((s, i) => s.kind === ShardKind.vectors ? [files.shards[i]!.length] : []).reduce((a, b) => a + b, 0)
     let found = 0
@@ -127,8 +132,11 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
     expect(agree).toBeGreaterThan(corpus.queryVectors.size / 2)
   })
 
-  it('leaves a lexical search\'s fetches as they were: the centroids are a shard of their own, fetched by vector searches', async () => {
-    const shards = shardsOf(files)
+  it('leaves a lexical search\'s fetches as they were: the centroids are a shard of their own, fetched by vector searches, which lists the shards only they read', async () => {
+    const listed = openShardedSnapshot(files.core, documents, { load: async () => new Uint8Array(0), name: String }).shards
+    expect(listed.map(s => s.kind)).toEqual([...listed.slice(0, -1).map(() => ShardKind.lexical), ShardKind.centroids])
+    const shards = await shardsOf(files)
+    expect(shards.length).toBe(files.shards.length)
     const query = [...corpus.queryVectors.keys()][0]!
     const lexical: number[] = []
     await sharded(files, lexical).search(query, { mode: 'lexical' })
@@ -148,8 +156,9 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
 
   it('refuses a cell of another build', async () => {
     const other = encodeShardedSnapshot(clusteredCorpus(30, 12, 8, 28).snapshot, { lexicalBytes: 2048, vectorBytes: 2048, cells: 48, probe: 8 })
-    const shards = shardsOf(files)
-    const mixed = files.shards.map((s, i) => shards[i]!.kind === ShardKind.cell ? other.shards[shardsOf(other).findIndex(o => o.kind === ShardKind.cell)]! : s)
+    const shards = await shardsOf(files)
+    const otherShards = await shardsOf(other)
+    const mixed = files.shards.map((s, i) => shards[i]!.kind === ShardKind.cell ? other.shards[otherShards.findIndex(o => o.kind === ShardKind.cell)]! : s)
     const error = await sharded({ core: files.core, shards: mixed }).search([...corpus.queryVectors.keys()][0]!, { mode: 'vector' }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(KnowledgeError)
     expect((error as KnowledgeError).code).toBe('snapshot-mismatch')
@@ -171,11 +180,11 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
     for (const query of float.queryVectors.keys())
       agree += Number(JSON.stringify(await approximate().search(query)) === JSON.stringify(await exact.search(query)))
     expect(agree).toBeGreaterThanOrEqual(0.98 * float.queryVectors.size)
-    const kinds = openShardedSnapshot(f.core, floatDocuments, { load: async () => new Uint8Array(0), name: String }).shards.map(s => s.kind)
+    const kinds = (await shardsOf(f, floatDocuments)).map(s => s.kind)
     expect(fetched.filter(i => kinds[i] === ShardKind.cell).length).toBe(8 * float.queryVectors.size)
   })
 
-  it('stays exact by default below 800 chunks', () => {
+  it('stays exact by default below 800 chunks', async () => {
     const small = clusteredCorpus(10, 5, 8, 3)
     const shards = openShardedSnapshot(encodeShardedSnapshot(small.snapshot).core, decodeSnapshot(small.snapshot).documents, { load: async () => new Uint8Array(0), name: String }).shards
     expect(shards.some(s => s.kind === ShardKind.cell)).toBe(false)
