@@ -33,7 +33,7 @@ export interface ShardOptions {
    * Approximate vector search: how many k-means cells the vectors are
    * partitioned into, each a shard a query fetches when it is among the
    * `probe` nearest to it; 0 for exact search only. Default `'auto'`:
-   * exact below {@link ANN_MIN_CHUNKS} chunks, else about √(chunks) cells
+   * exact below {@link ANN_MIN_CHUNKS} chunks, else 2√(chunks) cells
    * (see {@link cellCountFor}).
    */
   cells?: number | 'auto'

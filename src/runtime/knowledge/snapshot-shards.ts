@@ -18,8 +18,9 @@
 // Its own sections:
 //   LDFV  u8   per term, its posting count as an unsigned LEB128 varint (LOFF is their running sum)
 //   SDIR  u32  [VECT element type (0 with NO_VECTORS), CRC-32 of the whole snapshot, shard count S,
-//              then per shard: kind (0 lexical, 1 vectors, 2 refinement, 3 cell), from, to, byte length,
-//              CRC-32 of the shard file]
+//              then per shard: kind (0 lexical, 1 vectors, 2 refinement, 3 cell, 4 centroids), from, to,
+//              byte length, CRC-32 of the shard file]; with vector cells, the shards up to the centroid
+//              shard only, whose own SDIR lists the others (a search that needs them fetches it first)
 //   ACFG  u32  the vector cells, optional (see ann/cells.ts)
 // A lexical shard holds the postings of terms [from, to); a vector or
 // refinement shard the rows of chunks [from, to); a cell shard cells
