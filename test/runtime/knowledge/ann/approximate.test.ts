@@ -189,5 +189,6 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
     const shards = openShardedSnapshot(encodeShardedSnapshot(small.snapshot).core, decodeSnapshot(small.snapshot).documents, { load: async () => new Uint8Array(0), name: String }).shards
     expect(shards.some(s => s.kind === ShardKind.cell)).toBe(false)
     expect(() => encodeShardedSnapshot(small.snapshot, { cells: -1 })).toThrow('Cannot shard the knowledge snapshot: cells must be \'auto\' or a non-negative integer, got -1.')
+    expect(() => encodeShardedSnapshot(small.snapshot, { cells: 4, probe: 0 })).toThrow('Cannot shard the knowledge snapshot: probe must be a positive integer, got 0.')
   })
 })
