@@ -48,16 +48,17 @@ export const DEFAULT_VECTOR_SHARD_BYTES = 1024 * 1024
 export const DEFAULT_REFINEMENT_SHARD_BYTES = 64 * 1024
 
 /**
- * Below this many chunks, exact search is the default: its vectors (under
- * 300 KiB at 384 dimensions, int8) cost about what half of them in four
- * cells, the centroids and a round trip after the query's embedding do (cells
- * are fetched once the query is embedded, vector shards while it is).
+ * Below this many chunks, exact search is the default. On real embeddings
+ * (bench/cells.bench.mjs: the guides, 2,044 chunks), a search had to read
+ * about 1,000 chunks for the exact top 5 on 98 % of queries or more; below
+ * 2,000 chunks that is half the vectors or more, for one more round trip
+ * (cells are fetched once the query is embedded, vector shards while it is).
  */
-export const ANN_MIN_CHUNKS = 800
-/** Cells an approximate search reads by default: at 100,000 chunks, 2 were as exact as 4 on the clustered corpus of bench/shards.bench.mjs; 4 leave a margin for less tidy embeddings. */
+export const ANN_MIN_CHUNKS = 2000
+/** Cells an approximate search reads by default. */
 export const DEFAULT_PROBE = 4
-/** Chunks a cell holds at least, by default: the documents near a query (its topic) span a few hundred chunks whatever the corpus's size, so a search reads at least four cells of 100. */
-export const MIN_CELL_CHUNKS = 100
+/** Chunks a cell holds at least, by default: four cells are then about 1,000 chunks (see {@link ANN_MIN_CHUNKS}). */
+export const MIN_CELL_CHUNKS = 250
 /** Range shards of an approximate snapshot serve the rows of a few documents lexical search ranks high, so they are small. */
 export const ANN_VECTOR_SHARD_BYTES = 16 * 1024
 export const ANN_REFINEMENT_SHARD_BYTES = 8 * 1024

@@ -109,13 +109,13 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
         // A document both return has its exact score: the search read all its chunks.
         for (const hit of actual)
           expect(hit, `${mode} "${query}"`).toEqual(expected.find(e => e.id === hit.id) ?? hit)
-        expect(vectorBytes(fetched)).toBeLessThan(allVectors / 3)
+        expect(vectorBytes(fetched)).toBeLessThan(allVectors / 2)
         fetchedBytes += vectorBytes(fetched)
       }
     }
     expect(found).toBe(3 * corpus.queryVectors.size * 5)
     expect(agree).toBeGreaterThanOrEqual(0.98 * 3 * corpus.queryVectors.size)
-    expect(fetchedBytes / (3 * corpus.queryVectors.size)).toBeLessThan(allVectors / 4)
+    expect(fetchedBytes / (3 * corpus.queryVectors.size)).toBeLessThan(allVectors / 3)
   })
 
   it('gives the documents lexical search ranks highest their exact vector score in auto, whatever cells it reads', async () => {
@@ -184,7 +184,7 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
     expect(fetched.filter(i => kinds[i] === ShardKind.cell).length).toBe(8 * float.queryVectors.size)
   })
 
-  it('stays exact by default below 800 chunks', async () => {
+  it('stays exact by default below 2,000 chunks', async () => {
     const small = clusteredCorpus(10, 5, 8, 3)
     const shards = openShardedSnapshot(encodeShardedSnapshot(small.snapshot).core, decodeSnapshot(small.snapshot).documents, { load: async () => new Uint8Array(0), name: String }).shards
     expect(shards.some(s => s.kind === ShardKind.cell)).toBe(false)
