@@ -60,7 +60,7 @@ export const DEFAULT_PROBE = 4
 /** Chunks a cell holds at least, by default: four cells are then about 1,000 chunks (see {@link ANN_MIN_CHUNKS}). */
 export const MIN_CELL_CHUNKS = 250
 /** Range shards of an approximate snapshot serve the rows of a few documents lexical search ranks high, so they are small. */
-export const ANN_VECTOR_SHARD_BYTES = 16 * 1024
+export const ANN_VECTOR_SHARD_BYTES = 4 * 1024
 export const ANN_REFINEMENT_SHARD_BYTES = 8 * 1024
 
 /**
