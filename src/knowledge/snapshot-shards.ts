@@ -1,13 +1,17 @@
 // Splits a knowledge snapshot into a core and shards, for browsers (layout:
 // src/runtime/knowledge/snapshot-shards.ts). Pure and deterministic: the same
 // snapshot and options give the same files. The sections are copied byte for
-// byte, so the sharded snapshot, once loaded, is the snapshot.
+// byte, so the sharded snapshot, once loaded, is the snapshot. A large
+// snapshot's vectors are also partitioned into k-means cells (vector-cells.ts),
+// each a shard, for approximate search (src/runtime/knowledge/ann/).
 
 import type { PendingSection } from './snapshot'
 import type { ShardEntry } from '../runtime/knowledge/snapshot-shards'
 import { crc32, decodeContainer, ELEMENT_SIZE, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, readContainer, refineRowBytes } from '../runtime/knowledge/snapshot-reader'
+import { packNibbles } from '../runtime/knowledge/ann/cells'
 import { SDIR_HEAD, SDIR_ENTRY, ShardKind } from '../runtime/knowledge/snapshot-shards'
 import { assemble } from './snapshot'
+import { partitionVectors } from './vector-cells'
 
 /** How big shards are made. */
 export interface ShardOptions {
@@ -25,6 +29,16 @@ export interface ShardOptions {
    * it rescores, the documents near its cut.
    */
   refinementBytes?: number
+  /**
+   * Approximate vector search: how many k-means cells the vectors are
+   * partitioned into, each a shard a query fetches when it is among the
+   * `probe` nearest to it; 0 for exact search only. Default `'auto'`:
+   * exact below {@link ANN_MIN_CHUNKS} chunks, else 2√(chunks) cells
+   * (see {@link cellCountFor}).
+   */
+  cells?: number | 'auto'
+  /** Cells an approximate search reads (default {@link DEFAULT_PROBE}). */
+  probe?: number
 }
 
 /** At 100k chunks, 16 KiB shards cut a short query's first lexical bytes by a sixth against 64 KiB (bench/shards.bench.mjs), for the same number of files. */
@@ -32,6 +46,31 @@ export const DEFAULT_LEXICAL_SHARD_BYTES = 16 * 1024
 export const DEFAULT_VECTOR_SHARD_BYTES = 1024 * 1024
 /** At 100k chunks, 64 KiB shards keep a short query's first lexical bytes where they were (a smaller shard directory in the core) for 1 % more bytes before the first vector result than 16 KiB (bench/shards.bench.mjs). */
 export const DEFAULT_REFINEMENT_SHARD_BYTES = 64 * 1024
+
+/**
+ * Below this many chunks, exact search is the default. On real embeddings
+ * (bench/cells.bench.mjs: the guides, 2,044 chunks), a search had to read
+ * about 1,000 chunks for the exact top 5 on 98 % of queries or more; below
+ * 2,000 chunks that is half the vectors or more, for one more round trip
+ * (cells are fetched once the query is embedded, vector shards while it is).
+ */
+export const ANN_MIN_CHUNKS = 2000
+/** Cells an approximate search reads by default. */
+export const DEFAULT_PROBE = 4
+/** Chunks a cell holds at least, by default: four cells are then about 1,000 chunks (see {@link ANN_MIN_CHUNKS}). */
+export const MIN_CELL_CHUNKS = 250
+/** Range shards of an approximate snapshot serve the rows of a few documents lexical search ranks high, so they are small. */
+export const ANN_VECTOR_SHARD_BYTES = 4 * 1024
+export const ANN_REFINEMENT_SHARD_BYTES = 8 * 1024
+
+/**
+ * The default number of cells for `chunkCount` chunks: 2√n, which balances
+ * the centroids' bytes (n cells) against four cells' rows (4n / cells), but no
+ * more than one per {@link MIN_CELL_CHUNKS} chunks; none below {@link ANN_MIN_CHUNKS}.
+ */
+export function cellCountFor(chunkCount: number): number {
+  return chunkCount < ANN_MIN_CHUNKS ? 0 : Math.max(1, Math.round(Math.min(2 * Math.sqrt(chunkCount), chunkCount / MIN_CELL_CHUNKS)))
+}
 
 /** A sharded snapshot: the core, fetched first, and the shards in the order the core lists them. */
 export interface ShardedSnapshotFiles {
@@ -70,14 +109,27 @@ function ranges(count: number, size: (i: number) => number, target: number): [nu
   return out
 }
 
+/** A count option: a non-negative integer, or `'auto'`. */
+function countOption(value: unknown, name: string): number | 'auto' {
+  if (value === undefined || value === 'auto')
+    return 'auto'
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
+    fail(`${name} must be 'auto' or a non-negative integer, got ${String(value)}.`)
+  return value
+}
+
 /** Splits `snapshot` (the bytes `encodeSnapshot` wrote, checked here) into a core and shards. */
 export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOptions = {}): ShardedSnapshotFiles {
-  const lexicalBytes = positiveSize(options.lexicalBytes, 'lexicalBytes', DEFAULT_LEXICAL_SHARD_BYTES)
-  const vectorBytes = positiveSize(options.vectorBytes, 'vectorBytes', DEFAULT_VECTOR_SHARD_BYTES)
-  const refinementBytes = positiveSize(options.refinementBytes, 'refinementBytes', DEFAULT_REFINEMENT_SHARD_BYTES)
   const container = readContainer(snapshot, true, FLAG_NO_VECTORS)
   const decoded = decodeContainer(container, { sharded: false })
   const { bytes, sections, dimensions: dims, chunkCount, documentCount } = container
+  const withVectors = decoded.encoding !== 'none'
+  const cellOption = countOption(options.cells, 'cells')
+  const cellCount = !withVectors ? 0 : cellOption === 'auto' ? cellCountFor(chunkCount) : Math.min(cellOption, chunkCount)
+  const probe = positiveSize(options.probe, 'probe', DEFAULT_PROBE)
+  const lexicalBytes = positiveSize(options.lexicalBytes, 'lexicalBytes', DEFAULT_LEXICAL_SHARD_BYTES)
+  const vectorBytes = positiveSize(options.vectorBytes, 'vectorBytes', cellCount > 0 ? ANN_VECTOR_SHARD_BYTES : DEFAULT_VECTOR_SHARD_BYTES)
+  const refinementBytes = positiveSize(options.refinementBytes, 'refinementBytes', cellCount > 0 ? ANN_REFINEMENT_SHARD_BYTES : DEFAULT_REFINEMENT_SHARD_BYTES)
   const raw = (tag: string, from = 0, to?: number): PendingSection[] => {
     const section = sections.get(tag)
     if (!section)
@@ -95,7 +147,11 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
     for (const [from, to] of ranges(lexical.terms.length, t => (offsets[t + 1]! - offsets[t]!) * perPosting, lexicalBytes))
       planned.push({ kind: ShardKind.lexical, from, to })
   }
-  const withVectors = decoded.encoding !== 'none'
+  // With cells, the centroid shard comes next: the core lists the shards up to it, it lists the others.
+  const cells = cellCount > 0 ? partitionVectors(int8Rows(decoded.vectors, chunkCount, dims), chunkCount, dims, cellCount, decoded.chunkDocuments) : undefined
+  const listed = cells ? planned.length + 1 : undefined
+  if (cells)
+    planned.push({ kind: ShardKind.centroids, from: 0, to: cells.chunks.length })
   const vectorElement = withVectors ? elementBytes('VECT') : 0
   const refineRow = decoded.refinement ? refineRowBytes(dims, decoded.refinement.bits) : 0
   if (withVectors) {
@@ -107,9 +163,21 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
     for (const [from, to] of ranges(chunkCount, () => refineRow, refinementBytes))
       planned.push({ kind: ShardKind.refinement, from, to })
   }
+  for (const [cell] of (cells?.chunks ?? []).entries())
+    planned.push({ kind: ShardKind.cell, from: cell, to: cell + 1 })
 
   const snapshotCrc = new DataView(bytes.buffer, bytes.byteOffset).getUint32(12, true)
-  const shards = planned.map(({ kind, from, to }, index) => {
+  const vectorType = withVectors ? sections.get('VECT')!.type : 0
+  /** An SDIR section listing shards [from, to): the core's, or the centroid shard's. */
+  const directoryOf = (from: number, to: number): PendingSection => {
+    const values = [vectorType, snapshotCrc, to - from]
+    for (let s = from; s < to; s++)
+      values.push(planned[s]!.kind, planned[s]!.from, planned[s]!.to, shards[s]!.length, crc32(shards[s]!, 16))
+    if (values.length !== SDIR_HEAD + (to - from) * SDIR_ENTRY)
+      fail('its shard directory is inconsistent.')
+    return { tag: 'SDIR', type: ElementType.u32, bytes: u32Bytes(values) }
+  }
+  const shardOf = ({ kind, from, to }: typeof planned[number], index: number): Uint8Array => {
     const shrd = { tag: 'SHRD', type: ElementType.u32, bytes: u32Bytes([snapshotCrc, index, kind, from, to]) }
     let slices: PendingSection[]
     if (kind === ShardKind.lexical) {
@@ -120,21 +188,79 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
     else if (kind === ShardKind.vectors) {
       slices = [...raw('SCAL', from * 4, to * 4), ...raw('VECT', from * dims * vectorElement, to * dims * vectorElement)]
     }
+    else if (kind === ShardKind.cell) {
+      slices = cellSlices(cells!.chunks[from]!, chunkCount, raw('SCAL')[0]?.bytes, raw('VECT')[0]!, dims * vectorElement)
+    }
+    else if (kind === ShardKind.centroids) {
+      slices = [...centroidSections(cells!.centroids, to, dims), directoryOf(index + 1, planned.length)]
+    }
     else {
       slices = raw('VREF', from * refineRow, to * refineRow)
     }
     return assemble(dims, chunkCount, documentCount, [shrd, ...slices], FLAG_SHARD)
-  })
+  }
+  // The centroid shard lists the shards after it, so it is made last.
+  const shards: Uint8Array[] = []
+  for (const [index, entry] of planned.entries())
+    shards[index] = entry.kind === ShardKind.centroids ? new Uint8Array(0) : shardOf(entry, index)
+  if (listed !== undefined)
+    shards[listed - 1] = shardOf(planned[listed - 1]!, listed - 1)
 
-  const directory = [withVectors ? sections.get('VECT')!.type : 0, snapshotCrc, shards.length]
-  for (const [s, { kind, from, to }] of planned.entries())
-    directory.push(kind, from, to, shards[s]!.length, crc32(shards[s]!, 16))
-  if (directory.length !== SDIR_HEAD + shards.length * SDIR_ENTRY)
-    fail('its shard directory is inconsistent.')
   const frequencies: PendingSection[] = lexical ? [{ tag: 'LDFV', type: ElementType.u8, bytes: varints(lexical.offsets) }] : []
-  const coreSections = [coreMeta(raw('META')[0]!.bytes), ...['CDOC', 'HEAD', 'LTRM'].flatMap(tag => raw(tag)), ...frequencies, ...raw('LLEN'), { tag: 'SDIR', type: ElementType.u32, bytes: u32Bytes(directory) }]
+  const partition: PendingSection[] = cells ? [{ tag: 'ACFG', type: ElementType.u32, bytes: u32Bytes([cells.chunks.length, probe, shards.length]) }] : []
+  const coreSections = [coreMeta(raw('META')[0]!.bytes), ...['CDOC', 'HEAD', 'LTRM'].flatMap(tag => raw(tag)), ...frequencies, ...raw('LLEN'), directoryOf(0, listed ?? shards.length), ...partition]
   const flags = (withVectors ? 0 : FLAG_NO_VECTORS) | FLAG_SHARDED_CORE
   return { core: assemble(dims, chunkCount, documentCount, coreSections, flags), shards }
+}
+
+/** The snapshot's vectors as int8 rows: its own (int8), or each float32 row scaled to ±127 (only directions matter to the partition). */
+function int8Rows(vectors: Float32Array | Int8Array, chunkCount: number, dims: number): Int8Array {
+  if (vectors instanceof Int8Array)
+    return vectors
+  const out = new Int8Array(chunkCount * dims)
+  for (let c = 0; c < chunkCount; c++) {
+    let max = 0
+    for (let i = c * dims; i < (c + 1) * dims; i++)
+      max = Math.max(max, Math.abs(vectors[i]!))
+    for (let i = c * dims; i < (c + 1) * dims; i++)
+      out[i] = max > 0 ? Math.round(vectors[i]! / max * 127) : 0
+  }
+  return out
+}
+
+/** A cell shard's slices: its chunks (CROW, ascending), their scales (int8) and their rows, in that order. */
+function cellSlices(chunks: Uint32Array, chunkCount: number, scales: Uint8Array | undefined, vect: PendingSection, rowBytes: number): PendingSection[] {
+  const crow: PendingSection = chunkCount - 1 > 0xFFFF
+    ? { tag: 'CROW', type: ElementType.u32, bytes: u32Bytes([...chunks]) }
+    : { tag: 'CROW', type: ElementType.u16, bytes: u16Bytes(chunks) }
+  const rows = new Uint8Array(chunks.length * rowBytes)
+  const scal = new Uint8Array(chunks.length * 4)
+  for (const [r, c] of chunks.entries()) {
+    rows.set(vect.bytes.subarray(c * rowBytes, (c + 1) * rowBytes), r * rowBytes)
+    if (scales)
+      scal.set(scales.subarray(c * 4, (c + 1) * 4), r * 4)
+  }
+  return [crow, ...(scales ? [{ tag: 'SCAL', type: ElementType.f32, bytes: scal }] : []), { tag: 'VECT', type: vect.type, bytes: rows }]
+}
+
+/** The centroid shard's sections: each unit centroid as 4-bit components (ACEN) times its scale (ACSC). */
+function centroidSections(centroids: Float64Array, cellCount: number, dims: number): PendingSection[] {
+  const quantized = new Int8Array(cellCount * dims)
+  const scales = new Uint8Array(cellCount * 4)
+  const dv = new DataView(scales.buffer)
+  for (let j = 0; j < cellCount; j++) {
+    let max = 0
+    for (let i = j * dims; i < (j + 1) * dims; i++)
+      max = Math.max(max, Math.abs(centroids[i]!))
+    const scale = max / 7
+    for (let i = j * dims; i < (j + 1) * dims; i++)
+      quantized[i] = Math.max(-8, Math.min(7, Math.round(centroids[i]! / scale)))
+    dv.setFloat32(j * 4, scale, true)
+  }
+  return [
+    { tag: 'ACSC', type: ElementType.f32, bytes: scales },
+    { tag: 'ACEN', type: ElementType.u8, bytes: packNibbles(quantized, cellCount, dims) },
+  ]
 }
 
 /**
@@ -159,6 +285,15 @@ function varints(offsets: Uint32Array): Uint8Array {
     out.push(value)
   }
   return Uint8Array.from(out)
+}
+
+/** Little-endian u16 bytes of `values`. */
+function u16Bytes(values: ArrayLike<number>): Uint8Array {
+  const out = new Uint8Array(values.length * 2)
+  const dv = new DataView(out.buffer)
+  for (let i = 0; i < values.length; i++)
+    dv.setUint16(i * 2, values[i]!, true)
+  return out
 }
 
 /** Little-endian u32 bytes of `values`. */

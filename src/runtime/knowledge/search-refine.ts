@@ -12,8 +12,6 @@ import type { PooledScores, VectorPooling } from './search-pool'
 import { kthHighest, poolDocument } from './search-pool'
 import { refineRowBytes } from './snapshot-reader'
 
-const maxScales = new WeakMap<Snapshot, number>()
-
 /**
  * How far a chunk's int8 score may be from its refined score for this query:
  * six standard deviations of what the refinement adds (its L levels are spread
@@ -24,13 +22,10 @@ const maxScales = new WeakMap<Snapshot, number>()
  * times wider, and rescore that many more chunks.
  */
 export function margin(snapshot: Snapshot, unit: Float64Array, queryScale: number): number {
-  let maxScale = maxScales.get(snapshot)
-  if (maxScale === undefined) {
-    maxScale = 0
-    for (const s of snapshot.scales!)
-      maxScale = Math.max(maxScale, s)
-    maxScales.set(snapshot, maxScale)
-  }
+  // Not cached: an approximate snapshot's scales arrive a cell at a time (a scan of 100k scales is about 0.1 ms).
+  let maxScale = 0
+  for (const s of snapshot.scales!)
+    maxScale = Math.max(maxScale, s)
   const levels = 1 << snapshot.refinement!.bits
   const deviation = maxScale / levels * Math.sqrt((levels * levels - 1) / 12)
   return 6 * deviation + maxScale * queryScale / 2 * 127 * unit.length + 1e-9
@@ -119,6 +114,9 @@ export function refinePooled(snapshot: Snapshot, unit: Float64Array, queryScale:
     if (bestChunk[d]! < 0 || (best[d]! < threshold - 2 * m && !eligible(d)) || key[d]! < floor)
       continue
     for (let k = offsets[d]!; k < offsets[d + 1]!; k++) {
+      // A chunk an approximate search does not read stays out (−∞).
+      if (similarity[chunks[k]!] === -Infinity)
+        continue
       if (pending?.missing(chunks[k]!))
         pending.wanted.add(chunks[k]!)
       similarity[chunks[k]!] = refinedScore(snapshot, unit, unitSum, chunks[k]!)

@@ -7,6 +7,8 @@ import type { Snapshot } from './snapshot-reader'
 import type { SearchResult } from './search-rank'
 import type { PooledScores, VectorPooling } from './search-pool'
 import type { FusionTerms } from './search-refine'
+import { scoreCandidates } from './ann/score'
+import { candidateIndexOf } from './ann/candidates'
 import { KnowledgeError } from './errors'
 import { scoreChunks, searchState } from './search-kernels'
 import { poolScores } from './search-pool'
@@ -105,7 +107,12 @@ export function scoreDocuments(snapshot: Snapshot, queryVector: ArrayLike<number
   for (let i = 0; i < dims; i++)
     unit[i]! *= inverse
 
-  const scores = scoreChunks(snapshot, unit, accelerate)
+  // An approximate snapshot (vector cells) ranks its candidate chunks only: the others score −∞.
+  const candidates = candidateIndexOf(snapshot)
+  const mask = candidates?.select(unit, topK, fusion?.upper)
+  if (mask === null)
+    return null // its shards are being fetched; the search runs again (ShardedSnapshot.ranked)
+  const scores = mask ? scoreCandidates(snapshot, unit, mask) : scoreChunks(snapshot, unit, accelerate)
   const n = snapshot.chunkCount
   let similarity = scores.values as Float64Array
   if (scores.encoding === 'int8') {
@@ -114,6 +121,12 @@ export function scoreDocuments(snapshot: Snapshot, queryVector: ArrayLike<number
     similarity = state.similarity ??= new Float64Array(n)
     for (let c = 0; c < n; c++)
       similarity[c] = values[c]! * scales[c]! * queryScale
+  }
+  if (mask) {
+    for (let c = 0; c < n; c++) {
+      if (!mask[c])
+        similarity[c] = -Infinity
+    }
   }
   const { logCounts, offsets, chunks } = documentChunks(snapshot)
   const documents = state.pooled

@@ -3,7 +3,11 @@
 // Modelled on Pagefind's chunked index: a lexical search loads only the
 // slices of postings its terms need; vector search loads every vector shard,
 // in parallel, while the query model loads, and then the refinement bits of
-// the few documents near its cut only (int8).
+// the few documents near its cut only (int8). A core with vector cells
+// (ann/cells.ts) makes vector search approximate: once the query is embedded,
+// it loads the cells nearest it and the rows of the documents lexical search
+// ranks highest, and ranks those only (ann/candidates.ts), until every row is
+// in (loadVectors, loadAll, or every cell fetched), when it is exact again.
 //
 // The core is a snapshot file (see snapshot-reader.ts) flagged SHARDED_CORE:
 // CDOC, HEAD, LTRM and LLEN as in a whole snapshot; META without its document
@@ -14,14 +18,19 @@
 // Its own sections:
 //   LDFV  u8   per term, its posting count as an unsigned LEB128 varint (LOFF is their running sum)
 //   SDIR  u32  [VECT element type (0 with NO_VECTORS), CRC-32 of the whole snapshot, shard count S,
-//              then per shard: kind (0 lexical, 1 vectors, 2 refinement), from, to, byte length,
-//              CRC-32 of the shard file]
+//              then per shard: kind (0 lexical, 1 vectors, 2 refinement, 3 cell, 4 centroids), from, to,
+//              byte length, CRC-32 of the shard file]; with vector cells, the shards up to the centroid
+//              shard only, whose own SDIR lists the others (a search that needs them fetches it first)
+//   ACFG  u32  the vector cells, optional (see ann/cells.ts)
 // A lexical shard holds the postings of terms [from, to); a vector or
-// refinement shard the rows of chunks [from, to). Each shard is a snapshot
+// refinement shard the rows of chunks [from, to); a cell shard cells
+// [from, to) (one), its chunks listed in it; the centroid shard the centroids
+// of cells [from, to) (all; ann/cells.ts). Each shard is a snapshot
 // file flagged SHARD with
 //   SHRD  u32  [CRC-32 of the whole snapshot, shard index, kind, from, to]
 // and the slices: LPST and LFRQ (lexical); SCAL (int8) and VECT (vectors);
-// VREF (refinement, int8 snapshots with refinement bits only).
+// VREF (refinement, int8 snapshots with refinement bits only); CROW, SCAL and
+// VECT (cell); ACSC and ACEN (centroids).
 //
 // The reader fills full-size typed arrays as shards arrive, so the ordinary
 // `Snapshot` it returns is searched by the ordinary search functions, and
@@ -32,17 +41,19 @@
 // that callers handle one documented error.
 
 import type { IndexArray, Snapshot, SnapshotContainer, SnapshotDocument } from './snapshot-reader'
+import { createCandidateIndex, setCandidateIndex } from './ann/candidates'
+import { fillCell, fillCentroids, readPartition } from './ann/cells'
 import { KnowledgeError } from './errors'
 import { scoredTerms } from './lexical'
 import { bytesOf, checkPostings, checkScales, corrupt, crc32, decodeContainer, documentRow, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, readContainer, refineRowBytes, SnapshotError, view } from './snapshot-reader'
 
 /** What a shard holds. */
-export const ShardKind = { lexical: 0, vectors: 1, refinement: 2 } as const
+export const ShardKind = { lexical: 0, vectors: 1, refinement: 2, cell: 3, centroids: 4 } as const
 
 /** One shard as the core lists it. */
 export interface ShardEntry {
   kind: typeof ShardKind[keyof typeof ShardKind]
-  /** First term (lexical) or chunk (vectors). */
+  /** First term (lexical), chunk (vectors, refinement) or cell. */
   from: number
   /** One past the last. */
   to: number
@@ -82,10 +93,14 @@ export function unreadableSnapshot(error: unknown, what: string): unknown {
 export interface ShardedSnapshot {
   /** The snapshot; postings and vectors are zero until their shards are in. */
   readonly snapshot: Snapshot
+  /** The shards the core lists; with vector cells, those the centroid shard lists follow once it is in. */
   readonly shards: readonly ShardEntry[]
   /** Loads the lexical shards holding the postings a lexical search of `query` reads. */
   loadLexical: (query: string) => Promise<void>
-  /** Loads every vector shard (in parallel): the vectors, without the refinement bits that {@link ranked} loads as needed. */
+  /**
+   * Loads every vector shard (in parallel): the vectors, without the refinement bits that {@link ranked} loads as needed.
+   * With vector cells, their centroids only: which cells a search reads depends on its query, so {@link ranked} loads them.
+   */
   loadVectorRows: () => Promise<void>
   /** Loads every vector and refinement shard: any vector search is exact from then on. */
   loadVectors: () => Promise<void>
@@ -99,12 +114,12 @@ export interface ShardedSnapshot {
   loadAll: () => Promise<Snapshot>
 }
 
-/** The shard directory of a core (its SDIR section). */
-function readDirectory(core: SnapshotContainer): { vectorType: number, snapshotCrc: number, shards: ShardEntry[] } {
-  const section = core.sections.get('SDIR')
+/** The shard directory of a core, or of its centroid shard, which lists the shards after it (its SDIR section). */
+function readDirectory(container: SnapshotContainer): { vectorType: number, snapshotCrc: number, shards: ShardEntry[] } {
+  const section = container.sections.get('SDIR')
   if (!section || section.type !== ElementType.u32 || section.length < SDIR_HEAD * 4)
-    corrupt('the sharded core has no u32 SDIR section')
-  const head = view(core.bytes, section, ElementType.u32, section.length / 4) as Uint32Array
+    corrupt('the sharded core or its centroid shard has no u32 SDIR section')
+  const head = view(container.bytes, section, ElementType.u32, section.length / 4) as Uint32Array
   const count = head[2]!
   if (head.length !== SDIR_HEAD + count * SDIR_ENTRY)
     corrupt(`its shard directory does not hold ${count} shards`)
@@ -112,7 +127,7 @@ function readDirectory(core: SnapshotContainer): { vectorType: number, snapshotC
   for (let s = 0; s < count; s++) {
     const at = SDIR_HEAD + s * SDIR_ENTRY
     const [kind, from, to, byteLength, crc] = head.subarray(at, at + SDIR_ENTRY) as unknown as number[]
-    if ((kind !== ShardKind.lexical && kind !== ShardKind.vectors && kind !== ShardKind.refinement) || !(from! < to!))
+    if ((kind !== ShardKind.lexical && kind !== ShardKind.vectors && kind !== ShardKind.refinement && kind !== ShardKind.cell && kind !== ShardKind.centroids) || !(from! < to!))
       corrupt(`shard ${s} has an invalid kind or range`)
     shards.push({ kind, from: from!, to: to!, byteLength: byteLength!, crc: crc! })
   }
@@ -160,28 +175,39 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
     throw new KnowledgeError('snapshot-mismatch', `The knowledge snapshot core does not list the ${documents.length} documents its module does: they come from different builds. Deploy the build's whole output folder again, so that all of its files match.`)
   const snapshot = decodeContainer(core, { sharded: { vectorType, documents: [...documents] } })
   const lexical = snapshot.lexical
-  const terms = lexical?.terms.length ?? 0
-  // Every term and every chunk is in exactly one shard of its kind, in order.
-  const ends = [0, 0, 0]
-  for (const shard of shards) {
-    if (shard.from !== ends[shard.kind])
-      corrupt('its shards do not tile the terms and chunks')
-    ends[shard.kind] = shard.to
+  // With vector cells, the core lists the shards up to the centroid shard, which lists the others (vector searches only need them).
+  const partition = withVectors ? readPartition(core) : null
+  const total = partition ? partition.shardCount : shards.length
+  if (source.count !== undefined && source.count !== total)
+    throw new KnowledgeError('snapshot-mismatch', `The knowledge snapshot core lists ${total} shards where its module names ${source.count}: they come from different builds. Deploy the build's whole output folder again, so that all of its files match.`)
+  /** Whether every shard is listed: always without cells, once the centroid shard is in with them. */
+  let listed = !partition
+  // Every term, chunk and cell is in exactly one shard of its kind, in order.
+  const checkTiling = () => {
+    const ends = [0, 0, 0, 0, 0]
+    for (const shard of shards) {
+      if (shard.from !== ends[shard.kind] || (shard.kind === ShardKind.cell && shard.to !== shard.from + 1))
+        corrupt('its shards do not tile the terms, chunks and cells')
+      ends[shard.kind] = shard.to
+    }
+    const rows = (here: boolean) => listed && here ? snapshot.chunkCount : 0
+    if (ends[ShardKind.lexical] !== (lexical?.terms.length ?? 0) || ends[ShardKind.vectors] !== rows(withVectors) || ends[ShardKind.refinement] !== rows(snapshot.refinement !== null)
+      || ends[ShardKind.cell] !== (listed ? partition?.count ?? 0 : 0) || ends[ShardKind.centroids] !== (partition?.count ?? 0) || (listed && shards.length !== total))
+      corrupt('its shards do not tile the terms, chunks and cells')
   }
-  if (ends[ShardKind.lexical] !== terms || ends[ShardKind.vectors] !== (withVectors ? snapshot.chunkCount : 0) || ends[ShardKind.refinement] !== (snapshot.refinement ? snapshot.chunkCount : 0))
-    corrupt('its shards do not tile the terms and chunks')
-
-  if (source.count !== undefined && source.count !== shards.length)
-    throw new KnowledgeError('snapshot-mismatch', `The knowledge snapshot core lists ${shards.length} shards where its module names ${source.count}: they come from different builds. Deploy the build's whole output folder again, so that all of its files match.`)
   const indexesOf = (kind: ShardEntry['kind']) => shards.flatMap((shard, i) => shard.kind === kind ? [i] : [])
-  const lexicalShards = indexesOf(ShardKind.lexical)
-  const vectorShards = indexesOf(ShardKind.vectors)
-  const refinementShards = indexesOf(ShardKind.refinement)
+  let lexicalShards: number[], vectorShards: number[], refinementShards: number[], cellShards: number[]
+  const reindex = () => {
+    checkTiling()
+    ;[lexicalShards, vectorShards, refinementShards, cellShards] = [ShardKind.lexical, ShardKind.vectors, ShardKind.refinement, ShardKind.cell].map(indexesOf) as [number[], number[], number[], number[]]
+  }
+  reindex()
+  const centroidShard = indexesOf(ShardKind.centroids)[0]!
   const loading = new Map<number, Promise<void>>()
   /** Shards filled, by kind: once all of a kind are in, searches await nothing. */
-  const filled = [0, 0, 0]
+  const filled = [0, 0, 0, 0, 0]
   /** Whether each shard is filled. */
-  const loaded = new Uint8Array(shards.length)
+  const loaded = new Uint8Array(total)
   const load = (index: number): Promise<void> => {
     let promise = loading.get(index)
     if (!promise) {
@@ -197,6 +223,9 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
         // Once every refinement shard is in, searches have no bits left to ask for.
         if (++filled[kind]! === refinementShards.length && kind === ShardKind.refinement)
           delete snapshot.refinement!.pending
+        // Once every row is in, vector search is exact again.
+        if (listed && partition && (filled[ShardKind.vectors] === vectorShards.length || filled[ShardKind.cell] === cellShards.length))
+          setCandidateIndex(snapshot, undefined)
       })
       promise.catch(() => loading.delete(index))
       loading.set(index, promise)
@@ -222,7 +251,22 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
       fillPostings(shard, entry)
     else if (entry.kind === ShardKind.vectors)
       fillVectors(shard, entry)
+    else if (entry.kind === ShardKind.cell)
+      cellChunks[entry.from] = fillCell(snapshot, shard, entry.from, vectorType, rowLoaded!)
+    else if (entry.kind === ShardKind.centroids)
+      fillCentroidShard(shard, index)
     else fillRefinement(shard, entry)
+  }
+
+  /** The centroids, and the directory of the shards after them. */
+  const fillCentroidShard = (shard: SnapshotContainer, index: number): void => {
+    const rest = readDirectory(shard)
+    if (rest.vectorType !== vectorType || rest.snapshotCrc !== snapshotCrc || index + 1 + rest.shards.length !== total)
+      corrupt('its centroid shard lists the shards of another snapshot')
+    fillCentroids(partition!, shard)
+    shards.push(...rest.shards)
+    listed = true
+    reindex()
   }
 
   const fillPostings = ({ bytes, sections }: SnapshotContainer, { from, to }: ShardEntry): void => {
@@ -259,6 +303,7 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
       checkScales(scales, from)
       snapshot.scales.set(scales, from)
     }
+    rowLoaded?.fill(1, from, to)
   }
 
   const fillRefinement = ({ bytes, sections }: SnapshotContainer, { from, to }: ShardEntry): void => {
@@ -283,11 +328,36 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
   }
 
   // Refinement bits are fetched for the chunks a search rescores: until all are in, searches say which they want.
-  if (snapshot.refinement && refinementShards.length > 0)
-    snapshot.refinement.pending = { missing: chunk => loaded[shardAt(refinementShards, chunk)] === 0, wanted: new Set() }
+  if (snapshot.refinement && (refinementShards!.length > 0 || !listed))
+    snapshot.refinement.pending = { missing: chunk => !listed || loaded[shardAt(refinementShards, chunk)] === 0, wanted: new Set() }
+  // With vector cells, searches read the candidates their query selects until every row is in.
+  const rowLoaded = partition ? new Uint8Array(snapshot.chunkCount) : undefined
+  const cellChunks: (Uint32Array | undefined)[] = []
+  /** Cell and vector shards an approximate search asked for. */
+  const cellsWanted = new Set<number>()
+  if (partition) {
+    setCandidateIndex(snapshot, createCandidateIndex({
+      snapshot,
+      partition,
+      cellChunks: j => cellChunks[j],
+      rowLoaded: c => rowLoaded![c] === 1,
+      wantCentroids: () => cellsWanted.add(centroidShard),
+      wantCell: j => cellsWanted.add(cellShards[j]!),
+      wantRow: c => cellsWanted.add(shardAt(vectorShards, c)),
+    }))
+  }
   const loadVectorRows = async (): Promise<void> => {
+    if (partition)
+      return load(centroidShard)
     if (filled[ShardKind.vectors] !== vectorShards.length)
       await Promise.all(vectorShards.map(load))
+  }
+
+  /** Every listed shard of the kinds given, or of all, once the centroid shard (if any) has listed them all. */
+  const loadListed = async (kinds?: readonly number[]): Promise<void> => {
+    if (!listed)
+      await load(centroidShard)
+    await Promise.all(shards.flatMap((shard, i) => kinds === undefined || kinds.includes(shard.kind) ? [load(i)] : []))
   }
 
   return {
@@ -301,13 +371,21 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
     },
     loadVectorRows,
     async loadVectors() {
-      await Promise.all([loadVectorRows(), ...refinementShards.map(load)])
+      await loadListed([ShardKind.vectors, ShardKind.refinement])
     },
     async ranked(rank) {
       // Which chunks a search rescores depends on what it read before, never on refinement bits, so a second run wants nothing more.
       for (;;) {
         const result = rank()
         const pending = snapshot.refinement?.pending
+        if (cellsWanted.size > 0) {
+          // An approximate search ran without its candidates' rows: its refinement wishes are moot.
+          const shardsWanted = [...cellsWanted]
+          cellsWanted.clear()
+          pending?.wanted.clear()
+          await Promise.all(shardsWanted.map(load))
+          continue
+        }
         if (!pending || pending.wanted.size === 0)
           return result
         const wanted = new Set([...pending.wanted].map(chunk => shardAt(refinementShards, chunk)))
@@ -316,7 +394,7 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
       }
     },
     async loadAll() {
-      await Promise.all(shards.map((_, i) => load(i)))
+      await loadListed()
       return snapshot
     },
   }

@@ -109,12 +109,13 @@ function sharded(corpus: Corpus, files: { core: Uint8Array, shards: Uint8Array[]
   })
 }
 
-const corpora: [Corpus, { lexicalBytes: number, vectorBytes: number }][] = [
-  [fixtureCorpus('test/fixtures/knowledge/home', 'int8'), { lexicalBytes: 96, vectorBytes: 80 }],
-  [fixtureCorpus('test/fixtures/knowledge-app/docs/knowledge', 'float32'), { lexicalBytes: 64, vectorBytes: 300 }],
-  [generatedCorpus(3000, 'int8'), { lexicalBytes: 2048, vectorBytes: 8192 }],
-  [generatedCorpus(1200, 'float32'), { lexicalBytes: 4096, vectorBytes: 16_384 }],
-  [generatedCorpus(1500, 'none'), { lexicalBytes: 1024, vectorBytes: 1024 }],
+// Exact search (no vector cells): approximate search has its own tests (ann/).
+const corpora: [Corpus, { lexicalBytes: number, vectorBytes: number, cells: 0 }][] = [
+  [fixtureCorpus('test/fixtures/knowledge/home', 'int8'), { lexicalBytes: 96, vectorBytes: 80, cells: 0 }],
+  [fixtureCorpus('test/fixtures/knowledge-app/docs/knowledge', 'float32'), { lexicalBytes: 64, vectorBytes: 300, cells: 0 }],
+  [generatedCorpus(3000, 'int8'), { lexicalBytes: 2048, vectorBytes: 8192, cells: 0 }],
+  [generatedCorpus(1200, 'float32'), { lexicalBytes: 4096, vectorBytes: 16_384, cells: 0 }],
+  [generatedCorpus(1500, 'none'), { lexicalBytes: 1024, vectorBytes: 1024, cells: 0 }],
 ]
 
 describe.each(corpora)('a sharded snapshot of $name', (corpus, options) => {
@@ -177,7 +178,7 @@ describe.each(corpora)('a sharded snapshot of $name', (corpus, options) => {
 describe('refinement bits (int8), sharded apart', () => {
   const corpus = generatedCorpus(3000, 'int8')
   // 100 chunks' bits a shard: 30 refinement shards.
-  const files = encodeShardedSnapshot(corpus.snapshot, { lexicalBytes: 2048, vectorBytes: 8192, refinementBytes: 1200 })
+  const files = encodeShardedSnapshot(corpus.snapshot, { lexicalBytes: 2048, vectorBytes: 8192, refinementBytes: 1200, cells: 0 })
   const shards = openShardedSnapshot(files.core, decodeSnapshot(corpus.snapshot).documents, { load: async () => new Uint8Array(0), name: String }).shards
   const ofKind = (kind: number) => shards.flatMap((s, i) => s.kind === kind ? [i] : [])
 
@@ -218,8 +219,8 @@ describe('refinement bits (int8), sharded apart', () => {
 
 describe('a damaged or mismatched shard', () => {
   const corpus = generatedCorpus(600, 'int8')
-  const files = encodeShardedSnapshot(corpus.snapshot, { lexicalBytes: 1024, vectorBytes: 4096 })
-  const other = encodeShardedSnapshot(generatedCorpus(601, 'int8').snapshot, { lexicalBytes: 1024, vectorBytes: 4096 })
+  const files = encodeShardedSnapshot(corpus.snapshot, { lexicalBytes: 1024, vectorBytes: 4096, cells: 0 })
+  const other = encodeShardedSnapshot(generatedCorpus(601, 'int8').snapshot, { lexicalBytes: 1024, vectorBytes: 4096, cells: 0 })
 
   it('fails the search with a KnowledgeError that says what to redeploy, never a result', async () => {
     const damaged = files.shards.map(s => s.slice())
