@@ -12,7 +12,8 @@ const TOP_KEYS = ['include', 'exclude', 'strict', 'onInvalid', 'root', 'skills',
 const SKILLS_KEYS = ['dirs']
 const KNOWLEDGE_KEYS = ['dir', 'model', 'chunk', 'search', 'shards', 'queryEncoder', 'includeModel', 'export']
 const MODEL_KEYS = [...Object.keys(DEFAULT_MODEL), 'provider', 'baseUrl', 'dimensions', ...Object.keys(DEFAULT_SERVER)]
-const SHARDS_KEYS = ['lexicalBytes', 'vectorBytes', 'refinementBytes']
+const SHARD_SIZE_KEYS = ['lexicalBytes', 'vectorBytes', 'refinementBytes']
+const SHARDS_KEYS = [...SHARD_SIZE_KEYS, 'cells', 'probe']
 const EXPORT_KEYS = ['mode', 'outDir', 'includeModel']
 
 /** Plugin options of the wrong shape: `message` lists every problem, a line each. */
@@ -123,9 +124,12 @@ function knowledgeProblems(path: string, name: string, entry: unknown, { expect,
   if (base.search !== undefined)
     object(join(path, 'search'), base.search, Object.keys(DEFAULT_SEARCH), 'an object ({ topK, threshold })')
   if (base.shards !== undefined && !boolean(base.shards)) {
-    const shards = object(join(path, 'shards'), base.shards, SHARDS_KEYS, 'true, false or { lexicalBytes, vectorBytes, refinementBytes }')
-    for (const key of SHARDS_KEYS)
-      optional(join(join(path, 'shards'), key), shards?.[key], value => Number.isSafeInteger(value) && (value as number) >= 1, 'a positive integer (bytes a shard)')
+    const shards = object(join(path, 'shards'), base.shards, SHARDS_KEYS, 'true, false or { lexicalBytes, vectorBytes, refinementBytes, cells, probe }')
+    const positive = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 1
+    for (const key of SHARD_SIZE_KEYS)
+      optional(join(join(path, 'shards'), key), shards?.[key], positive, 'a positive integer (bytes a shard)')
+    optional(join(join(path, 'shards'), 'cells'), shards?.cells, value => value === 'auto' || (Number.isSafeInteger(value) && (value as number) >= 0), '"auto" or a number of vector cells (0: exact search only)')
+    optional(join(join(path, 'shards'), 'probe'), shards?.probe, positive, 'a positive integer (vector cells a search reads)')
   }
   optional(join(path, 'queryEncoder'), base.queryEncoder, value => QUERY_ENCODERS.includes(value as QueryEncoder), '"auto", "static" or "model"')
   optional(join(path, 'includeModel'), base.includeModel, boolean, 'true or false')

@@ -86,13 +86,17 @@ describe('the shards option', () => {
     // Checked with the plugin's options: the build fails before reading anything.
     const wrongKey = await settle(build('rollup', entry, options({ lexicalByte: 100 }), 'knowledge-shards-invalid'))
     expect(String((wrongKey as { error: Error }).error.message)).toBe(`Invalid unplugin-skill-kit options (1 problem):
-- knowledge.docs.shards.lexicalByte: unknown option. Did you mean "lexicalBytes"? The options here are lexicalBytes, vectorBytes, refinementBytes.`)
+- knowledge.docs.shards.lexicalByte: unknown option. Did you mean "lexicalBytes"? The options here are lexicalBytes, vectorBytes, refinementBytes, cells, probe.`)
     const wrongSize = await settle(build('rollup', entry, options({ vectorBytes: 0 }), 'knowledge-shards-invalid'))
     expect(String((wrongSize as { error: Error }).error.message)).toBe(`Invalid unplugin-skill-kit options (1 problem):
 - knowledge.docs.shards.vectorBytes: expected a positive integer (bytes a shard), got 0.`)
     const wrongType = await settle(build('rollup', entry, options('yes'), 'knowledge-shards-invalid'))
     expect(String((wrongType as { error: Error }).error.message)).toBe(`Invalid unplugin-skill-kit options (1 problem):
-- knowledge.docs.shards: expected true, false or { lexicalBytes, vectorBytes, refinementBytes }, got "yes".`)
+- knowledge.docs.shards: expected true, false or { lexicalBytes, vectorBytes, refinementBytes, cells, probe }, got "yes".`)
+    const wrongCells = await settle(build('rollup', entry, options({ cells: -1, probe: 'all' }), 'knowledge-shards-invalid'))
+    expect(String((wrongCells as { error: Error }).error.message)).toBe(`Invalid unplugin-skill-kit options (2 problems):
+- knowledge.docs.shards.cells: expected "auto" or a number of vector cells (0: exact search only), got -1.
+- knowledge.docs.shards.probe: expected a positive integer (vector cells a search reads), got "all".`)
   }, 120_000)
 
   it('says which shard is missing from a deployment, and what to deploy', async () => {
