@@ -15,12 +15,13 @@
 // model's top-1 the table keeps. Also: distillation time (cold: an empty cache; cached),
 // table size, microseconds to embed a query.
 //
-//   node bench/encoder.bench.mjs [--tune] [--cold] [--json]
+//   node bench/encoder.bench.mjs [--tune] [--cold] [--phases] [--json]
 //
 // --tune  compares the table's choices (pieces kept, SIF weights, pooling, ridge λ, training
 //         texts and windows, row training) on the tune halves only: vector-only top-1 and
 //         MRR@5 (threshold 0) as shares of the model's, averaged over the sets.
 // --cold  also times a distillation from an empty cache (embeds every row: ~20 s on 2 cores).
+// --phases prints the seconds of each phase of the cached distillation (and of the cold one).
 
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -123,11 +124,15 @@ export function tuneScore(K, snapshot, sets) {
 
 export async function distil(T, embedder, vocabulary, corpus, options = {}, cacheDir = TABLE_CACHE) {
   const start = performance.now()
-  const table = await T.distilQueryTable(embedder, corpus, { vocabulary, cacheDir, ...options })
-  return { table, ms: performance.now() - start }
+  const phases = {}
+  const timing = (phase, ms) => { phases[phase] = ms }
+  const table = await T.distilQueryTable(embedder, corpus, { vocabulary, cacheDir, timing, ...options })
+  return { table, ms: performance.now() - start, phases }
 }
 
-export async function run({ tune = false, cold = false, log = console.log } = {}) {
+const phaseLine = phases => Object.entries(phases).map(([p, ms]) => `${p} ${(ms / 1000).toFixed(2)} s`).join(', ')
+
+export async function run({ tune = false, cold = false, phases = false, log = console.log } = {}) {
   const evaluation = await loadEvaluation({ log, name: 'encoder-bench' })
   const { K, snapshots, int8, sets } = evaluation
   const T = await loadTableModules()
@@ -143,7 +148,11 @@ export async function run({ tune = false, cold = false, log = console.log } = {}
     if (cold) {
       const empty = mkdtempSync(join(tmpdir(), 'skill-kit-encoder-bench-'))
       try {
-        result.coldMs = (await distil(T, embedder, vocabulary, corpus, {}, empty)).ms
+        const coldRun = await distil(T, embedder, vocabulary, corpus, {}, empty)
+        result.coldMs = coldRun.ms
+        result.coldPhases = coldRun.phases
+        if (phases)
+          log(`  phases, empty cache: ${phaseLine(coldRun.phases)}`)
       }
       finally {
         rmSync(empty, { recursive: true, force: true })
@@ -151,14 +160,17 @@ export async function run({ tune = false, cold = false, log = console.log } = {}
       log(`distillation, empty cache: ${(result.coldMs / 1000).toFixed(1)} s`)
     }
     await distil(T, embedder, vocabulary, corpus) // fills the shared cache
-    const { table, ms } = await distil(T, embedder, vocabulary, corpus)
+    const { table, ms, phases: cachedPhases } = await distil(T, embedder, vocabulary, corpus)
     result.cachedMs = ms
+    result.cachedPhases = cachedPhases
     result.rows = table.vocabulary.length
     result.trainingTexts = T.trainingTexts(texts).length
     const { embed, files } = tableEncoder(T, table)
     result.bytes = tableBytes(files)
     result.windows = corpus.windows?.length ?? 0
     log(`table: ${table.vocabulary.length} pieces × ${table.dimensions}, core ${(result.bytes.coreGzip / 1024).toFixed(0)} KB gzip, ${result.bytes.shards} shards of ${(result.bytes.shardBytes / 1e6).toFixed(2)} MB in all, ${result.trainingTexts} training texts and ${result.windows} windows; distillation, cached: ${(ms / 1000).toFixed(1)} s`)
+    if (phases)
+      log(`  phases, cached: ${phaseLine(cachedPhases)}`)
 
     if (tune) {
       result.tune = []
@@ -228,7 +240,7 @@ export function printQuality(quality, log = console.log) {
 }
 
 if (isMain(import.meta)) {
-  const result = await run({ tune: process.argv.includes('--tune'), cold: process.argv.includes('--cold') })
+  const result = await run({ tune: process.argv.includes('--tune'), cold: process.argv.includes('--cold'), phases: process.argv.includes('--phases') })
   console.log(`static query: ${result.encodeMicroseconds.toFixed(0)} µs once its shards are loaded (staticQueryEmbedder)`)
   printQuality(result.quality)
   emitResult(result)

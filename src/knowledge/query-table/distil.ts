@@ -10,13 +10,13 @@
 import type { Embedder } from '../embedder'
 import type { LinearMap } from './ridge'
 import type { QueryTable } from './table'
-import type { RowTrainingOptions, TrainingPair } from './train'
+import type { PooledPairs, RowTrainingOptions, TrainingPair } from './train'
 import type { TrainingTextOptions } from './training'
 import type { ModelVocabulary } from './vocabulary'
 import { VectorCache, vectorKey } from '../vector-cache'
 import { countPieces, DEFAULT_COMMON_PIECES, keptPieces, sifWeights } from './pieces'
 import { fitRidge } from './ridge'
-import { trainRows } from './train'
+import { poolPair, poolPairs, trainRows } from './train'
 import { trainingTexts } from './training'
 
 /** Bump when what the cached model vectors mean changes: it starts a new cache. */
@@ -69,7 +69,12 @@ export interface DistilOptions {
   rowTraining?: RowTrainingOptions
   /** A line for people at each step (rows embedded, texts embedded). */
   log?: (line: string) => void
+  /** Milliseconds each phase took, as it ends (for benchmarks: see bench/encoder.bench.mjs --phases). */
+  timing?: (phase: DistilPhase, ms: number) => void
 }
+
+/** The phases of a distillation, in order, as {@link DistilOptions.timing} names them. */
+export type DistilPhase = 'tokenize' | 'model vectors' | 'pairs' | 'ridge' | 'fold' | 'row training'
 
 /**
  * Distils a query table from `embedder` for `corpus` (see `queryTableCorpus`
@@ -81,6 +86,12 @@ export interface DistilOptions {
  */
 export async function distilQueryTable(embedder: Embedder, corpus: QueryTableCorpus, options: DistilOptions): Promise<QueryTable> {
   const { vocabulary, commonPieces = DEFAULT_COMMON_PIECES, sif = 0.01, pooling = 'weighted-mean', lambda = 0.01 } = options
+  let phaseStart = performance.now()
+  const phase = (name: DistilPhase) => {
+    const now = performance.now()
+    options.timing?.(name, now - phaseStart)
+    phaseStart = now
+  }
   if ((embedder.unitsPerToken ?? 1) !== 1)
     throw new Error('A query table needs an embedder that tokenizes with its model\'s own vocabulary; this one counts code points.')
   const room = embedder.maxTokens - embedder.reservedTokens.query
@@ -92,6 +103,7 @@ export async function distilQueryTable(embedder: Embedder, corpus: QueryTableCor
 
   const texts = trainingTexts(corpus.texts, options.training)
   const textIds = texts.map(text => embedder.tokenize(text).slice(0, room))
+  phase('tokenize')
   const cache = new VectorCache(options.cacheDir, JSON.stringify([embedder.fingerprint, 'query-table', DISTIL_CACHE_VERSION]), embedder.dimensions)
   let rows: Float32Array
   let targets: Float32Array[]
@@ -107,6 +119,7 @@ export async function distilQueryTable(embedder: Embedder, corpus: QueryTableCor
       cache.close()
     }
   }
+  phase('model vectors')
   const dimensions = rows.length / Math.max(ids.length, 1)
 
   // Pairs: each training text's rows, as the runtime finds them, and the model's vector of it.
@@ -126,68 +139,67 @@ export async function distilQueryTable(embedder: Embedder, corpus: QueryTableCor
     weights,
     bias: new Float32Array(dimensions),
   }
-  const map = fitMap(table, pairs, lambda)
+  const pooled = poolPairs(table, pairs)
+  phase('pairs')
+  const map = fitMap(table, pooled, lambda)
+  phase('ridge')
   if (map) {
     table.rows = foldRows(rows, ids.length, map.weights, dimensions)
     table.bias = Float32Array.from(map.bias)
-    trainRows(table, pairs, options.rowTraining)
+    phase('fold')
+    trainRows(table, pooled, options.rowTraining)
+    phase('row training')
   }
   return table
 }
 
 /** The ridge map from pooled rows to the model's vectors, fitted on the pairs; none without pairs. */
-function fitMap(table: QueryTable, pairs: readonly TrainingPair[], lambda: number): LinearMap | undefined {
+function fitMap(table: QueryTable, pairs: PooledPairs, lambda: number): LinearMap | undefined {
   const { dimensions } = table
-  const x = new Float64Array(pairs.length * dimensions)
-  const y = new Float64Array(pairs.length * dimensions)
-  let count = 0
+  const x = new Float64Array(pairs.count * dimensions)
   const pooled = new Float64Array(dimensions)
-  for (const pair of pairs) {
-    if (!poolRows(pair.rows, table, pooled))
-      continue
-    x.set(pooled, count * dimensions)
-    for (let d = 0; d < dimensions; d++)
-      y[count * dimensions + d] = pair.target[d]!
-    count++
+  for (let p = 0; p < pairs.count; p++) {
+    poolPair(pairs, p, table.rows, undefined, pooled)
+    x.set(pooled, p * dimensions)
   }
-  return count > 0 ? fitRidge(x, y, count, dimensions, dimensions, lambda) : undefined
+  return pairs.count > 0 ? fitRidge(x, pairs.targets, pairs.count, dimensions, dimensions, lambda) : undefined
 }
 
-/** `out` = the pooled `rows` of a table, as the runtime pools them; `false` when there are none. */
-function poolRows(rows: readonly number[], table: Pick<QueryTable, 'rows' | 'weights' | 'pooling'>, out: Float64Array): boolean {
-  const dimensions = out.length
-  out.fill(0)
-  let total = 0
-  for (const row of rows) {
-    const w = table.weights[row]!
-    const at = row * dimensions
-    for (let d = 0; d < dimensions; d++)
-      out[d]! += w * table.rows[at + d]!
-    total += w
-  }
-  const divisor = table.pooling === 'mean' ? rows.length : total
-  if (rows.length === 0 || !(divisor > 0))
-    return false
-  for (let d = 0; d < dimensions; d++)
-    out[d]! /= divisor
-  return true
-}
+/** Rows at a time in {@link foldRows}: each line of W is read once for all of them. */
+const FOLD_ROWS = 4
 
 /** Rows · W: the map folded into the table, so that the runtime only pools and adds the bias. */
 function foldRows(rows: Float32Array, count: number, w: Float64Array, dimensions: number): Float32Array {
+  const D = dimensions
   const out = new Float32Array(rows.length)
-  const acc = new Float64Array(dimensions)
-  for (let r = 0; r < count; r++) {
+  const acc = new Float64Array(FOLD_ROWS * D)
+  for (let r0 = 0; r0 < count; r0 += FOLD_ROWS) {
+    const size = Math.min(FOLD_ROWS, count - r0)
     acc.fill(0)
-    for (let i = 0; i < dimensions; i++) {
-      const v = rows[r * dimensions + i]!
-      if (v === 0)
-        continue
-      const base = i * dimensions
-      for (let o = 0; o < dimensions; o++)
-        acc[o]! += v * w[base + o]!
+    for (let i = 0; i < D; i++) {
+      const base = i * D
+      if (size === FOLD_ROWS) {
+        const v0 = rows[r0 * D + i]!
+        const v1 = rows[(r0 + 1) * D + i]!
+        const v2 = rows[(r0 + 2) * D + i]!
+        const v3 = rows[(r0 + 3) * D + i]!
+        for (let o = 0; o < D; o++) {
+          const wo = w[base + o]!
+          acc[o]! += v0 * wo
+          acc[D + o]! += v1 * wo
+          acc[2 * D + o]! += v2 * wo
+          acc[3 * D + o]! += v3 * wo
+        }
+      }
+      else {
+        for (let k = 0; k < size; k++) {
+          const v = rows[(r0 + k) * D + i]!
+          for (let o = 0; o < D; o++)
+            acc[k * D + o]! += v * w[base + o]!
+        }
+      }
     }
-    out.set(acc, r * dimensions)
+    out.set(acc.subarray(0, size * D), r0 * D)
   }
   return out
 }

@@ -22,18 +22,89 @@ export interface RowTrainingOptions {
 }
 
 /**
+ * Training pairs as pooling sees them, flat: pair p's distinct rows are
+ * `rows[start[p]]` to `rows[start[p + 1] − 1]` (ascending), each with its
+ * share of the pooled vector (`share`: its count × weight / the pair's divisor),
+ * and its target `targets[p · dimensions …]`. Pairs that pool to nothing are left out.
+ */
+export interface PooledPairs {
+  count: number
+  start: Int32Array
+  rows: Int32Array
+  share: Float64Array
+  /** Each pair's row count, repeats included (the bias's step is divided by it). */
+  lengths: Int32Array
+  targets: Float64Array
+}
+
+/** The pairs in {@link PooledPairs} form, for a table's weights and pooling. */
+export function poolPairs(table: Pick<QueryTable, 'weights' | 'pooling' | 'dimensions'>, pairs: readonly TrainingPair[]): PooledPairs {
+  const D = table.dimensions
+  const kept = pairs.filter(({ rows }) => rows.length > 0 && divisorOf(table, rows) > 0)
+  const start = new Int32Array(kept.length + 1)
+  const lengths = new Int32Array(kept.length)
+  const targets = new Float64Array(kept.length * D)
+  const rows: number[] = []
+  const share: number[] = []
+  kept.forEach(({ rows: found, target }, p) => {
+    const divisor = divisorOf(table, found)
+    const sorted = Int32Array.from(found).sort()
+    for (let k = 0; k < sorted.length;) {
+      const row = sorted[k]!
+      let repeats = 0
+      while (k < sorted.length && sorted[k] === row) {
+        repeats++
+        k++
+      }
+      rows.push(row)
+      share.push(repeats * table.weights[row]! / divisor)
+    }
+    start[p + 1] = rows.length
+    lengths[p] = found.length
+    for (let d = 0; d < D; d++)
+      targets[p * D + d] = target[d]!
+  })
+  return { count: kept.length, start, rows: Int32Array.from(rows), share: Float64Array.from(share), lengths, targets }
+}
+
+function divisorOf(table: Pick<QueryTable, 'weights' | 'pooling'>, rows: readonly number[]): number {
+  if (table.pooling === 'mean')
+    return rows.length
+  let total = 0
+  for (const r of rows)
+    total += table.weights[r]!
+  return total
+}
+
+/** `out` = pair p's pooled vector over `rows` (dimensions wide), plus `base`. */
+export function poolPair(pairs: PooledPairs, p: number, rows: Float32Array | Float64Array, base: ArrayLike<number> | undefined, out: Float64Array): void {
+  const D = out.length
+  if (base)
+    out.set(base)
+  else
+    out.fill(0)
+  for (let k = pairs.start[p]!; k < pairs.start[p + 1]!; k++) {
+    const w = pairs.share[k]!
+    const at = pairs.rows[k]! * D
+    for (let d = 0; d < D; d++)
+      out[d]! += w * rows[at + d]!
+  }
+}
+
+/**
  * Moves `rows` and `bias` (in place) so that, for each pair, normalise(pool(rows) + bias)
  * comes closer in cosine to the pair's target: plain SGD, one pair at a time, in an order
  * drawn from a fixed seed.
  */
-export function trainRows(table: Pick<QueryTable, 'rows' | 'weights' | 'bias' | 'pooling' | 'dimensions'>, pairs: readonly TrainingPair[], options: RowTrainingOptions = {}): void {
+export function trainRows(table: Pick<QueryTable, 'rows' | 'weights' | 'bias' | 'pooling' | 'dimensions'>, pairs: readonly TrainingPair[] | PooledPairs, options: RowTrainingOptions = {}): void {
   const { epochs = 8, learningRate = 0.5 } = options
+  const pooled = 'start' in pairs ? pairs : poolPairs(table, pairs)
   const D = table.dimensions
   const rows = Float64Array.from(table.rows)
   const bias = Float64Array.from(table.bias)
   const v = new Float64Array(D)
   const grad = new Float64Array(D)
-  const order = pairs.map((_, i) => i)
+  const order = Array.from({ length: pooled.count }, (_, i) => i)
   let seed = 0x2545F491
   const random = () => {
     seed ^= seed << 13
@@ -41,6 +112,7 @@ export function trainRows(table: Pick<QueryTable, 'rows' | 'weights' | 'bias' | 
     seed ^= seed << 5
     return (seed >>> 0) / 2 ** 32
   }
+  const { start, rows: found, share, lengths, targets } = pooled
   for (let epoch = 0; epoch < epochs; epoch++) {
     for (let i = order.length - 1; i > 0; i--) {
       const j = Math.floor(random() * (i + 1))
@@ -48,40 +120,27 @@ export function trainRows(table: Pick<QueryTable, 'rows' | 'weights' | 'bias' | 
     }
     const rate = learningRate * Math.min(1, 2 * (epochs - epoch) / epochs)
     for (const p of order) {
-      const { rows: found, target } = pairs[p]!
-      if (found.length === 0)
-        continue
-      let total = 0
-      for (const r of found)
-        total += table.weights[r]!
-      const divisor = table.pooling === 'mean' ? found.length : total
-      if (!(divisor > 0))
-        continue
-      v.set(bias)
-      for (const r of found) {
-        const w = table.weights[r]! / divisor
-        const at = r * D
-        for (let d = 0; d < D; d++)
-          v[d]! += w * rows[at + d]!
-      }
+      poolPair(pooled, p, rows, bias, v)
+      const y = p * D
       let norm = 0
       let dot = 0
       for (let d = 0; d < D; d++) {
         norm += v[d]! * v[d]!
-        dot += v[d]! * target[d]!
+        dot += v[d]! * targets[y + d]!
       }
       norm = Math.sqrt(norm)
       if (!(norm > 0))
         continue
       const cos = dot / norm
-      // d(−cos)/dv = −(y − cos · v/|v|) / |v|
+      // d(−cos)/dv = −(y − cos · v/|v|) / |v|; the rate is folded in.
       for (let d = 0; d < D; d++)
-        grad[d] = -(target[d]! - cos * v[d]! / norm) / norm
+        grad[d] = rate * -(targets[y + d]! - cos * v[d]! / norm) / norm
+      const perRow = 1 / lengths[p]!
       for (let d = 0; d < D; d++)
-        bias[d]! -= rate * grad[d]! / found.length
-      for (const r of found) {
-        const step = rate * table.weights[r]! / divisor
-        const at = r * D
+        bias[d]! -= grad[d]! * perRow
+      for (let k = start[p]!; k < start[p + 1]!; k++) {
+        const step = share[k]!
+        const at = found[k]! * D
         for (let d = 0; d < D; d++)
           rows[at + d]! -= step * grad[d]!
       }
