@@ -15,11 +15,12 @@
 // model's top-1 the table keeps. Also: distillation time (cold: an empty cache; cached),
 // table size, microseconds to embed a query.
 //
-//   node bench/encoder.bench.mjs [--tune] [--cold] [--phases] [--json]
+//   node bench/encoder.bench.mjs [--tune[=<label part>]] [--cold] [--phases] [--json]
 //
 // --tune  compares the table's choices (pieces kept, SIF weights, pooling, ridge λ, training
 //         texts and windows, row training) on the tune halves only: vector-only top-1 and
-//         MRR@5 (threshold 0) as shares of the model's, averaged over the sets.
+//         MRR@5 (threshold 0) as shares of the model's, averaged over the sets. With a label
+//         part (--tune=epochs), only the defaults and the choices whose label has it.
 // --cold  also times a distillation from an empty cache (embeds every row: ~20 s on 2 cores).
 // --phases prints the seconds of each phase of the cached distillation (and of the cold one).
 
@@ -174,7 +175,7 @@ export async function run({ tune = false, cold = false, phases = false, log = co
 
     if (tune) {
       result.tune = []
-      const choices = tuneChoices()
+      const choices = tuneChoices().filter(([label]) => tune === true || label === 'defaults' || label.includes(tune))
       for (const [label, options] of choices) {
         const { table: t } = await distil(T, embedder, vocabulary, label.includes('no windows') || label.includes('pieces alone') ? { texts } : corpus, options)
         await embedStatic(sets, tableEncoder(T, t).embed)
@@ -211,7 +212,10 @@ function tuneChoices() {
     ['pooling mean', { pooling: 'mean' }],
     ['λ 1e-3', { lambda: 1e-3 }],
     ['λ 0.1', { lambda: 0.1 }],
+    ['row training 2 epochs', { rowTraining: { epochs: 2 } }],
+    ['row training 3 epochs', { rowTraining: { epochs: 3 } }],
     ['row training 4 epochs', { rowTraining: { epochs: 4 } }],
+    ['row training 6 epochs', { rowTraining: { epochs: 6 } }],
     ['row training 16 epochs', { rowTraining: { epochs: 16 } }],
     ['row training rate 0.25', { rowTraining: { learningRate: 0.25 } }],
     ['row training rate 1', { rowTraining: { learningRate: 1 } }],
@@ -240,7 +244,8 @@ export function printQuality(quality, log = console.log) {
 }
 
 if (isMain(import.meta)) {
-  const result = await run({ tune: process.argv.includes('--tune'), cold: process.argv.includes('--cold'), phases: process.argv.includes('--phases') })
+  const tuneArgument = process.argv.find(a => a === '--tune' || a.startsWith('--tune='))
+  const result = await run({ tune: tuneArgument === '--tune' || (tuneArgument?.slice('--tune='.length) ?? false), cold: process.argv.includes('--cold'), phases: process.argv.includes('--phases') })
   console.log(`static query: ${result.encodeMicroseconds.toFixed(0)} µs once its shards are loaded (staticQueryEmbedder)`)
   printQuality(result.quality)
   emitResult(result)

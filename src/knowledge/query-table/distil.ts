@@ -14,6 +14,7 @@ import type { PooledPairs, RowTrainingOptions, TrainingPair } from './train'
 import type { TrainingTextOptions } from './training'
 import type { ModelVocabulary } from './vocabulary'
 import { VectorCache, vectorKey } from '../vector-cache'
+import { addDots } from './dots'
 import { countPieces, DEFAULT_COMMON_PIECES, keptPieces, sifWeights } from './pieces'
 import { fitRidge } from './ridge'
 import { poolPair, poolPairs, trainRows } from './train'
@@ -165,41 +166,24 @@ function fitMap(table: QueryTable, pairs: PooledPairs, lambda: number): LinearMa
   return pairs.count > 0 ? fitRidge(x, pairs.targets, pairs.count, dimensions, dimensions, lambda) : undefined
 }
 
-/** Rows at a time in {@link foldRows}: each line of W is read once for all of them. */
-const FOLD_ROWS = 4
-
 /** Rows · W: the map folded into the table, so that the runtime only pools and adds the bias. */
 function foldRows(rows: Float32Array, count: number, w: Float64Array, dimensions: number): Float32Array {
   const D = dimensions
+  // Wᵀ, so that each output is a dot product of a row with a contiguous line; two rows at a time.
+  const wt = new Float64Array(D * D)
+  for (let i = 0; i < D; i++) {
+    for (let o = 0; o < D; o++)
+      wt[o * D + i] = w[i * D + o]!
+  }
   const out = new Float32Array(rows.length)
-  const acc = new Float64Array(FOLD_ROWS * D)
-  for (let r0 = 0; r0 < count; r0 += FOLD_ROWS) {
-    const size = Math.min(FOLD_ROWS, count - r0)
+  const pair = new Float64Array(2 * D)
+  const acc = new Float64Array(2 * D)
+  for (let r = 0; r < count; r += 2) {
+    const two = r + 1 < count
+    pair.set(rows.subarray(r * D, (two ? r + 2 : r + 1) * D))
     acc.fill(0)
-    for (let i = 0; i < D; i++) {
-      const base = i * D
-      if (size === FOLD_ROWS) {
-        const v0 = rows[r0 * D + i]!
-        const v1 = rows[(r0 + 1) * D + i]!
-        const v2 = rows[(r0 + 2) * D + i]!
-        const v3 = rows[(r0 + 3) * D + i]!
-        for (let o = 0; o < D; o++) {
-          const wo = w[base + o]!
-          acc[o]! += v0 * wo
-          acc[D + o]! += v1 * wo
-          acc[2 * D + o]! += v2 * wo
-          acc[3 * D + o]! += v3 * wo
-        }
-      }
-      else {
-        for (let k = 0; k < size; k++) {
-          const v = rows[(r0 + k) * D + i]!
-          for (let o = 0; o < D; o++)
-            acc[k * D + o]! += v * w[base + o]!
-        }
-      }
-    }
-    out.set(acc.subarray(0, size * D), r0 * D)
+    addDots(pair, 0, two ? D : undefined, wt, 0, D, D, D, acc, 0, D)
+    out.set(two ? acc : acc.subarray(0, D), r * D)
   }
   return out
 }

@@ -3,6 +3,8 @@
 // Float64 throughout, summed in a fixed order, so the same pairs give the same
 // map to the bit.
 
+import { addDots } from './dots'
+
 /** `y ≈ x · weights + bias`, for row vectors x (`inputs` long) and y (`outputs` long). */
 export interface LinearMap {
   inputs: number
@@ -35,9 +37,11 @@ export function fitRidge(x: Float32Array | Float64Array, y: Float32Array | Float
     const size = Math.min(block, count - n0)
     transposeCentred(x, n0, size, inputs, meanX, xt, block)
     transposeCentred(y, n0, size, outputs, meanY, yt, block)
-    for (let i = 0; i < inputs; i++) {
-      accumulateDots(xt, i * block, xt, i, inputs, size, block, gram, i * inputs)
-      accumulateDots(xt, i * block, yt, 0, outputs, size, block, cross, i * outputs)
+    // Lines i and i + 1 together; the one entry this adds below the diagonal, (i + 1, i), is overwritten from above it.
+    for (let i = 0; i < inputs; i += 2) {
+      const next = i + 1 < inputs ? (i + 1) * block : undefined
+      addDots(xt, i * block, next, xt, i, inputs, size, block, gram, i * inputs, (i + 1) * inputs)
+      addDots(xt, i * block, next, yt, 0, outputs, size, block, cross, i * outputs, (i + 1) * outputs)
     }
   }
   let trace = 0
@@ -69,42 +73,6 @@ function transposeCentred(m: Float32Array | Float64Array, from: number, size: nu
     const at = (from + k) * columns
     for (let c = 0; c < columns; c++)
       out[c * stride + k] = m[at + c]! - mean[c]!
-  }
-}
-
-/**
- * `into[at + j] += a · b_j` for the lines j from `first` to `lines` of `b`, `a` being the
- * line of `a` starting at `aAt`: four lines at once, so that each value of `a` is read once for four products.
- */
-function accumulateDots(a: Float64Array, aAt: number, b: Float64Array, first: number, lines: number, size: number, stride: number, into: Float64Array, at: number): void {
-  let j = first
-  for (; j + 4 <= lines; j += 4) {
-    const b0 = j * stride
-    const b1 = b0 + stride
-    const b2 = b1 + stride
-    const b3 = b2 + stride
-    let s0 = 0
-    let s1 = 0
-    let s2 = 0
-    let s3 = 0
-    for (let k = 0; k < size; k++) {
-      const v = a[aAt + k]!
-      s0 += v * b[b0 + k]!
-      s1 += v * b[b1 + k]!
-      s2 += v * b[b2 + k]!
-      s3 += v * b[b3 + k]!
-    }
-    into[at + j]! += s0
-    into[at + j + 1]! += s1
-    into[at + j + 2]! += s2
-    into[at + j + 3]! += s3
-  }
-  for (; j < lines; j++) {
-    const bj = j * stride
-    let s = 0
-    for (let k = 0; k < size; k++)
-      s += a[aAt + k]! * b[bj + k]!
-    into[at + j]! += s
   }
 }
 
