@@ -22,7 +22,8 @@
 //         MRR@5 (threshold 0) as shares of the model's, averaged over the sets. With a label
 //         part (--tune=epochs), only the defaults and the choices whose label has it.
 // --cold  also times a distillation from an empty cache (embeds every row: ~20 s on 2 cores).
-// --phases prints the seconds of each phase of the cached distillation (and of the cold one).
+// --phases prints the seconds of each phase of the cached distillation (the best of three runs)
+//         and of the cold one.
 
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -161,7 +162,13 @@ export async function run({ tune = false, cold = false, phases = false, log = co
       log(`distillation, empty cache: ${(result.coldMs / 1000).toFixed(1)} s`)
     }
     await distil(T, embedder, vocabulary, corpus) // fills the shared cache
-    const { table, ms, phases: cachedPhases } = await distil(T, embedder, vocabulary, corpus)
+    // With --phases, the best of three runs: the machine is shared, and a phase's best time is its cost.
+    const runs = []
+    for (let i = 0; i < (phases ? 3 : 1); i++)
+      runs.push(await distil(T, embedder, vocabulary, corpus))
+    const { table } = runs[0]
+    const ms = Math.min(...runs.map(r => r.ms))
+    const cachedPhases = Object.fromEntries(Object.keys(runs[0].phases).map(p => [p, Math.min(...runs.map(r => r.phases[p]))]))
     result.cachedMs = ms
     result.cachedPhases = cachedPhases
     result.rows = table.vocabulary.length
@@ -169,7 +176,7 @@ export async function run({ tune = false, cold = false, phases = false, log = co
     const { embed, files } = tableEncoder(T, table)
     result.bytes = tableBytes(files)
     result.windows = corpus.windows?.length ?? 0
-    log(`table: ${table.vocabulary.length} pieces × ${table.dimensions}, core ${(result.bytes.coreGzip / 1024).toFixed(0)} KB gzip, ${result.bytes.shards} shards of ${(result.bytes.shardBytes / 1e6).toFixed(2)} MB in all, ${result.trainingTexts} training texts and ${result.windows} windows; distillation, cached: ${(ms / 1000).toFixed(1)} s`)
+    log(`table: ${table.vocabulary.length} pieces × ${table.dimensions}, core ${(result.bytes.coreGzip / 1024).toFixed(0)} KB gzip, ${result.bytes.shards} shards of ${(result.bytes.shardBytes / 1e6).toFixed(2)} MB in all, ${result.trainingTexts} training texts and ${result.windows} windows; distillation, cached: ${(ms / 1000).toFixed(1)} s${phases ? ' (best of 3)' : ''}`)
     if (phases)
       log(`  phases, cached: ${phaseLine(cachedPhases)}`)
 
@@ -217,10 +224,15 @@ function tuneChoices() {
     ['row training 4 epochs', { rowTraining: { epochs: 4 } }],
     ['row training 6 epochs', { rowTraining: { epochs: 6 } }],
     ['row training 16 epochs', { rowTraining: { epochs: 16 } }],
+    ['row training on texts only (windows fit the map)', { rowTraining: { windowEpochs: 0 } }],
+    ['row training on windows in 4 epochs', { rowTraining: { windowEpochs: 4 } }],
+    ['row training on windows in every epoch', { rowTraining: { windowEpochs: 8 } }],
     ['row training rate 0.25', { rowTraining: { learningRate: 0.25 } }],
     ['row training rate 1', { rowTraining: { learningRate: 1 } }],
     ['paragraphs too', { training: { paragraphs: true, maxWords: 200 } }],
     ['2,000 training texts', { training: { maxTexts: 2000 } }],
+    ['3,000 training texts', { training: { maxTexts: 3000 } }],
+    ['4,000 training texts', { training: { maxTexts: 4000 } }],
     ['no common pieces', { commonPieces: 0 }],
     ['whole vocabulary', { commonPieces: 40000 }],
   ]

@@ -2,8 +2,9 @@
 // build time: each kept piece's row is the model's vector of that piece alone;
 // a ridge map fitted on the corpus's headings, sentences and windows (pooled
 // rows → the model's vectors of the same texts) is folded into the rows, which
-// are then fine-tuned on the same pairs, so that a weighted mean of a query's
-// rows lands near the model's vector of the query. On the guides' labelled
+// are then fine-tuned on the same pairs (the windows in the first passes only),
+// so that a weighted mean of a query's rows lands near the model's vector of
+// the query. On the guides' labelled
 // sets (bench/encoder.bench.mjs, tune halves) the map took the table from
 // 39 % of the model's top-1 to 86 %, the windows and the fine-tuning to 93 %.
 
@@ -75,7 +76,7 @@ export interface DistilOptions {
 }
 
 /** The phases of a distillation, in order, as {@link DistilOptions.timing} names them. */
-export type DistilPhase = 'tokenize' | 'model vectors' | 'pairs' | 'ridge' | 'fold' | 'row training'
+export type DistilPhase = 'tokenize' | 'piece rows' | 'text vectors' | 'pairs' | 'ridge' | 'fold' | 'row training'
 
 /**
  * Distils a query table from `embedder` for `corpus` (see `queryTableCorpus`
@@ -110,6 +111,7 @@ export async function distilQueryTable(embedder: Embedder, corpus: QueryTableCor
   let targets: Float32Array[]
   try {
     rows = flatten(await embedCached(embedder, cache, ids.map(id => [id]), 'rows', options.log), embedder.dimensions)
+    phase('piece rows')
     targets = await embedCached(embedder, cache, textIds, 'training texts', options.log)
   }
   finally {
@@ -120,12 +122,13 @@ export async function distilQueryTable(embedder: Embedder, corpus: QueryTableCor
       cache.close()
     }
   }
-  phase('model vectors')
+  phase('text vectors')
   const dimensions = rows.length / Math.max(ids.length, 1)
 
   // Pairs: each training text's rows, as the runtime finds them, and the model's vector of it.
   const rowsOf = (tokens: readonly number[]) => tokens.slice(0, maxPieces).flatMap(id => rowOf.get(id) ?? [])
   const pairs: TrainingPair[] = textIds.map((tokens, t) => ({ rows: rowsOf(tokens), target: targets[t]! }))
+  const textPairs = pairs.length
   for (const window of corpus.windows ?? []) {
     if (window.vector.length === dimensions)
       pairs.push({ rows: rowsOf(window.tokens), target: window.vector })
@@ -140,7 +143,7 @@ export async function distilQueryTable(embedder: Embedder, corpus: QueryTableCor
     weights,
     bias: new Float32Array(dimensions),
   }
-  const pooled = poolPairs(table, pairs)
+  const pooled = poolPairs(table, pairs, textPairs)
   phase('pairs')
   const map = fitMap(table, pooled, lambda)
   phase('ridge')

@@ -19,6 +19,14 @@ export interface RowTrainingOptions {
   epochs?: number
   /** Step size of the first pass, halved over the last ones (default 0.5). */
   learningRate?: number
+  /**
+   * Passes, the first ones, in which the corpus's windows are trained on beside its
+   * headings and sentences (default 2; they always fit the map). A window is long and
+   * moves each of its rows little: the guides' tune halves kept the same quality with 2
+   * of 8 passes (93.2 % of the model's top-1, 93.4 % with all 8, 92.7 % with none),
+   * while the windows are most of a pass's time.
+   */
+  windowEpochs?: number
 }
 
 /**
@@ -32,15 +40,18 @@ export interface PooledPairs {
   start: Int32Array
   rows: Int32Array
   share: Float64Array
+  /** Pairs from this index on are the corpus's windows, those before it its headings and sentences. */
+  windowsFrom: number
   /** Each pair's row count, repeats included (the bias's step is divided by it). */
   lengths: Int32Array
   targets: Float64Array
 }
 
-/** The pairs in {@link PooledPairs} form, for a table's weights and pooling. */
-export function poolPairs(table: Pick<QueryTable, 'weights' | 'pooling' | 'dimensions'>, pairs: readonly TrainingPair[]): PooledPairs {
+/** The pairs in {@link PooledPairs} form, for a table's weights and pooling; those from `windowsFrom` on are windows. */
+export function poolPairs(table: Pick<QueryTable, 'weights' | 'pooling' | 'dimensions'>, pairs: readonly TrainingPair[], windowsFrom = pairs.length): PooledPairs {
   const D = table.dimensions
-  const kept = pairs.filter(({ rows }) => rows.length > 0 && divisorOf(table, rows) > 0)
+  const pools = ({ rows }: TrainingPair) => rows.length > 0 && divisorOf(table, rows) > 0
+  const kept = pairs.filter(pools)
   const start = new Int32Array(kept.length + 1)
   const lengths = new Int32Array(kept.length)
   const targets = new Float64Array(kept.length * D)
@@ -64,7 +75,8 @@ export function poolPairs(table: Pick<QueryTable, 'weights' | 'pooling' | 'dimen
     for (let d = 0; d < D; d++)
       targets[p * D + d] = target[d]!
   })
-  return { count: kept.length, start, rows: Int32Array.from(rows), share: Float64Array.from(share), lengths, targets }
+  const windows = pairs.slice(windowsFrom).filter(pools).length
+  return { count: kept.length, start, rows: Int32Array.from(rows), share: Float64Array.from(share), windowsFrom: kept.length - windows, lengths, targets }
 }
 
 function divisorOf(table: Pick<QueryTable, 'weights' | 'pooling'>, rows: readonly number[]): number {
@@ -97,7 +109,7 @@ export function poolPair(pairs: PooledPairs, p: number, rows: Float32Array | Flo
  * drawn from a fixed seed.
  */
 export function trainRows(table: Pick<QueryTable, 'rows' | 'weights' | 'bias' | 'pooling' | 'dimensions'>, pairs: readonly TrainingPair[] | PooledPairs, options: RowTrainingOptions = {}): void {
-  const { epochs = 8, learningRate = 0.5 } = options
+  const { epochs = 8, learningRate = 0.5, windowEpochs = 2 } = options
   const pooled = 'start' in pairs ? pairs : poolPairs(table, pairs)
   const D = table.dimensions
   const rows = Float64Array.from(table.rows)
@@ -119,7 +131,10 @@ export function trainRows(table: Pick<QueryTable, 'rows' | 'weights' | 'bias' | 
       ;[order[i], order[j]] = [order[j]!, order[i]!]
     }
     const rate = learningRate * Math.min(1, 2 * (epochs - epoch) / epochs)
+    const windowsToo = epoch < windowEpochs
     for (const p of order) {
+      if (!windowsToo && p >= pooled.windowsFrom)
+        continue
       poolPair(pooled, p, rows, bias, v)
       const y = p * D
       let norm = 0
