@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { fitRidge } from '../../../src/knowledge/query-table/ridge'
-import { trainRows } from '../../../src/knowledge/query-table/train'
+import { poolPairs, trainRows } from '../../../src/knowledge/query-table/train'
 
 /** A fixed pseudo-random sequence in [-1, 1). */
 function sequence(seed: number): () => number {
@@ -82,5 +82,29 @@ describe('the table\'s fitting', () => {
     trainRows(b, pairs, { epochs: 20, learningRate: 0.5 })
     expect(Buffer.from(b.rows.buffer).equals(Buffer.from(a.rows.buffer))).toBe(true)
     expect(Buffer.from(b.bias.buffer).equals(Buffer.from(a.bias.buffer))).toBe(true)
+  })
+
+  it('the windows take part in the first passes of row training only, and their rows move in those', () => {
+    const next = sequence(5)
+    const D = 4
+    const initial = Float32Array.from({ length: 4 * D }, next)
+    const table = () => ({ dimensions: D, pooling: 'weighted-mean' as const, rows: Float32Array.from(initial), weights: Float32Array.from([1, 1, 1, 1]), bias: new Float32Array(D) })
+    // Two texts over rows 0 and 1, then a window, the only pair with rows 2 and 3 (2 twice).
+    const pairs = [[0, 1], [1], [2, 3, 2]].map(rows => ({ rows, target: Float32Array.from({ length: D }, next) }))
+    const rowsOf = (t: ReturnType<typeof table>, r: number) => Array.from(t.rows.subarray(r * D, (r + 1) * D))
+    const start = table()
+    const pooled = poolPairs(start, pairs, 2)
+    expect(pooled.windowsFrom).toBe(2)
+    // The window's distinct rows, each with its share of the pooled vector (row 2 counts twice).
+    expect(Array.from(pooled.rows.subarray(pooled.start[2]!, pooled.start[3]!))).toEqual([2, 3])
+    expect(Array.from(pooled.share.subarray(pooled.start[2]!, pooled.start[3]!))).toEqual([2 / 3, 1 / 3])
+    const never = table()
+    trainRows(never, pooled, { epochs: 4, windowEpochs: 0 })
+    expect(rowsOf(never, 2)).toEqual(rowsOf(start, 2))
+    expect(rowsOf(never, 0)).not.toEqual(rowsOf(start, 0))
+    const once = table()
+    trainRows(once, pooled, { epochs: 4, windowEpochs: 1 })
+    expect(rowsOf(once, 2)).not.toEqual(rowsOf(start, 2))
+    expect(rowsOf(once, 3)).not.toEqual(rowsOf(start, 3))
   })
 })
