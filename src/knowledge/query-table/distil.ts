@@ -2,9 +2,8 @@
 // build time: each kept piece's row is the model's vector of that piece alone;
 // a ridge map fitted on the corpus's headings, sentences and windows (pooled
 // rows → the model's vectors of the same texts) is folded into the rows, which
-// are then fine-tuned on the same pairs (the windows in the first passes only),
-// so that a weighted mean of a query's rows lands near the model's vector of
-// the query. On the guides' labelled
+// are then fine-tuned on the same pairs, so that a weighted mean of a query's
+// rows lands near the model's vector of the query. On the guides' labelled
 // sets (bench/encoder.bench.mjs, tune halves) the map took the table from
 // 39 % of the model's top-1 to 86 %, the windows and the fine-tuning to 93 %.
 
