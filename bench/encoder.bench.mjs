@@ -15,12 +15,15 @@
 // model's top-1 the table keeps. Also: distillation time (cold: an empty cache; cached),
 // table size, microseconds to embed a query.
 //
-//   node bench/encoder.bench.mjs [--tune] [--cold] [--json]
+//   node bench/encoder.bench.mjs [--tune[=<label part>]] [--cold] [--phases] [--json]
 //
 // --tune  compares the table's choices (pieces kept, SIF weights, pooling, ridge λ, training
 //         texts and windows, row training) on the tune halves only: vector-only top-1 and
-//         MRR@5 (threshold 0) as shares of the model's, averaged over the sets.
+//         MRR@5 (threshold 0) as shares of the model's, averaged over the sets. With a label
+//         part (--tune=epochs), only the defaults and the choices whose label has it.
 // --cold  also times a distillation from an empty cache (embeds every row: ~20 s on 2 cores).
+// --phases prints the seconds of each phase of the cached distillation (the best of three runs)
+//         and of the cold one.
 
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -123,11 +126,15 @@ export function tuneScore(K, snapshot, sets) {
 
 export async function distil(T, embedder, vocabulary, corpus, options = {}, cacheDir = TABLE_CACHE) {
   const start = performance.now()
-  const table = await T.distilQueryTable(embedder, corpus, { vocabulary, cacheDir, ...options })
-  return { table, ms: performance.now() - start }
+  const phases = {}
+  const timing = (phase, ms) => { phases[phase] = ms }
+  const table = await T.distilQueryTable(embedder, corpus, { vocabulary, cacheDir, timing, ...options })
+  return { table, ms: performance.now() - start, phases }
 }
 
-export async function run({ tune = false, cold = false, log = console.log } = {}) {
+const phaseLine = phases => Object.entries(phases).map(([p, ms]) => `${p} ${(ms / 1000).toFixed(2)} s`).join(', ')
+
+export async function run({ tune = false, cold = false, phases = false, log = console.log } = {}) {
   const evaluation = await loadEvaluation({ log, name: 'encoder-bench' })
   const { K, snapshots, int8, sets } = evaluation
   const T = await loadTableModules()
@@ -143,7 +150,11 @@ export async function run({ tune = false, cold = false, log = console.log } = {}
     if (cold) {
       const empty = mkdtempSync(join(tmpdir(), 'skill-kit-encoder-bench-'))
       try {
-        result.coldMs = (await distil(T, embedder, vocabulary, corpus, {}, empty)).ms
+        const coldRun = await distil(T, embedder, vocabulary, corpus, {}, empty)
+        result.coldMs = coldRun.ms
+        result.coldPhases = coldRun.phases
+        if (phases)
+          log(`  phases, empty cache: ${phaseLine(coldRun.phases)}`)
       }
       finally {
         rmSync(empty, { recursive: true, force: true })
@@ -151,18 +162,27 @@ export async function run({ tune = false, cold = false, log = console.log } = {}
       log(`distillation, empty cache: ${(result.coldMs / 1000).toFixed(1)} s`)
     }
     await distil(T, embedder, vocabulary, corpus) // fills the shared cache
-    const { table, ms } = await distil(T, embedder, vocabulary, corpus)
+    // With --phases, the best of three runs: the machine is shared, and a phase's best time is its cost.
+    const runs = []
+    for (let i = 0; i < (phases ? 3 : 1); i++)
+      runs.push(await distil(T, embedder, vocabulary, corpus))
+    const { table } = runs[0]
+    const ms = Math.min(...runs.map(r => r.ms))
+    const cachedPhases = Object.fromEntries(Object.keys(runs[0].phases).map(p => [p, Math.min(...runs.map(r => r.phases[p]))]))
     result.cachedMs = ms
+    result.cachedPhases = cachedPhases
     result.rows = table.vocabulary.length
     result.trainingTexts = T.trainingTexts(texts).length
     const { embed, files } = tableEncoder(T, table)
     result.bytes = tableBytes(files)
     result.windows = corpus.windows?.length ?? 0
-    log(`table: ${table.vocabulary.length} pieces × ${table.dimensions}, core ${(result.bytes.coreGzip / 1024).toFixed(0)} KB gzip, ${result.bytes.shards} shards of ${(result.bytes.shardBytes / 1e6).toFixed(2)} MB in all, ${result.trainingTexts} training texts and ${result.windows} windows; distillation, cached: ${(ms / 1000).toFixed(1)} s`)
+    log(`table: ${table.vocabulary.length} pieces × ${table.dimensions}, core ${(result.bytes.coreGzip / 1024).toFixed(0)} KB gzip, ${result.bytes.shards} shards of ${(result.bytes.shardBytes / 1e6).toFixed(2)} MB in all, ${result.trainingTexts} training texts and ${result.windows} windows; distillation, cached: ${(ms / 1000).toFixed(1)} s${phases ? ' (best of 3)' : ''}`)
+    if (phases)
+      log(`  phases, cached: ${phaseLine(cachedPhases)}`)
 
     if (tune) {
       result.tune = []
-      const choices = tuneChoices()
+      const choices = tuneChoices().filter(([label]) => tune === true || label === 'defaults' || label.includes(tune))
       for (const [label, options] of choices) {
         const { table: t } = await distil(T, embedder, vocabulary, label.includes('no windows') || label.includes('pieces alone') ? { texts } : corpus, options)
         await embedStatic(sets, tableEncoder(T, t).embed)
@@ -199,12 +219,20 @@ function tuneChoices() {
     ['pooling mean', { pooling: 'mean' }],
     ['λ 1e-3', { lambda: 1e-3 }],
     ['λ 0.1', { lambda: 0.1 }],
+    ['row training 2 epochs', { rowTraining: { epochs: 2 } }],
+    ['row training 3 epochs', { rowTraining: { epochs: 3 } }],
     ['row training 4 epochs', { rowTraining: { epochs: 4 } }],
+    ['row training 6 epochs', { rowTraining: { epochs: 6 } }],
     ['row training 16 epochs', { rowTraining: { epochs: 16 } }],
+    ['row training on texts only (windows fit the map)', { rowTraining: { windowEpochs: 0 } }],
+    ['row training on windows in 2 epochs', { rowTraining: { windowEpochs: 2 } }],
+    ['row training on windows in 4 epochs', { rowTraining: { windowEpochs: 4 } }],
     ['row training rate 0.25', { rowTraining: { learningRate: 0.25 } }],
     ['row training rate 1', { rowTraining: { learningRate: 1 } }],
     ['paragraphs too', { training: { paragraphs: true, maxWords: 200 } }],
     ['2,000 training texts', { training: { maxTexts: 2000 } }],
+    ['3,000 training texts', { training: { maxTexts: 3000 } }],
+    ['4,000 training texts', { training: { maxTexts: 4000 } }],
     ['no common pieces', { commonPieces: 0 }],
     ['whole vocabulary', { commonPieces: 40000 }],
   ]
@@ -228,7 +256,8 @@ export function printQuality(quality, log = console.log) {
 }
 
 if (isMain(import.meta)) {
-  const result = await run({ tune: process.argv.includes('--tune'), cold: process.argv.includes('--cold') })
+  const tuneArgument = process.argv.find(a => a === '--tune' || a.startsWith('--tune='))
+  const result = await run({ tune: tuneArgument === '--tune' || (tuneArgument?.slice('--tune='.length) ?? false), cold: process.argv.includes('--cold'), phases: process.argv.includes('--phases') })
   console.log(`static query: ${result.encodeMicroseconds.toFixed(0)} µs once its shards are loaded (staticQueryEmbedder)`)
   printQuality(result.quality)
   emitResult(result)

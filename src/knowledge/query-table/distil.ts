@@ -10,13 +10,14 @@
 import type { Embedder } from '../embedder'
 import type { LinearMap } from './ridge'
 import type { QueryTable } from './table'
-import type { RowTrainingOptions, TrainingPair } from './train'
+import type { PooledPairs, RowTrainingOptions, TrainingPair } from './train'
 import type { TrainingTextOptions } from './training'
 import type { ModelVocabulary } from './vocabulary'
 import { VectorCache, vectorKey } from '../vector-cache'
+import { addDots } from './dots'
 import { countPieces, DEFAULT_COMMON_PIECES, keptPieces, sifWeights } from './pieces'
 import { fitRidge } from './ridge'
-import { trainRows } from './train'
+import { poolPair, poolPairs, trainRows } from './train'
 import { trainingTexts } from './training'
 
 /** Bump when what the cached model vectors mean changes: it starts a new cache. */
@@ -69,7 +70,12 @@ export interface DistilOptions {
   rowTraining?: RowTrainingOptions
   /** A line for people at each step (rows embedded, texts embedded). */
   log?: (line: string) => void
+  /** Milliseconds each phase took, as it ends (for benchmarks: see bench/encoder.bench.mjs --phases). */
+  timing?: (phase: DistilPhase, ms: number) => void
 }
+
+/** The phases of a distillation, in order, as {@link DistilOptions.timing} names them. */
+export type DistilPhase = 'tokenize' | 'piece rows' | 'text vectors' | 'pairs' | 'ridge' | 'fold' | 'row training'
 
 /**
  * Distils a query table from `embedder` for `corpus` (see `queryTableCorpus`
@@ -81,6 +87,12 @@ export interface DistilOptions {
  */
 export async function distilQueryTable(embedder: Embedder, corpus: QueryTableCorpus, options: DistilOptions): Promise<QueryTable> {
   const { vocabulary, commonPieces = DEFAULT_COMMON_PIECES, sif = 0.01, pooling = 'weighted-mean', lambda = 0.01 } = options
+  let phaseStart = performance.now()
+  const phase = (name: DistilPhase) => {
+    const now = performance.now()
+    options.timing?.(name, now - phaseStart)
+    phaseStart = now
+  }
   if ((embedder.unitsPerToken ?? 1) !== 1)
     throw new Error('A query table needs an embedder that tokenizes with its model\'s own vocabulary; this one counts code points.')
   const room = embedder.maxTokens - embedder.reservedTokens.query
@@ -92,11 +104,13 @@ export async function distilQueryTable(embedder: Embedder, corpus: QueryTableCor
 
   const texts = trainingTexts(corpus.texts, options.training)
   const textIds = texts.map(text => embedder.tokenize(text).slice(0, room))
+  phase('tokenize')
   const cache = new VectorCache(options.cacheDir, JSON.stringify([embedder.fingerprint, 'query-table', DISTIL_CACHE_VERSION]), embedder.dimensions)
   let rows: Float32Array
   let targets: Float32Array[]
   try {
     rows = flatten(await embedCached(embedder, cache, ids.map(id => [id]), 'rows', options.log), embedder.dimensions)
+    phase('piece rows')
     targets = await embedCached(embedder, cache, textIds, 'training texts', options.log)
   }
   finally {
@@ -107,11 +121,13 @@ export async function distilQueryTable(embedder: Embedder, corpus: QueryTableCor
       cache.close()
     }
   }
+  phase('text vectors')
   const dimensions = rows.length / Math.max(ids.length, 1)
 
   // Pairs: each training text's rows, as the runtime finds them, and the model's vector of it.
   const rowsOf = (tokens: readonly number[]) => tokens.slice(0, maxPieces).flatMap(id => rowOf.get(id) ?? [])
   const pairs: TrainingPair[] = textIds.map((tokens, t) => ({ rows: rowsOf(tokens), target: targets[t]! }))
+  const textPairs = pairs.length
   for (const window of corpus.windows ?? []) {
     if (window.vector.length === dimensions)
       pairs.push({ rows: rowsOf(window.tokens), target: window.vector })
@@ -126,68 +142,50 @@ export async function distilQueryTable(embedder: Embedder, corpus: QueryTableCor
     weights,
     bias: new Float32Array(dimensions),
   }
-  const map = fitMap(table, pairs, lambda)
+  const pooled = poolPairs(table, pairs, textPairs)
+  phase('pairs')
+  const map = fitMap(table, pooled, lambda)
+  phase('ridge')
   if (map) {
     table.rows = foldRows(rows, ids.length, map.weights, dimensions)
     table.bias = Float32Array.from(map.bias)
-    trainRows(table, pairs, options.rowTraining)
+    phase('fold')
+    trainRows(table, pooled, options.rowTraining)
+    phase('row training')
   }
   return table
 }
 
 /** The ridge map from pooled rows to the model's vectors, fitted on the pairs; none without pairs. */
-function fitMap(table: QueryTable, pairs: readonly TrainingPair[], lambda: number): LinearMap | undefined {
+function fitMap(table: QueryTable, pairs: PooledPairs, lambda: number): LinearMap | undefined {
   const { dimensions } = table
-  const x = new Float64Array(pairs.length * dimensions)
-  const y = new Float64Array(pairs.length * dimensions)
-  let count = 0
+  const x = new Float64Array(pairs.count * dimensions)
   const pooled = new Float64Array(dimensions)
-  for (const pair of pairs) {
-    if (!poolRows(pair.rows, table, pooled))
-      continue
-    x.set(pooled, count * dimensions)
-    for (let d = 0; d < dimensions; d++)
-      y[count * dimensions + d] = pair.target[d]!
-    count++
+  for (let p = 0; p < pairs.count; p++) {
+    poolPair(pairs, p, table.rows, undefined, pooled)
+    x.set(pooled, p * dimensions)
   }
-  return count > 0 ? fitRidge(x, y, count, dimensions, dimensions, lambda) : undefined
-}
-
-/** `out` = the pooled `rows` of a table, as the runtime pools them; `false` when there are none. */
-function poolRows(rows: readonly number[], table: Pick<QueryTable, 'rows' | 'weights' | 'pooling'>, out: Float64Array): boolean {
-  const dimensions = out.length
-  out.fill(0)
-  let total = 0
-  for (const row of rows) {
-    const w = table.weights[row]!
-    const at = row * dimensions
-    for (let d = 0; d < dimensions; d++)
-      out[d]! += w * table.rows[at + d]!
-    total += w
-  }
-  const divisor = table.pooling === 'mean' ? rows.length : total
-  if (rows.length === 0 || !(divisor > 0))
-    return false
-  for (let d = 0; d < dimensions; d++)
-    out[d]! /= divisor
-  return true
+  return pairs.count > 0 ? fitRidge(x, pairs.targets, pairs.count, dimensions, dimensions, lambda) : undefined
 }
 
 /** Rows · W: the map folded into the table, so that the runtime only pools and adds the bias. */
 function foldRows(rows: Float32Array, count: number, w: Float64Array, dimensions: number): Float32Array {
+  const D = dimensions
+  // Wᵀ, so that each output is a dot product of a row with a contiguous line; two rows at a time.
+  const wt = new Float64Array(D * D)
+  for (let i = 0; i < D; i++) {
+    for (let o = 0; o < D; o++)
+      wt[o * D + i] = w[i * D + o]!
+  }
   const out = new Float32Array(rows.length)
-  const acc = new Float64Array(dimensions)
-  for (let r = 0; r < count; r++) {
+  const pair = new Float64Array(2 * D)
+  const acc = new Float64Array(2 * D)
+  for (let r = 0; r < count; r += 2) {
+    const two = r + 1 < count
+    pair.set(rows.subarray(r * D, (two ? r + 2 : r + 1) * D))
     acc.fill(0)
-    for (let i = 0; i < dimensions; i++) {
-      const v = rows[r * dimensions + i]!
-      if (v === 0)
-        continue
-      const base = i * dimensions
-      for (let o = 0; o < dimensions; o++)
-        acc[o]! += v * w[base + o]!
-    }
-    out.set(acc, r * dimensions)
+    addDots(pair, 0, two ? D : undefined, wt, 0, D, D, D, acc, 0, D)
+    out.set(two ? acc : acc.subarray(0, D), r * D)
   }
   return out
 }
