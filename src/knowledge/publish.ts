@@ -4,7 +4,9 @@
 // mixes the vectors of one build with the texts of another.
 
 import type { KnowledgeIndex } from './build'
+import type { QueryTableSource } from '../runtime/knowledge/encoder/static-embedder'
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { removeDeadTemporaries, replaceDirAtomic, writeFileAtomic, writeFileAtomicAsync } from '../core/atomic'
 import { hash } from '../core/hash'
@@ -156,6 +158,25 @@ async function publishQueryTable(output: string, files: QueryTableFiles): Promis
     }, { keep: async () => existsSync(join(output, folder, QUERY_TABLE_CORE_NAME)) })
   }
   return { folder, shards: files.shards.length, source: files.source }
+}
+
+/**
+ * The query table `manifest` names, as a static query embedder reads it: the
+ * core and each shard read from disk when asked for, so that a search reads
+ * its own pieces' shards only. `undefined` when it names none or its core is gone.
+ */
+export function publishedQueryTableSource(output: string, manifest: IndexManifest): QueryTableSource | undefined {
+  const table = manifest.queryTable
+  if (!table || !TABLE_FOLDER.test(table.folder) || !existsSync(join(output, table.folder, QUERY_TABLE_CORE_NAME)))
+    return undefined
+  const path = (file: string) => join(output, table.folder, file)
+  return {
+    core: () => readFile(path(QUERY_TABLE_CORE_NAME)),
+    shard: index => readFile(path(queryTableShardName(index))),
+    name: index => path(queryTableShardName(index)),
+    coreName: path(QUERY_TABLE_CORE_NAME),
+    model: manifest.model ?? undefined,
+  }
 }
 
 /** The files of the query table `manifest` names, read; `undefined` when it names none or they are gone. */

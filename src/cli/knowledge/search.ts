@@ -4,7 +4,7 @@ import type { Command, ParsedArgs } from '../command'
 import type { EmbeddedProject } from '../../knowledge/project'
 import { locateModelFiles } from '../../knowledge/embedder-files'
 import { hasModel } from '../../knowledge/project'
-import { readQueryTable } from '../../knowledge/publish'
+import { publishedQueryTableSource } from '../../knowledge/publish'
 import { staticQueryEmbedder } from '../../runtime/knowledge/encoder/static-embedder'
 import { flag, PROJECT_HELP, PROJECT_OPTION, stringOption } from '../command'
 import { CliError, json, UsageError } from '../io'
@@ -128,13 +128,13 @@ ${PROJECT_HELP}`,
       throw new CliError(`"${name}" has no model ("model": false in skill-kit.json), so its index has no vectors for a ${mode} search: search with --mode lexical, or replace "model": false with the model's settings ({} for the default) and run "skill-kit build".`)
     const published = freshIndex(project)
     let embedQuery: EmbedQuery | undefined
-    const table = hasModel(project) && mode !== 'lexical' ? readQueryTable(project.config.output, published.manifest) : undefined
+    const table = hasModel(project) && mode !== 'lexical' ? publishedQueryTableSource(project.config.output, published.manifest) : undefined
     const { queryEncoder } = project.config
     const encoder = encoderRequested ?? (!hasModel(project) || queryEncoder !== 'auto' ? queryEncoder : autoEncoder(project, table !== undefined))
     if (hasModel(project) && mode !== 'lexical' && encoder === 'static') {
       if (!table)
         throw new CliError(`"${name}" has no query table to embed the query with${project.config.queryEncoder === 'model' ? ' ("queryEncoder": "model" in skill-kit.json)' : ''}: search with --encoder model, or set "queryEncoder" to "auto" or "static" and run "skill-kit build".`)
-      embedQuery = staticQueryEmbedder({ core: async () => table.core, shard: async index => table.shards[index]! })
+      embedQuery = staticQueryEmbedder(table)
     }
     else if (hasModel(project) && mode !== 'lexical') {
       const embedder = await loadEmbedder(project, flag(args, 'offline'))
