@@ -7,8 +7,9 @@
 
 import type { FSWatcher, Stats } from 'node:fs'
 import { statSync, watch } from 'node:fs'
-import { basename, dirname, join, relative, sep } from 'node:path'
-import { folderTree } from '../core/folders'
+import { basename, dirname, join, sep } from 'node:path'
+import type { MarkdownTree } from './markdown-tree'
+import { isKnownFolder, isMarkdown, readMarkdownTree, refreshMarkdownTree, sameMarkdownTree } from './markdown-tree'
 
 /** What {@link watchKnowledgeProject} watches. */
 export interface WatchedProject {
@@ -42,8 +43,8 @@ export interface KnowledgeWatcher {
 export function watchKnowledgeProject(project: WatchedProject, onChange: (label: string) => void): KnowledgeWatcher {
   let current: WatchedProject = { ...project }
   let folder: { watcher: FSWatcher, ino: number } | undefined
-  /** Folders of the knowledge folder seen so far: a removed one is reported, a removed non-Markdown file is not. */
-  const folders = new Set<string>()
+  /** What the knowledge folder held at its last event: a removed folder is reported, a removed non-Markdown file is not. */
+  let tree: MarkdownTree = new Map()
   const parents = new Map<string, FSWatcher>()
   const folderLabel = () => `${basename(current.knowledge)}/`
 
@@ -55,29 +56,15 @@ export function watchKnowledgeProject(project: WatchedProject, onChange: (label:
       return undefined
     }
   }
-  const noteFolders = (dir: string) => {
-    for (const below of folderTree(dir).slice(1))
-      folders.add(relative(current.knowledge, below))
-  }
   const onFolderEvent = (name: string | null) => {
     if (!name)
       return
     const path = name.split(sep).join('/')
     if (path.split('/').some(part => part.startsWith('.')))
       return
-    const stats = statOf(join(current.knowledge, name))
-    if (stats?.isDirectory()) {
-      folders.add(name)
-      noteFolders(join(current.knowledge, name))
-    }
-    else if (!path.toLowerCase().endsWith('.md')) {
-      if (!folders.delete(name))
-        return
-      for (const known of folders) {
-        if (known.startsWith(name + sep))
-          folders.delete(known)
-      }
-    }
+    if (!statOf(join(current.knowledge, name))?.isDirectory() && !isMarkdown(path) && !isKnownFolder(tree, name))
+      return
+    refreshMarkdownTree(tree, current.knowledge, name)
     onChange(path)
   }
   /** Watches the knowledge folder now there, if it is not the one watched already; whether that changed anything. */
@@ -88,7 +75,7 @@ export function watchKnowledgeProject(project: WatchedProject, onChange: (label:
       return false
     folder?.watcher.close()
     folder = undefined
-    folders.clear()
+    tree = new Map()
     if (ino === undefined)
       return true
     try {
@@ -97,17 +84,21 @@ export function watchKnowledgeProject(project: WatchedProject, onChange: (label:
       // re-arms once it is back), or, on Linux, where Node watches each subfolder itself, a
       // subfolder vanished while it was being scanned (a folder renamed or deleted right after it
       // was made: nodejs/node#63686). The folder is then still there, and no parent event comes:
-      // watch it again now. Events may have been lost meanwhile, so the whole folder counts as changed.
+      // watch it again now. Events may have been lost meanwhile: the whole folder counts as changed
+      // if what it holds is not what the events said (the vanished subfolder is most often one of
+      // the index's own, written in a hidden folder, and that is no change).
       watcher.on('error', () => {
         if (folder?.watcher === watcher) {
           watcher.close()
           folder = undefined
+          const known = tree
           arm()
-          onChange(folderLabel())
+          if (!sameMarkdownTree(known, tree))
+            onChange(folderLabel())
         }
       })
       folder = { watcher, ino }
-      noteFolders(current.knowledge)
+      tree = readMarkdownTree(current.knowledge)
     }
     catch {
       // Gone between the stat and the watch: the parent's event for it re-arms.
