@@ -15,7 +15,8 @@
 //   build distils from the model, a query's shards fetched) and `model` (the model and
 //   ONNX Runtime's WebAssembly in the page), built with PLAYGROUND_QUERY_ENCODER.
 //
-//   node bench/playground.bench.mjs [--rounds 5] [--encoder static|model]      (prepares and builds the playground first)
+//   node bench/playground.bench.mjs [--rounds 5] [--encoder static|model] [--files]   (prepares and builds the playground first;
+//   --files lists what the first round fetched before its first semantic result)
 
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
@@ -110,11 +111,11 @@ async function coldLoad(browser, origin) {
     throw new Error(`Requests left the origin: ${escaped.join(', ')}`)
   const fetched = bytesOf(new Set(before), origin)
   // With the query table the first result may already be semantic: no lexical one shows before it.
-  return { ready, lexical: firsts.lexical ?? firsts.auto, auto: firsts.auto, bytes: fetched.raw, gzip: fetched.gzip, requests: before.length, shards: before.filter(u => /\/query-table-\d+\.bin$/.test(u)).length }
+  return { before: [...new Set(before)], ready, lexical: firsts.lexical ?? firsts.auto, auto: firsts.auto, bytes: fetched.raw, gzip: fetched.gzip, requests: before.length, shards: before.filter(u => /\/query-table-\d+\.bin$/.test(u)).length }
 }
 
 /** Builds the playground with `encoder`, serves it, and loads it cold `rounds` times. */
-async function measure(encoder, rounds) {
+async function measure(encoder, rounds, listFiles) {
   process.env.PLAYGROUND_QUERY_ENCODER = encoder
   const started = performance.now()
   await build({ root: playground, configFile: join(playground, 'vite.config.ts'), logLevel: 'silent' })
@@ -151,6 +152,11 @@ async function measure(encoder, rounds) {
   console.log(`  first result (lexical) ${fmtMs(figures.firstLexical)}   (rounds: ${loads.map(l => fmtMs(l.lexical)).join(', ')})`)
   console.log(`  first vector (auto)    ${fmtMs(figures.firstVector)}   (rounds: ${loads.map(l => fmtMs(l.auto)).join(', ')})`)
   console.log(`  fetched before it      ${kb(figures.bytesToFirstVector)} (gzip -9 ${kb(figures.gzipToFirstVector)}) in ${median(loads.map(l => l.requests))} requests, ${median(loads.map(l => l.shards))} of them query-table shards`)
+  if (listFiles) {
+    console.log('  what the first round fetched before it (gzip -9):')
+    for (const url of loads[0].before)
+      console.log(`    ${kb(bytesOf([url], origin).gzip).padStart(9)}  ${new URL(url).pathname}`)
+  }
   emitResult({ bench: 'playground', ...figures })
   return figures
 }
@@ -164,7 +170,7 @@ export async function main(argv = process.argv.slice(2)) {
   if (prepared.status !== 0)
     throw new Error('scripts/playground-prepare.mjs failed')
   for (const encoder of encoders)
-    await measure(encoder, rounds)
+    await measure(encoder, rounds, argv.includes('--files'))
 }
 
 if (isMain(import.meta))
