@@ -11,7 +11,7 @@ import type { KnowledgeExportOptions, KnowledgeOptions, Options } from './option
 import type { ProgressWrite } from './progress'
 import type { HookContext } from './kinds/kind'
 import type { KnowledgeService } from './knowledge'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { ExportError } from '../export/error'
 import { planKnowledgeExport } from '../export/export'
@@ -21,6 +21,7 @@ import { formatDiagnostic } from '../core/diagnostics'
 import { openKnowledgeProject } from '../knowledge/project'
 import { RoutingError } from '../routing/client'
 import { watchSession } from './kinds/routes'
+import { unwatched } from './watch'
 
 /**
  * An {@link ExportError} as bundlers print it: its message says all a person
@@ -122,6 +123,44 @@ export function assertExportsOutsideKnowledge(outputDir: string, exported: reado
   }
 }
 
+/**
+ * Reports a failed export as webpack and rspack expect an error of
+ * `buildStart`: in the compilation's errors. Thrown from their `make` hook,
+ * it would end `--watch` for good, so that fixing the documents (or an edit
+ * that lands during an export) rebuilt nothing. Returns whether it was
+ * reported; other bundlers keep watching after a thrown error.
+ */
+export function reportExportFailure(context: UnpluginBuildContext, error: unknown): boolean {
+  const native = context.getNativeBuildContext?.()
+  if ((native?.framework !== 'webpack' && native?.framework !== 'rspack') || !native.compilation || !(error instanceof ExportError))
+    return false
+  native.compilation.errors.push(error)
+  return true
+}
+
+/**
+ * Rebuilds a watched build when what an export is made of changes: the
+ * knowledge folder and the settings file. A knowledge base that is only
+ * exported is imported by no module that would watch them. esbuild watches
+ * only what its loads return: there, an export follows the modules' folders.
+ */
+function watchExportSources(context: UnpluginBuildContext, dir: string, project: KnowledgeProject | undefined): void {
+  const files = [project?.configFile ?? join(dir, 'skill-kit.json')]
+  const dirs = project ? [project.config.knowledge] : []
+  const native = context.getNativeBuildContext?.()
+  if ((native?.framework === 'webpack' || native?.framework === 'rspack') && native.compilation) {
+    for (const folder of dirs)
+      native.compilation.contextDependencies.add(folder)
+    for (const file of files)
+      (existsSync(file) ? native.compilation.fileDependencies : native.compilation.missingDependencies).add(file)
+    return
+  }
+  if (native?.framework === 'esbuild' || unwatched(context as unknown as HookContext))
+    return
+  for (const path of [...files, ...dirs])
+    context.addWatchFile(path)
+}
+
 export interface ExportBuildEnv {
   options: Options
   framework: string
@@ -170,8 +209,10 @@ export async function emitKnowledgeExports(context: UnpluginBuildContext, env: E
     }
     let plan: Awaited<ReturnType<typeof planKnowledgeExport>>
     let folder: string
+    const dir = resolve(env.root, request.entry.dir)
     if (request.mode === 'semantic') {
       const outcome = await env.service.build({ kind: 'name', name: request.name }, env.progress)
+      watchExportSources(context, dir, outcome.ok ? outcome.project : openKnowledgeProject(dir, { root: env.root }).project)
       if (!outcome.ok)
         throw failure('build-failed', outcome.message)
       folder = placed(outcome.project)
@@ -179,7 +220,8 @@ export async function emitKnowledgeExports(context: UnpluginBuildContext, env: E
     }
     else {
       const { entry } = request
-      const opened = openKnowledgeProject(resolve(env.root, entry.dir), { root: env.root, overrides: { model: entry.model, chunk: entry.chunk, search: entry.search } })
+      const opened = openKnowledgeProject(dir, { root: env.root, overrides: { model: entry.model, chunk: entry.chunk, search: entry.search } })
+      watchExportSources(context, dir, opened.project)
       if (!opened.project)
         throw failure('build-failed', `${label} cannot be exported. Fix its settings:\n\n${opened.diagnostics.map(d => formatDiagnostic(d, env.relativize)).join('\n')}`)
       folder = placed(opened.project)

@@ -9,7 +9,7 @@ import { createUnplugin } from 'unplugin'
 import { ChunkRelativeAssets } from './chunk-assets'
 import { loadWithWatchDirs } from './esbuild-load'
 import { writeEsbuildOutputs } from './knowledge-load'
-import { assertExportsOutsideKnowledge, emitKnowledgeExports } from './export'
+import { assertExportsOutsideKnowledge, emitKnowledgeExports, reportExportFailure } from './export'
 import { KnowledgeService } from './knowledge'
 import { knowledgeKind, namedKnowledgeId } from './kinds/knowledge'
 import { knowledgeDocumentKind } from './kinds/knowledge-document'
@@ -85,14 +85,20 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
       // Exported skills go into builds' output: not the dev server's, nor a Vite server build's (which drops assets).
       if (state.viteServe || environment?.config.consumer === 'server')
         return
-      pendingExports = await emitKnowledgeExports(this, {
-        options,
-        framework: state.framework,
-        service: state.knowledge,
-        root: state.root,
-        relativize: state.relativize,
-        progress: progressChannel(this as UnpluginBuildContext & UnpluginContext, state.framework, state.viteLogger),
-      })
+      try {
+        pendingExports = await emitKnowledgeExports(this, {
+          options,
+          framework: state.framework,
+          service: state.knowledge,
+          root: state.root,
+          relativize: state.relativize,
+          progress: progressChannel(this as UnpluginBuildContext & UnpluginContext, state.framework, state.viteLogger),
+        })
+      }
+      catch (error) {
+        if (!reportExportFailure(this, error))
+          throw error
+      }
     },
 
     watchChange() {
