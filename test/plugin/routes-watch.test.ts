@@ -55,7 +55,11 @@ describe.each(WATCHERS)('routed pages in %s\'s watch mode', (bundler) => {
     expect(first.module!.cards.one.title).toBe('Title of one.md')
     expect(first.module!.cards.two.title).toBe('Title of two.md')
 
-    const next = session.nextBuild()
+    // webpack may build once more right after the first (webpack-virtual-modules' files look
+    // removed to its watcher: sysgears/webpack-virtual-modules#121), and that build may or may not
+    // see the edit, or see it land during the export (an error, and the edit's own build follows):
+    // the build that counts is the first whose pages show the edit.
+    const next = session.buildShowing(build => build.module?.cards.two.summary === 'A handbook page about knots.')
     // One file-system operation (the write lands by rename), as in watch-builds.test.ts, whose
     // edits webpack's watcher has always seen: a write in place is a truncation, then a write.
     const staged = join(work, 'two.md')

@@ -28,6 +28,12 @@ export interface WatchSession {
    * that started earlier may not have seen a change made since, so it never counts.
    */
   nextBuild: () => Promise<WatchBuild>
+  /**
+   * The first build ending from now on (the one running included) whose
+   * output passes `shows`: for a change that a build running meanwhile may or
+   * may not see.
+   */
+  buildShowing: (shows: (build: WatchBuild) => boolean) => Promise<WatchBuild>
   close: () => Promise<void>
 }
 
@@ -48,7 +54,9 @@ class BuildTracker {
   private started = 0
   private errors: string[] = []
   private readonly waiters: { after: number, resolve: (build: WatchBuild) => void, reject: (error: Error) => void }[] = []
+  private readonly seekers: { shows: (build: WatchBuild) => boolean, resolve: (build: WatchBuild) => void, reject: (error: Error) => void }[] = []
   private copies = 0
+  private loads = Promise.resolve()
 
   constructor(private readonly outFile: string) {}
 
@@ -63,15 +71,32 @@ class BuildTracker {
 
   end(): void {
     const build = this.started
-    const errors = this.errors
     const due = this.waiters.filter(w => w.after < build)
-    if (!due.length)
-      return
     this.waiters.splice(0, this.waiters.length, ...this.waiters.filter(w => w.after >= build))
-    this.load(errors).then(
-      result => due.forEach(w => w.resolve(result)),
-      (error: Error) => due.forEach(w => w.reject(error)),
-    )
+    // Copied now, before the next build writes; handed out in order, so that a seeker sees every build that ends.
+    const loaded = this.load(this.errors)
+    this.loads = this.loads.then(async () => {
+      let result: WatchBuild
+      try {
+        result = await loaded
+      }
+      catch (error) {
+        for (const waiter of [...due, ...this.seekers.splice(0)])
+          waiter.reject(error as Error)
+        return
+      }
+      due.forEach(w => w.resolve(result))
+      for (const seeker of this.seekers.splice(0)) {
+        if (seeker.shows(result))
+          seeker.resolve(result)
+        else
+          this.seekers.push(seeker)
+      }
+    })
+  }
+
+  showing(shows: (build: WatchBuild) => boolean): Promise<WatchBuild> {
+    return new Promise((resolve, reject) => this.seekers.push({ shows, resolve, reject }))
   }
 
   next(): Promise<WatchBuild> {
@@ -133,7 +158,7 @@ export async function watchBuilds(bundler: Bundler, entry: string, options: Plug
         // Each build's result holds its plugins open until closed.
         event.result?.close?.()
       })
-      return { first, nextBuild: () => tracker.next(), close: async () => void await watcher.close() }
+      return { first, nextBuild: () => tracker.next(), buildShowing: shows => tracker.showing(shows), close: async () => void await watcher.close() }
     }
     case 'esbuild': {
       const esbuild = await import('esbuild')
@@ -149,7 +174,7 @@ export async function watchBuilds(bundler: Bundler, entry: string, options: Plug
       }
       const context = await esbuild.context(esbuildNodeOptions(entry, outDir, [plugin(options), follow]))
       await context.watch()
-      return { first, nextBuild: () => tracker.next(), close: () => context.dispose() }
+      return { first, nextBuild: () => tracker.next(), buildShowing: shows => tracker.showing(shows), close: () => context.dispose() }
     }
     case 'webpack':
     case 'rspack': {
@@ -166,7 +191,7 @@ export async function watchBuilds(bundler: Bundler, entry: string, options: Plug
           tracker.error(messageOf(e))
         tracker.end()
       })
-      return { first, nextBuild: () => tracker.next(), close: () => new Promise(done => watching.close(() => compiler.close(() => done()))) }
+      return { first, nextBuild: () => tracker.next(), buildShowing: shows => tracker.showing(shows), close: () => new Promise(done => watching.close(() => compiler.close(() => done()))) }
     }
   }
 }
