@@ -21,13 +21,14 @@
 import type { LexicalEvidence, LexicalIndex } from './lexical'
 import type { Snapshot } from './snapshot-reader'
 import type { VectorSearchOptions } from './search'
-import type { VectorPooling } from './search-pool'
+import type { ChunkSimilarity } from './search'
+import type { PooledScores, VectorPooling } from './search-pool'
 import type { SearchResult } from './search-rank'
 import { KnowledgeError } from './errors'
-import { keepHighest, lexicalWeight, PEAK_DEPTH } from './fusion-weight'
+import { keepHighest, lexicalWeight, MAX_LEXICAL_WEIGHT, PEAK_DEPTH } from './fusion-weight'
 import { LEXICAL_THRESHOLD, lexicalEvidence, lexicalPooled, statsOf } from './lexical'
 import { kthHighest, POOLING_TEMPERATURE } from './search-pool'
-import { DEFAULT_THRESHOLD, DEFAULT_TOP_K, scoreDocuments } from './search'
+import { DEFAULT_THRESHOLD, DEFAULT_TOP_K, poolSimilarity, scoreSimilarity } from './search'
 import { selectTop, toResult } from './search-rank'
 
 /**
@@ -66,9 +67,19 @@ export function searchFused(snapshot: Snapshot, query: string, queryVector: Arra
   const upper = new Float64Array(documentCount)
   const eligible = new Uint8Array(documentCount)
   const evidence = lexicalEvidence(index, query)
-  // The vector side's top ten come first, from a search of their own: the fused search below
-  // skips the documents that cannot make its top K, which it tells by the weight.
-  const weight = evidence ? lexicalWeight(highestVectorScores(snapshot, queryVector, pooling, accelerate), highestLexicalScores(index, evidence, pooling)) : 0
+  // One scan of the vectors serves both the weight and the ranking. An approximate snapshot
+  // reads its candidates for the lexical leaders, which the upper bounds at the heaviest weight
+  // rank as any weight would (doubling is exact).
+  if (evidence) {
+    for (let d = 0; d < documentCount; d++)
+      upper[d] = evidence.bestChunk[d]! >= 0 ? MAX_LEXICAL_WEIGHT * evidence.best[d]! : 0
+  }
+  const scored = scoreSimilarity(snapshot, queryVector, { topK, threshold, pooling, accelerate, lexical: upper })
+  if (!scored)
+    return []
+  // The vector side's top ten come first: the fused pooling below skips the documents that
+  // cannot make its top K, which it tells by the weight.
+  const weight = evidence ? lexicalWeight(highestVectorScores(snapshot, scored, pooling), highestLexicalScores(index, evidence, pooling)) : 0
   if (evidence) {
     // A document's lexical score lies between its best chunk's and that minus T · ln(its text chunks).
     const { logTextCounts } = statsOf(index)
@@ -87,9 +98,7 @@ export function searchFused(snapshot: Snapshot, query: string, queryVector: Arra
     return weight * (pooling === 'max' ? evidence.best[d]! : lexicalPooled(index, evidence, d))
   }
   const fusion = { lower, upper, exact, bonus: new Float64Array(documentCount), eligible }
-  const vector = scoreDocuments(snapshot, queryVector, { topK, threshold, pooling, accelerate, fusion })
-  if (!vector)
-    return []
+  const vector = poolSimilarity(snapshot, scored, { topK, threshold, pooling, fusion })
   const { best, bestChunk, pooled } = vector
   const fused = new Float64Array(documentCount)
   const chunk = new Int32Array(documentCount)
@@ -100,10 +109,32 @@ export function searchFused(snapshot: Snapshot, query: string, queryVector: Arra
   return selectTop(fused, chunk, topK, -Infinity).map(d => toResult(snapshot, { documentIndex: d, chunk: chunk[d]!, score: fused[d]! }))
 }
 
-/** The {@link PEAK_DEPTH} highest pooled vector scores of any documents (none when the query has no direction). */
-function highestVectorScores(snapshot: Snapshot, queryVector: ArrayLike<number>, pooling: VectorPooling, accelerate: boolean): number[] {
+/** Scratch of the weight's vector pooling, per snapshot: the fused pooling keeps the search's own arrays. */
+const weightScratch = new WeakMap<Snapshot, { pooled: PooledScores, similarity?: Float64Array }>()
+
+/**
+ * The {@link PEAK_DEPTH} highest pooled vector scores of any documents, as a
+ * top-10 vector search with no threshold would find them, from the fused
+ * search's own scan: only its pooling is done twice. Refinement rewrites the
+ * similarities it rescores, so it works on a copy: the fused pooling then
+ * rescores from the int8 scores alone, as it would on its own.
+ */
+function highestVectorScores(snapshot: Snapshot, scored: ChunkSimilarity, pooling: VectorPooling): number[] {
+  let scratch = weightScratch.get(snapshot)
+  if (!scratch) {
+    const documentCount = snapshot.documents.length
+    scratch = { pooled: { best: new Float64Array(documentCount), bestChunk: new Int32Array(documentCount), pooled: new Float64Array(documentCount) } }
+    weightScratch.set(snapshot, scratch)
+  }
+  let similarity = scored.similarity
+  if (scored.refineScale !== undefined) {
+    scratch.similarity ??= new Float64Array(similarity.length)
+    scratch.similarity.set(similarity)
+    similarity = scratch.similarity
+  }
+  const { pooled } = poolSimilarity(snapshot, { ...scored, similarity }, { topK: PEAK_DEPTH, threshold: -1, pooling }, scratch.pooled)
   const top: number[] = []
-  for (const s of scoreDocuments(snapshot, queryVector, { topK: PEAK_DEPTH, threshold: -1, pooling, accelerate })?.pooled ?? []) {
+  for (const s of pooled) {
     if (s > -Infinity)
       keepHighest(top, s, PEAK_DEPTH)
   }
