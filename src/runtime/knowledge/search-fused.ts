@@ -27,7 +27,8 @@ import type { SearchResult } from './search-rank'
 import { KnowledgeError } from './errors'
 import { keepHighest, lexicalWeight, MAX_LEXICAL_WEIGHT, PEAK_DEPTH } from './fusion-weight'
 import { LEXICAL_THRESHOLD, lexicalEvidence, lexicalPooled, statsOf } from './lexical'
-import { kthHighest, POOLING_TEMPERATURE } from './search-pool'
+import { bestOfDocuments, kthHighest, POOLING_TEMPERATURE } from './search-pool'
+import { documentChunks } from './search-refine'
 import { DEFAULT_THRESHOLD, DEFAULT_TOP_K, poolSimilarity, scoreSimilarity } from './search'
 import { selectTop, toResult } from './search-rank'
 
@@ -63,9 +64,11 @@ export function searchFused(snapshot: Snapshot, query: string, queryVector: Arra
     throw new KnowledgeError('no-lexical-index', 'This snapshot has no lexical index: search it with searchVectors.')
   const index = snapshot.lexical
   const documentCount = snapshot.documents.length
-  const lower = new Float64Array(documentCount)
-  const upper = new Float64Array(documentCount)
-  const eligible = new Uint8Array(documentCount)
+  const { lower, upper, eligible, bonus, fused, chunk, documents, weighing } = scratchOf(snapshot)
+  lower.fill(0)
+  upper.fill(0)
+  eligible.fill(0)
+  bonus.fill(0)
   const evidence = lexicalEvidence(index, query)
   // One scan of the vectors serves both the weight and the ranking. An approximate snapshot
   // reads its candidates for the lexical leaders, which the upper bounds at the heaviest weight
@@ -77,9 +80,11 @@ export function searchFused(snapshot: Snapshot, query: string, queryVector: Arra
   const scored = scoreSimilarity(snapshot, queryVector, { topK, threshold, pooling, accelerate, lexical: upper })
   if (!scored)
     return []
+  const { offsets, chunks } = documentChunks(snapshot)
+  bestOfDocuments(scored.similarity, offsets, chunks, documents)
   // The vector side's top ten come first: the fused pooling below skips the documents that
   // cannot make its top K, which it tells by the weight.
-  const weight = evidence ? lexicalWeight(highestVectorScores(snapshot, scored, pooling), highestLexicalScores(index, evidence, pooling)) : 0
+  const weight = evidence ? lexicalWeight(highestVectorScores(snapshot, scored, pooling, documents, weighing), highestLexicalScores(index, evidence, pooling)) : 0
   if (evidence) {
     // A document's lexical score lies between its best chunk's and that minus T · ln(its text chunks).
     const { logTextCounts } = statsOf(index)
@@ -97,42 +102,60 @@ export function searchFused(snapshot: Snapshot, query: string, queryVector: Arra
       return 0
     return weight * (pooling === 'max' ? evidence.best[d]! : lexicalPooled(index, evidence, d))
   }
-  const fusion = { lower, upper, exact, bonus: new Float64Array(documentCount), eligible }
-  const vector = poolSimilarity(snapshot, scored, { topK, threshold, pooling, fusion })
-  const { best, bestChunk, pooled } = vector
-  const fused = new Float64Array(documentCount)
-  const chunk = new Int32Array(documentCount)
+  const fusion = { lower, upper, exact, bonus, eligible }
+  const { best, bestChunk, pooled } = poolSimilarity(snapshot, scored, { topK, threshold, pooling, fusion, bestKnown: true }, documents)
   for (let d = 0; d < documentCount; d++) {
-    fused[d] = pooled[d]! + fusion.bonus[d]!
+    fused[d] = pooled[d]! + bonus[d]!
     chunk[d] = bestChunk[d]! >= 0 && (best[d]! >= threshold || eligible[d] === 1) ? bestChunk[d]! : -1
   }
   return selectTop(fused, chunk, topK, -Infinity).map(d => toResult(snapshot, { documentIndex: d, chunk: chunk[d]!, score: fused[d]! }))
 }
 
-/** Scratch of the weight's vector pooling, per snapshot: the fused pooling keeps the search's own arrays. */
-const weightScratch = new WeakMap<Snapshot, { pooled: PooledScores, similarity?: Float64Array }>()
+/** A fused search's arrays, per snapshot, reused by its next fused search (a query allocates none). */
+interface FusedScratch {
+  lower: Float64Array
+  upper: Float64Array
+  eligible: Uint8Array
+  bonus: Float64Array
+  fused: Float64Array
+  chunk: Int32Array
+  /** The fused ranking's vector scores. */
+  documents: PooledScores
+  /** The weight's vector scores, and a copy of the similarities for its refinement. */
+  weighing: { documents: PooledScores, similarity?: Float64Array }
+}
+
+const scratches = new WeakMap<Snapshot, FusedScratch>()
+
+function scratchOf(snapshot: Snapshot): FusedScratch {
+  let scratch = scratches.get(snapshot)
+  if (!scratch) {
+    const n = snapshot.documents.length
+    const pooledScores = () => ({ best: new Float64Array(n), bestChunk: new Int32Array(n), pooled: new Float64Array(n) })
+    scratch = { lower: new Float64Array(n), upper: new Float64Array(n), eligible: new Uint8Array(n), bonus: new Float64Array(n), fused: new Float64Array(n), chunk: new Int32Array(n), documents: pooledScores(), weighing: { documents: pooledScores() } }
+    scratches.set(snapshot, scratch)
+  }
+  return scratch
+}
 
 /**
  * The {@link PEAK_DEPTH} highest pooled vector scores of any documents, as a
  * top-10 vector search with no threshold would find them, from the fused
- * search's own scan: only its pooling is done twice. Refinement rewrites the
- * similarities it rescores, so it works on a copy: the fused pooling then
- * rescores from the int8 scores alone, as it would on its own.
+ * search's own scan and best chunks (`documents`): only the pooling is done
+ * twice. Refinement rewrites the similarities and best chunks it rescores, so
+ * it works on copies: the fused pooling then rescores from the int8 scores
+ * alone, as it would on its own.
  */
-function highestVectorScores(snapshot: Snapshot, scored: ChunkSimilarity, pooling: VectorPooling): number[] {
-  let scratch = weightScratch.get(snapshot)
-  if (!scratch) {
-    const documentCount = snapshot.documents.length
-    scratch = { pooled: { best: new Float64Array(documentCount), bestChunk: new Int32Array(documentCount), pooled: new Float64Array(documentCount) } }
-    weightScratch.set(snapshot, scratch)
-  }
+function highestVectorScores(snapshot: Snapshot, scored: ChunkSimilarity, pooling: VectorPooling, documents: PooledScores, weighing: FusedScratch['weighing']): number[] {
   let similarity = scored.similarity
-  if (scored.refineScale !== undefined) {
-    scratch.similarity ??= new Float64Array(similarity.length)
-    scratch.similarity.set(similarity)
-    similarity = scratch.similarity
+  if (scored.margin !== undefined) {
+    weighing.similarity ??= new Float64Array(similarity.length)
+    weighing.similarity.set(similarity)
+    similarity = weighing.similarity
   }
-  const { pooled } = poolSimilarity(snapshot, { ...scored, similarity }, { topK: PEAK_DEPTH, threshold: -1, pooling }, scratch.pooled)
+  weighing.documents.best.set(documents.best)
+  weighing.documents.bestChunk.set(documents.bestChunk)
+  const { pooled } = poolSimilarity(snapshot, { ...scored, similarity }, { topK: PEAK_DEPTH, threshold: -1, pooling, bestKnown: true }, weighing.documents)
   const top: number[] = []
   for (const s of pooled) {
     if (s > -Infinity)

@@ -93,10 +93,10 @@ export interface FusionTerms {
  * refined values: every chunk of such a document is scored again with all its
  * bits, then the document is pooled again. `similarity[c]` holds chunk `c`'s
  * int8 score on entry. A pooled score moves no more than its chunks' scores do
- * (the soft maximum is 1-Lipschitz), so the margin of one chunk bounds both.
+ * (the soft maximum is 1-Lipschitz), so the margin of one chunk bounds both:
+ * `m`, the query's {@link margin}.
  */
-export function refinePooled(snapshot: Snapshot, unit: Float64Array, queryScale: number, similarity: Float64Array, documents: PooledScores, pooling: VectorPooling, topK: number, threshold: number, fusion?: FusionTerms): void {
-  const m = margin(snapshot, unit, queryScale)
+export function refinePooled(snapshot: Snapshot, unit: Float64Array, m: number, similarity: Float64Array, documents: PooledScores, pooling: VectorPooling, topK: number, threshold: number, fusion?: FusionTerms): void {
   const { best, bestChunk, pooled } = documents
   const key = fusion ? pooled.map((s, d) => s + fusion.bonus[d]!) : pooled
   const eligible = (d: number) => fusion !== undefined && fusion.eligible[d] === 1

@@ -89,8 +89,8 @@ export interface ChunkSimilarity {
   unit: Float64Array
   /** Each chunk's similarity (−∞ for a chunk an approximate search does not read); refinement rewrites the chunks it rescores. */
   similarity: Float64Array
-  /** The int8 kernels' query scale when the snapshot has refinement bits to rescore with. */
-  refineScale?: number
+  /** How far a chunk's int8 score may be from its refined one, when the snapshot has refinement bits to rescore with (see search-refine.ts). */
+  margin?: number
 }
 
 /**
@@ -151,20 +151,22 @@ export function scoreSimilarity(snapshot: Snapshot, queryVector: ArrayLike<numbe
         similarity[c] = -Infinity
     }
   }
-  return { unit, similarity, refineScale: scores.encoding === 'int8' && snapshot.refinement ? scores.queryScale : undefined }
+  // The margin scans every chunk's scale: once a query, however often its scores are pooled.
+  return { unit, similarity, margin: scores.encoding === 'int8' && snapshot.refinement ? margin(snapshot, unit, scores.queryScale) : undefined }
 }
 
 /**
  * Pools a query's chunk similarities (see {@link scoreDocuments}) into `out`
  * (by default arrays reused by the next search of the snapshot), rescoring
  * with refinement bits the documents near the cut, in `scored.similarity`.
+ * With `bestKnown`, `out` holds each document's best chunk of these
+ * similarities already (`bestOfDocuments`).
  */
-export function poolSimilarity(snapshot: Snapshot, scored: ChunkSimilarity, { topK, threshold, pooling, fusion }: { topK: number, threshold: number, pooling: VectorPooling, fusion?: FusionTerms }, out: PooledScores = searchState(snapshot).pooled): PooledScores {
-  const { unit, similarity, refineScale } = scored
+export function poolSimilarity(snapshot: Snapshot, scored: ChunkSimilarity, { topK, threshold, pooling, fusion, bestKnown }: { topK: number, threshold: number, pooling: VectorPooling, fusion?: FusionTerms, bestKnown?: boolean }, out: PooledScores = searchState(snapshot).pooled): PooledScores {
+  const { unit, similarity, margin: m } = scored
   const { logCounts, offsets, chunks } = documentChunks(snapshot)
-  const slack = refineScale === undefined ? 0 : 2 * margin(snapshot, unit, refineScale)
-  poolScores(similarity, logCounts, pooling, out, { topK, threshold, slack, fusion, offsets, chunks })
-  if (refineScale !== undefined)
-    refinePooled(snapshot, unit, refineScale, similarity, out, pooling, topK, threshold, fusion)
+  poolScores(similarity, logCounts, pooling, out, { topK, threshold, slack: m === undefined ? 0 : 2 * m, fusion, offsets, chunks, bestKnown })
+  if (m !== undefined)
+    refinePooled(snapshot, unit, m, similarity, out, pooling, topK, threshold, fusion)
   return out
 }
