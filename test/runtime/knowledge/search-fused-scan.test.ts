@@ -5,6 +5,9 @@
 import type { SnapshotChunkInput } from '../../../src/knowledge/snapshot'
 import { describe, expect, it, vi } from 'vitest'
 import { encodeSnapshot } from '../../../src/knowledge/snapshot'
+import { encodeShardedSnapshot } from '../../../src/knowledge/snapshot-shards'
+import { createKnowledgeBase } from '../../../src/runtime'
+import { scoreCandidates } from '../../../src/runtime/knowledge/ann/score'
 import { searchVectors } from '../../../src/runtime/knowledge/search'
 import { searchFused } from '../../../src/runtime/knowledge/search-fused'
 import { scoreChunks } from '../../../src/runtime/knowledge/search-kernels'
@@ -14,6 +17,10 @@ import { rng, unitVector } from '../../random'
 vi.mock('../../../src/runtime/knowledge/search-kernels', async (importOriginal) => {
   const kernels = await importOriginal<typeof import('../../../src/runtime/knowledge/search-kernels')>()
   return { ...kernels, scoreChunks: vi.fn(kernels.scoreChunks) }
+})
+vi.mock('../../../src/runtime/knowledge/ann/score', async (importOriginal) => {
+  const score = await importOriginal<typeof import('../../../src/runtime/knowledge/ann/score')>()
+  return { ...score, scoreCandidates: vi.fn(score.scoreCandidates) }
 })
 
 const random = rng(29)
@@ -42,4 +49,31 @@ describe('searchFused scans the vectors once', () => {
       }
     })
   }
+})
+
+describe('auto on a sharded snapshot with vector cells', () => {
+  it('reads its candidate chunks once a query', async () => {
+    const bytes = encodeSnapshot({ model: 'test', documents, chunks, encoding: 'int8', lexical: true })
+    const files = encodeShardedSnapshot(bytes, { lexicalBytes: 1024, vectorBytes: 128, refinementBytes: 128, cells: 8, probe: 2 })
+    const vectors = Array.from({ length: 6 }, () => unitVector(32, random))
+    const knowledgeBase = () => createKnowledgeBase({
+      name: 'cells',
+      documents: decodeSnapshot(bytes).documents,
+      bodies: [],
+      embedQuery: async (query: string) => vectors[Number(query.split(' ')[0]!.slice(1))]!,
+      loadSnapshot: async () => files.core,
+      shards: { load: async index => files.shards[index]!, name: index => `shard-${index}.skillkit` },
+    })
+    for (let q = 0; q < vectors.length; q++) {
+      const kb = knowledgeBase()
+      const query = `q${q} ${words[q]} ${words[q + 1]}`
+      // The first search fetches the shards its candidates are in, and runs again once they are.
+      const first = await kb.search(query, { mode: 'auto', threshold: -1 })
+      vi.mocked(scoreCandidates).mockClear()
+      vi.mocked(scoreChunks).mockClear()
+      expect(await kb.search(query, { mode: 'auto', threshold: -1 })).toEqual(first)
+      expect(scoreCandidates).toHaveBeenCalledTimes(1)
+      expect(scoreChunks).not.toHaveBeenCalled()
+    }
+  })
 })
