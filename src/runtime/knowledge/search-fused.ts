@@ -23,6 +23,7 @@ import type { Snapshot } from './snapshot-reader'
 import type { VectorSearchOptions } from './search'
 import type { ChunkSimilarity } from './search'
 import type { PooledScores, VectorPooling } from './search-pool'
+import type { RefinedScores } from './search-refine'
 import type { SearchResult } from './search-rank'
 import { KnowledgeError } from './errors'
 import { keepHighest, lexicalWeight, MAX_LEXICAL_WEIGHT, PEAK_DEPTH } from './fusion-weight'
@@ -103,7 +104,10 @@ export function searchFused(snapshot: Snapshot, query: string, queryVector: Arra
     return weight * (pooling === 'max' ? evidence.best[d]! : lexicalPooled(index, evidence, d))
   }
   const fusion = { lower, upper, exact, bonus, eligible }
-  const { best, bestChunk, pooled } = poolSimilarity(snapshot, scored, { topK, threshold, pooling, fusion, bestKnown: true }, documents)
+  // The fused pooling rescores from the int8 scores, as it would alone, but takes the refined
+  // score of a chunk the weight's pooling rescored already.
+  const refined = scored.margin !== undefined && evidence ? weighing.refined : undefined
+  const { best, bestChunk, pooled } = poolSimilarity(snapshot, scored, { topK, threshold, pooling, fusion, bestKnown: true, refined }, documents)
   for (let d = 0; d < documentCount; d++) {
     fused[d] = pooled[d]! + bonus[d]!
     chunk[d] = bestChunk[d]! >= 0 && (best[d]! >= threshold || eligible[d] === 1) ? bestChunk[d]! : -1
@@ -121,8 +125,8 @@ interface FusedScratch {
   chunk: Int32Array
   /** The fused ranking's vector scores. */
   documents: PooledScores
-  /** The weight's vector scores, and a copy of the similarities for its refinement. */
-  weighing: { documents: PooledScores, similarity?: Float64Array }
+  /** The weight's vector scores, and a copy of the similarities that its refinement rewrites, whose refined scores it marks. */
+  weighing: { documents: PooledScores, refined?: RefinedScores }
 }
 
 const scratches = new WeakMap<Snapshot, FusedScratch>()
@@ -143,19 +147,19 @@ function scratchOf(snapshot: Snapshot): FusedScratch {
  * top-10 vector search with no threshold would find them, from the fused
  * search's own scan and best chunks (`documents`): only the pooling is done
  * twice. Refinement rewrites the similarities and best chunks it rescores, so
- * it works on copies: the fused pooling then rescores from the int8 scores
- * alone, as it would on its own.
+ * it works on copies, whose refined scores the fused pooling then reuses.
  */
 function highestVectorScores(snapshot: Snapshot, scored: ChunkSimilarity, pooling: VectorPooling, documents: PooledScores, weighing: FusedScratch['weighing']): number[] {
   let similarity = scored.similarity
   if (scored.margin !== undefined) {
-    weighing.similarity ??= new Float64Array(similarity.length)
-    weighing.similarity.set(similarity)
-    similarity = weighing.similarity
+    weighing.refined ??= { scores: new Float64Array(similarity.length), has: new Uint8Array(similarity.length) }
+    weighing.refined.scores.set(similarity)
+    weighing.refined.has.fill(0)
+    similarity = weighing.refined.scores
   }
   weighing.documents.best.set(documents.best)
   weighing.documents.bestChunk.set(documents.bestChunk)
-  const { pooled } = poolSimilarity(snapshot, { ...scored, similarity }, { topK: PEAK_DEPTH, threshold: -1, pooling, bestKnown: true }, weighing.documents)
+  const { pooled } = poolSimilarity(snapshot, { ...scored, similarity }, { topK: PEAK_DEPTH, threshold: -1, pooling, bestKnown: true, refined: weighing.refined }, weighing.documents)
   const top: number[] = []
   for (const s of pooled) {
     if (s > -Infinity)

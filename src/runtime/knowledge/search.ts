@@ -6,7 +6,7 @@
 import type { Snapshot } from './snapshot-reader'
 import type { SearchResult } from './search-rank'
 import type { PooledScores, VectorPooling } from './search-pool'
-import type { FusionTerms } from './search-refine'
+import type { FusionTerms, RefinedScores } from './search-refine'
 import { scoreCandidates } from './ann/score'
 import { candidateIndexOf } from './ann/candidates'
 import { KnowledgeError } from './errors'
@@ -160,13 +160,14 @@ export function scoreSimilarity(snapshot: Snapshot, queryVector: ArrayLike<numbe
  * (by default arrays reused by the next search of the snapshot), rescoring
  * with refinement bits the documents near the cut, in `scored.similarity`.
  * With `bestKnown`, `out` holds each document's best chunk of these
- * similarities already (`bestOfDocuments`).
+ * similarities already (`bestOfDocuments`); `refined` shares refined scores
+ * between poolings of one query (see `refinePooled`).
  */
-export function poolSimilarity(snapshot: Snapshot, scored: ChunkSimilarity, { topK, threshold, pooling, fusion, bestKnown }: { topK: number, threshold: number, pooling: VectorPooling, fusion?: FusionTerms, bestKnown?: boolean }, out: PooledScores = searchState(snapshot).pooled): PooledScores {
+export function poolSimilarity(snapshot: Snapshot, scored: ChunkSimilarity, { topK, threshold, pooling, fusion, bestKnown, refined }: { topK: number, threshold: number, pooling: VectorPooling, fusion?: FusionTerms, bestKnown?: boolean, refined?: RefinedScores }, out: PooledScores = searchState(snapshot).pooled): PooledScores {
   const { unit, similarity, margin: m } = scored
   const { logCounts, offsets, chunks } = documentChunks(snapshot)
   poolScores(similarity, logCounts, pooling, out, { topK, threshold, slack: m === undefined ? 0 : 2 * m, fusion, offsets, chunks, bestKnown })
   if (m !== undefined)
-    refinePooled(snapshot, unit, m, similarity, out, pooling, topK, threshold, fusion)
+    refinePooled(snapshot, unit, m, similarity, out, pooling, topK, threshold, fusion, refined)
   return out
 }
