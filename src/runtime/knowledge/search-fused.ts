@@ -11,7 +11,9 @@
 // side's top ten documents are (see fusion-weight.ts): the surer side counts
 // more, so fusion does not lose to the better of its two parts when one of
 // them (a static query encoder's vectors, a query in words no document uses)
-// is weak.
+// is weak. The weight's vector top ten and the ranking pool the same scan of
+// the vectors (and share its refined scores), so `auto` reads each vector
+// once, as vector search does.
 //
 // Measured on bench/retrieval.bench.mjs and bench/fusion.bench.mjs (see
 // bench/RESULTS.md): a fixed weight (0.3–0.6) beat vector and lexical search
@@ -20,8 +22,7 @@
 
 import type { LexicalEvidence, LexicalIndex } from './lexical'
 import type { Snapshot } from './snapshot-reader'
-import type { VectorSearchOptions } from './search'
-import type { ChunkSimilarity } from './search'
+import type { ChunkSimilarity, VectorSearchOptions } from './search'
 import type { PooledScores, VectorPooling } from './search-pool'
 import type { RefinedScores } from './search-refine'
 import type { SearchResult } from './search-rank'
