@@ -39,7 +39,8 @@ function checkout(commit) {
   const dir = join(benchCache, `fusion-cost-${commit}`)
   rmSync(dir, { recursive: true, force: true })
   mkdirSync(dir, { recursive: true })
-  execFileSync('sh', ['-c', `git -C "${root}" archive "${commit}" src | tar -x -C "${dir}"`])
+  const tar = execFileSync('git', ['-C', root, 'archive', '--format=tar', commit, 'src'], { maxBuffer: 1 << 28 })
+  execFileSync('tar', ['-x', '-C', dir], { input: tar })
   return dir
 }
 
