@@ -11,7 +11,9 @@
 // side's top ten documents are (see fusion-weight.ts): the surer side counts
 // more, so fusion does not lose to the better of its two parts when one of
 // them (a static query encoder's vectors, a query in words no document uses)
-// is weak.
+// is weak. The weight's vector top ten and the ranking pool the same scan of
+// the vectors (and share its refined scores), so `auto` reads each vector
+// once, as vector search does.
 //
 // Measured on bench/retrieval.bench.mjs and bench/fusion.bench.mjs (see
 // bench/RESULTS.md): a fixed weight (0.3–0.6) beat vector and lexical search
@@ -20,14 +22,16 @@
 
 import type { LexicalEvidence, LexicalIndex } from './lexical'
 import type { Snapshot } from './snapshot-reader'
-import type { VectorSearchOptions } from './search'
-import type { VectorPooling } from './search-pool'
+import type { ChunkSimilarity, VectorSearchOptions } from './search'
+import type { PooledScores, VectorPooling } from './search-pool'
+import type { RefinedScores } from './search-refine'
 import type { SearchResult } from './search-rank'
 import { KnowledgeError } from './errors'
-import { keepHighest, lexicalWeight, PEAK_DEPTH } from './fusion-weight'
+import { keepHighest, lexicalWeight, MAX_LEXICAL_WEIGHT, PEAK_DEPTH } from './fusion-weight'
 import { LEXICAL_THRESHOLD, lexicalEvidence, lexicalPooled, statsOf } from './lexical'
-import { kthHighest, POOLING_TEMPERATURE } from './search-pool'
-import { DEFAULT_THRESHOLD, DEFAULT_TOP_K, scoreDocuments } from './search'
+import { bestOfDocuments, kthHighest, POOLING_TEMPERATURE } from './search-pool'
+import { documentChunks } from './search-refine'
+import { DEFAULT_THRESHOLD, DEFAULT_TOP_K, poolSimilarity, scoreSimilarity } from './search'
 import { selectTop, toResult } from './search-rank'
 
 /**
@@ -62,13 +66,27 @@ export function searchFused(snapshot: Snapshot, query: string, queryVector: Arra
     throw new KnowledgeError('no-lexical-index', 'This snapshot has no lexical index: search it with searchVectors.')
   const index = snapshot.lexical
   const documentCount = snapshot.documents.length
-  const lower = new Float64Array(documentCount)
-  const upper = new Float64Array(documentCount)
-  const eligible = new Uint8Array(documentCount)
+  const { lower, upper, eligible, bonus, fused, chunk, documents, weighing } = scratchOf(snapshot)
+  lower.fill(0)
+  upper.fill(0)
+  eligible.fill(0)
+  bonus.fill(0)
   const evidence = lexicalEvidence(index, query)
-  // The vector side's top ten come first, from a search of their own: the fused search below
-  // skips the documents that cannot make its top K, which it tells by the weight.
-  const weight = evidence ? lexicalWeight(highestVectorScores(snapshot, queryVector, pooling, accelerate), highestLexicalScores(index, evidence, pooling)) : 0
+  // One scan of the vectors serves both the weight and the ranking. An approximate snapshot
+  // reads its candidates for the lexical leaders, which the upper bounds at the heaviest weight
+  // rank as any weight would (doubling is exact).
+  if (evidence) {
+    for (let d = 0; d < documentCount; d++)
+      upper[d] = evidence.bestChunk[d]! >= 0 ? MAX_LEXICAL_WEIGHT * evidence.best[d]! : 0
+  }
+  const scored = scoreSimilarity(snapshot, queryVector, { topK, threshold, pooling, accelerate, lexical: upper })
+  if (!scored)
+    return []
+  const { offsets, chunks } = documentChunks(snapshot)
+  bestOfDocuments(scored.similarity, offsets, chunks, documents)
+  // The vector side's top ten come first: the fused pooling below skips the documents that
+  // cannot make its top K, which it tells by the weight.
+  const weight = evidence ? lexicalWeight(highestVectorScores(snapshot, scored, pooling, documents, weighing), highestLexicalScores(index, evidence, pooling)) : 0
   if (evidence) {
     // A document's lexical score lies between its best chunk's and that minus T · ln(its text chunks).
     const { logTextCounts } = statsOf(index)
@@ -86,24 +104,65 @@ export function searchFused(snapshot: Snapshot, query: string, queryVector: Arra
       return 0
     return weight * (pooling === 'max' ? evidence.best[d]! : lexicalPooled(index, evidence, d))
   }
-  const fusion = { lower, upper, exact, bonus: new Float64Array(documentCount), eligible }
-  const vector = scoreDocuments(snapshot, queryVector, { topK, threshold, pooling, accelerate, fusion })
-  if (!vector)
-    return []
-  const { best, bestChunk, pooled } = vector
-  const fused = new Float64Array(documentCount)
-  const chunk = new Int32Array(documentCount)
+  const fusion = { lower, upper, exact, bonus, eligible }
+  // The fused pooling rescores from the int8 scores, as it would alone, but takes the refined
+  // score of a chunk the weight's pooling rescored already.
+  const refined = scored.margin !== undefined && evidence ? weighing.refined : undefined
+  const { best, bestChunk, pooled } = poolSimilarity(snapshot, scored, { topK, threshold, pooling, fusion, bestKnown: true, refined }, documents)
   for (let d = 0; d < documentCount; d++) {
-    fused[d] = pooled[d]! + fusion.bonus[d]!
+    fused[d] = pooled[d]! + bonus[d]!
     chunk[d] = bestChunk[d]! >= 0 && (best[d]! >= threshold || eligible[d] === 1) ? bestChunk[d]! : -1
   }
   return selectTop(fused, chunk, topK, -Infinity).map(d => toResult(snapshot, { documentIndex: d, chunk: chunk[d]!, score: fused[d]! }))
 }
 
-/** The {@link PEAK_DEPTH} highest pooled vector scores of any documents (none when the query has no direction). */
-function highestVectorScores(snapshot: Snapshot, queryVector: ArrayLike<number>, pooling: VectorPooling, accelerate: boolean): number[] {
+/** A fused search's arrays, per snapshot, reused by its next fused search (a query allocates none). */
+interface FusedScratch {
+  lower: Float64Array
+  upper: Float64Array
+  eligible: Uint8Array
+  bonus: Float64Array
+  fused: Float64Array
+  chunk: Int32Array
+  /** The fused ranking's vector scores. */
+  documents: PooledScores
+  /** The weight's vector scores, and a copy of the similarities that its refinement rewrites, whose refined scores it marks. */
+  weighing: { documents: PooledScores, refined?: RefinedScores }
+}
+
+const scratches = new WeakMap<Snapshot, FusedScratch>()
+
+function scratchOf(snapshot: Snapshot): FusedScratch {
+  let scratch = scratches.get(snapshot)
+  if (!scratch) {
+    const n = snapshot.documents.length
+    const pooledScores = () => ({ best: new Float64Array(n), bestChunk: new Int32Array(n), pooled: new Float64Array(n) })
+    scratch = { lower: new Float64Array(n), upper: new Float64Array(n), eligible: new Uint8Array(n), bonus: new Float64Array(n), fused: new Float64Array(n), chunk: new Int32Array(n), documents: pooledScores(), weighing: { documents: pooledScores() } }
+    scratches.set(snapshot, scratch)
+  }
+  return scratch
+}
+
+/**
+ * The {@link PEAK_DEPTH} highest pooled vector scores of any documents, as a
+ * top-10 vector search with no threshold would find them, from the fused
+ * search's own scan and best chunks (`documents`): only the pooling is done
+ * twice. Refinement rewrites the similarities and best chunks it rescores, so
+ * it works on copies, whose refined scores the fused pooling then reuses.
+ */
+function highestVectorScores(snapshot: Snapshot, scored: ChunkSimilarity, pooling: VectorPooling, documents: PooledScores, weighing: FusedScratch['weighing']): number[] {
+  let similarity = scored.similarity
+  if (scored.margin !== undefined) {
+    weighing.refined ??= { scores: new Float64Array(similarity.length), has: new Uint8Array(similarity.length) }
+    weighing.refined.scores.set(similarity)
+    weighing.refined.has.fill(0)
+    similarity = weighing.refined.scores
+  }
+  weighing.documents.best.set(documents.best)
+  weighing.documents.bestChunk.set(documents.bestChunk)
+  const { pooled } = poolSimilarity(snapshot, { ...scored, similarity }, { topK: PEAK_DEPTH, threshold: -1, pooling, bestKnown: true, refined: weighing.refined }, weighing.documents)
   const top: number[] = []
-  for (const s of scoreDocuments(snapshot, queryVector, { topK: PEAK_DEPTH, threshold: -1, pooling, accelerate })?.pooled ?? []) {
+  for (const s of pooled) {
     if (s > -Infinity)
       keepHighest(top, s, PEAK_DEPTH)
   }

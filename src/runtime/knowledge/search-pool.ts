@@ -43,6 +43,8 @@ export interface PoolingCut {
   /** Each document's chunks (CSR, ascending). */
   offsets: Uint32Array
   chunks: Uint32Array
+  /** Whether `best` and `bestChunk` hold each document's best chunk of these scores already (see {@link bestOfDocuments}). */
+  bestKnown?: boolean
 }
 
 /** The K-th highest of `values[d]` over the documents `d` that `keep` accepts (−∞ with fewer). */
@@ -83,21 +85,8 @@ export function kthHighest(values: Float64Array, keep: (d: number) => boolean, k
 export function poolScores(scores: Float64Array, logCounts: Float64Array, pooling: VectorPooling, out: PooledScores, cut: PoolingCut): void {
   const { best, bestChunk, pooled } = out
   const { topK, threshold, slack, fusion, offsets, chunks } = cut
-  // Document by document, the best so far stays in a register: chunk by chunk, each chunk would
-  // wait for the store of its predecessor's best.
-  for (let d = 0; d < best.length; d++) {
-    let top = -Infinity
-    let at = -1
-    for (let k = offsets[d]!, end = offsets[d + 1]!; k < end; k++) {
-      const c = chunks[k]!
-      if (scores[c]! > top) {
-        top = scores[c]!
-        at = c
-      }
-    }
-    best[d] = top
-    bestChunk[d] = at
-  }
+  if (!cut.bestKnown)
+    bestOfDocuments(scores, offsets, chunks, out)
   if (pooling === 'max') {
     pooled.set(best)
     if (fusion) {
@@ -129,6 +118,26 @@ export function poolScores(scores: Float64Array, logCounts: Float64Array, poolin
     }
     pooled[d] = -Infinity
     bestChunk[d] = -1
+  }
+}
+
+/** Each document's best chunk (−1 without chunks) and its score (−∞), into `out.best` and `out.bestChunk`. */
+export function bestOfDocuments(scores: Float64Array, offsets: Uint32Array, chunks: Uint32Array, out: PooledScores): void {
+  const { best, bestChunk } = out
+  // Document by document, the best so far stays in a register: chunk by chunk, each chunk would
+  // wait for the store of its predecessor's best.
+  for (let d = 0; d < best.length; d++) {
+    let top = -Infinity
+    let at = -1
+    for (let k = offsets[d]!, end = offsets[d + 1]!; k < end; k++) {
+      const c = chunks[k]!
+      if (scores[c]! > top) {
+        top = scores[c]!
+        at = c
+      }
+    }
+    best[d] = top
+    bestChunk[d] = at
   }
 }
 

@@ -88,15 +88,26 @@ export interface FusionTerms {
 }
 
 /**
+ * Chunks' refined scores for one query, kept by one pooling of its scores for
+ * the next (fused search pools them twice): `scores[c]` is chunk `c`'s
+ * refined score where `has[c]` is 1.
+ */
+export interface RefinedScores {
+  scores: Float64Array
+  has: Uint8Array
+}
+
+/**
  * Replaces, in place, the int8 scores of the documents that could rank
  * differently with the refined vectors (or cross the threshold) by their
  * refined values: every chunk of such a document is scored again with all its
  * bits, then the document is pooled again. `similarity[c]` holds chunk `c`'s
  * int8 score on entry. A pooled score moves no more than its chunks' scores do
- * (the soft maximum is 1-Lipschitz), so the margin of one chunk bounds both.
+ * (the soft maximum is 1-Lipschitz), so the margin of one chunk bounds both:
+ * `m`, the query's {@link margin}. With `refined`, a chunk it holds is not
+ * scored again, and a chunk scored is added to it.
  */
-export function refinePooled(snapshot: Snapshot, unit: Float64Array, queryScale: number, similarity: Float64Array, documents: PooledScores, pooling: VectorPooling, topK: number, threshold: number, fusion?: FusionTerms): void {
-  const m = margin(snapshot, unit, queryScale)
+export function refinePooled(snapshot: Snapshot, unit: Float64Array, m: number, similarity: Float64Array, documents: PooledScores, pooling: VectorPooling, topK: number, threshold: number, fusion?: FusionTerms, refined?: RefinedScores): void {
   const { best, bestChunk, pooled } = documents
   const key = fusion ? pooled.map((s, d) => s + fusion.bonus[d]!) : pooled
   const eligible = (d: number) => fusion !== undefined && fusion.eligible[d] === 1
@@ -114,12 +125,21 @@ export function refinePooled(snapshot: Snapshot, unit: Float64Array, queryScale:
     if (bestChunk[d]! < 0 || (best[d]! < threshold - 2 * m && !eligible(d)) || key[d]! < floor)
       continue
     for (let k = offsets[d]!; k < offsets[d + 1]!; k++) {
+      const c = chunks[k]!
       // A chunk an approximate search does not read stays out (−∞).
-      if (similarity[chunks[k]!] === -Infinity)
+      if (similarity[c] === -Infinity)
         continue
-      if (pending?.missing(chunks[k]!))
-        pending.wanted.add(chunks[k]!)
-      similarity[chunks[k]!] = refinedScore(snapshot, unit, unitSum, chunks[k]!)
+      if (refined?.has[c] === 1) {
+        similarity[c] = refined.scores[c]!
+        continue
+      }
+      if (pending?.missing(c))
+        pending.wanted.add(c)
+      similarity[c] = refinedScore(snapshot, unit, unitSum, c)
+      if (refined) {
+        refined.scores[c] = similarity[c]!
+        refined.has[c] = 1
+      }
     }
     poolDocument(similarity, chunks, offsets[d]!, offsets[d + 1]!, d, pooling, documents)
   }

@@ -6,7 +6,7 @@
 import type { Snapshot } from './snapshot-reader'
 import type { SearchResult } from './search-rank'
 import type { PooledScores, VectorPooling } from './search-pool'
-import type { FusionTerms } from './search-refine'
+import type { FusionTerms, RefinedScores } from './search-refine'
 import { scoreCandidates } from './ann/score'
 import { candidateIndexOf } from './ann/candidates'
 import { KnowledgeError } from './errors'
@@ -79,6 +79,29 @@ export function searchVectors(snapshot: Snapshot, queryVector: ArrayLike<number>
  * int8 refinement, those near the cut (or the threshold) are rescored exactly.
  */
 export function scoreDocuments(snapshot: Snapshot, queryVector: ArrayLike<number>, { topK, threshold, pooling, accelerate, fusion }: { topK: number, threshold: number, pooling: VectorPooling, accelerate: boolean, fusion?: FusionTerms }): PooledScores | null {
+  const scored = scoreSimilarity(snapshot, queryVector, { topK, threshold, pooling, accelerate, lexical: fusion?.upper })
+  return scored && poolSimilarity(snapshot, scored, { topK, threshold, pooling, fusion })
+}
+
+/** A query's similarity with the chunks a search reads, before any document is pooled. */
+export interface ChunkSimilarity {
+  /** The query, unit-length. */
+  unit: Float64Array
+  /** Each chunk's similarity (−∞ for a chunk an approximate search does not read); refinement rewrites the chunks it rescores. */
+  similarity: Float64Array
+  /** How far a chunk's int8 score may be from its refined one, when the snapshot has refinement bits to rescore with (see search-refine.ts). */
+  margin?: number
+}
+
+/**
+ * The scan of a vector search: the query's similarity with every chunk (with
+ * an approximate snapshot, its candidate chunks for `topK` results and the
+ * lexical upper bounds `lexical`, see ann/candidates.ts), in an array reused by
+ * the next search of the snapshot; null when the query has no direction, the
+ * snapshot no chunks, or an approximate search's shards are being fetched.
+ * `threshold` and `pooling` are only checked here.
+ */
+export function scoreSimilarity(snapshot: Snapshot, queryVector: ArrayLike<number>, { topK, threshold, pooling, accelerate, lexical }: { topK: number, threshold: number, pooling: VectorPooling, accelerate: boolean, lexical?: Float64Array }): ChunkSimilarity | null {
   if (!Number.isFinite(threshold) || threshold < -1 || threshold > 1)
     throw new KnowledgeError('invalid-options', `threshold must be a number from -1 to 1, got ${String(threshold)}.`)
   if (pooling !== 'soft' && pooling !== 'max')
@@ -109,7 +132,7 @@ export function scoreDocuments(snapshot: Snapshot, queryVector: ArrayLike<number
 
   // An approximate snapshot (vector cells) ranks its candidate chunks only: the others score −∞.
   const candidates = candidateIndexOf(snapshot)
-  const mask = candidates?.select(unit, topK, fusion?.upper)
+  const mask = candidates?.select(unit, topK, lexical)
   if (mask === null)
     return null // its shards are being fetched; the search runs again (ShardedSnapshot.ranked)
   const scores = mask ? scoreCandidates(snapshot, unit, mask) : scoreChunks(snapshot, unit, accelerate)
@@ -128,12 +151,23 @@ export function scoreDocuments(snapshot: Snapshot, queryVector: ArrayLike<number
         similarity[c] = -Infinity
     }
   }
+  // The margin scans every chunk's scale: once a query, however often its scores are pooled.
+  return { unit, similarity, margin: scores.encoding === 'int8' && snapshot.refinement ? margin(snapshot, unit, scores.queryScale) : undefined }
+}
+
+/**
+ * Pools a query's chunk similarities (see {@link scoreDocuments}) into `out`
+ * (by default arrays reused by the next search of the snapshot), rescoring
+ * with refinement bits the documents near the cut, in `scored.similarity`.
+ * With `bestKnown`, `out` holds each document's best chunk of these
+ * similarities already (`bestOfDocuments`); `refined` shares refined scores
+ * between poolings of one query (see `refinePooled`).
+ */
+export function poolSimilarity(snapshot: Snapshot, scored: ChunkSimilarity, { topK, threshold, pooling, fusion, bestKnown, refined }: { topK: number, threshold: number, pooling: VectorPooling, fusion?: FusionTerms, bestKnown?: boolean, refined?: RefinedScores }, out: PooledScores = searchState(snapshot).pooled): PooledScores {
+  const { unit, similarity, margin: m } = scored
   const { logCounts, offsets, chunks } = documentChunks(snapshot)
-  const documents = state.pooled
-  const refine = scores.encoding === 'int8' && snapshot.refinement !== null
-  const slack = refine ? 2 * margin(snapshot, unit, (scores as { queryScale: number }).queryScale) : 0
-  poolScores(similarity, logCounts, pooling, documents, { topK, threshold, slack, fusion, offsets, chunks })
-  if (scores.encoding === 'int8' && snapshot.refinement)
-    refinePooled(snapshot, unit, scores.queryScale, similarity, documents, pooling, topK, threshold, fusion)
-  return documents
+  poolScores(similarity, logCounts, pooling, out, { topK, threshold, slack: m === undefined ? 0 : 2 * m, fusion, offsets, chunks, bestKnown })
+  if (m !== undefined)
+    refinePooled(snapshot, unit, m, similarity, out, pooling, topK, threshold, fusion, refined)
+  return out
 }
