@@ -97,6 +97,10 @@ async function coldLoad(browser, origin) {
       if (mode && results.querySelector('a') && !(mode in window.__firsts))
         window.__firsts[mode] = performance.now()
     }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-mode'] })
+    // For --files: when the query reached the page, and the main thread's long tasks (what delayed it).
+    addEventListener('input', () => window.__typed ??= performance.now(), true)
+    window.__longTasks = []
+    new PerformanceObserver(list => window.__longTasks.push(...list.getEntries().map(e => [e.startTime, e.duration]))).observe({ type: 'longtask', buffered: true })
   })
   await page.goto(`${origin}/`)
   await page.waitForSelector('body[data-ready="yes"]', { state: 'attached' })
@@ -104,14 +108,17 @@ async function coldLoad(browser, origin) {
   await page.waitForSelector('#results[data-mode="auto"] a', { timeout: 300_000 })
   const firsts = await page.evaluate(() => window.__firsts)
   const ready = await page.evaluate(() => performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd)
+  const { typed, longTasks } = await page.evaluate(() => ({ typed: window.__typed, longTasks: window.__longTasks }))
   // What had arrived when the first semantic result showed: the page, and each resource whose response had ended.
   const before = await page.evaluate(at => [location.href, ...performance.getEntriesByType('resource').filter(e => e.responseEnd <= at).map(e => e.name)], firsts.auto)
+  // The waterfall of those files (ms from navigation start), for --files: what waited on what.
+  const timings = await page.evaluate(at => [performance.getEntriesByType('navigation')[0], ...performance.getEntriesByType('resource').filter(e => e.responseEnd <= at)].map(e => ({ url: e.name, start: e.startTime, end: e.responseEnd })), firsts.auto)
   await context.close()
   if (escaped.length > 0)
     throw new Error(`Requests left the origin: ${escaped.join(', ')}`)
   const fetched = bytesOf(new Set(before), origin)
   // With the query table the first result may already be semantic: no lexical one shows before it.
-  return { before: [...new Set(before)], ready, lexical: firsts.lexical ?? firsts.auto, auto: firsts.auto, bytes: fetched.raw, gzip: fetched.gzip, requests: before.length, shards: before.filter(u => /\/query-table-\d+\.bin$/.test(u)).length }
+  return { before: [...new Set(before)], timings, typed, longTasks, ready, lexical: firsts.lexical ?? firsts.auto, auto: firsts.auto, bytes: fetched.raw, gzip: fetched.gzip, requests: before.length, shards: before.filter(u => /\/query-table-\d+\.bin$/.test(u)).length }
 }
 
 /** Builds the playground with `encoder`, serves it, and loads it cold `rounds` times. */
@@ -153,9 +160,12 @@ async function measure(encoder, rounds, listFiles) {
   console.log(`  first vector (auto)    ${fmtMs(figures.firstVector)}   (rounds: ${loads.map(l => fmtMs(l.auto)).join(', ')})`)
   console.log(`  fetched before it      ${kb(figures.bytesToFirstVector)} (gzip -9 ${kb(figures.gzipToFirstVector)}) in ${median(loads.map(l => l.requests))} requests, ${median(loads.map(l => l.shards))} of them query-table shards`)
   if (listFiles) {
-    console.log('  what the first round fetched before it (gzip -9):')
-    for (const url of loads[0].before)
-      console.log(`    ${kb(bytesOf([url], origin).gzip).padStart(9)}  ${new URL(url).pathname}`)
+    console.log('  what the first round fetched before it (gzip -9; requested → received, ms after navigation start):')
+    for (const { url, start, end } of loads[0].timings)
+      console.log(`    ${kb(bytesOf([url], origin).gzip).padStart(9)}  ${fmtMs(start).padStart(8)} → ${fmtMs(end).padStart(8)}  ${new URL(url).pathname}`)
+    const { ready, typed, lexical, auto, longTasks } = loads[0]
+    console.log(`    DOMContentLoaded ${fmtMs(ready)}, query typed ${fmtMs(typed)}, first lexical ${fmtMs(lexical)}, first semantic ${fmtMs(auto)}`)
+    console.log(`    long tasks (start +duration): ${longTasks.filter(([start]) => start <= auto).map(([start, ms]) => `${fmtMs(start)} +${fmtMs(ms)}`).join(', ') || 'none'}`)
   }
   emitResult({ bench: 'playground', ...figures })
   return figures
