@@ -3,13 +3,33 @@
 /// <reference path="../client.d.ts" />
 // The page: four panels behind the location's hash (#search, #doc/<id>, #skills/<name>/<section>,
 // #activation, #routes/<file>), so that every state has a link, survives HMR and has a back button.
-import { setupActivation } from './src/activation'
 import { openDocument, setupSearch, showResults } from './src/search'
-import { setupRoutes, showRoutes } from './src/routes'
-import { setupSkills, showSkills } from './src/skills'
 
 const PANELS = ['search', 'skills', 'activation', 'routes'] as const
 type Panel = typeof PANELS[number]
+
+/** `load`, called once: later calls share its promise. */
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let loaded: Promise<T> | undefined
+  return () => loaded ??= load()
+}
+
+/**
+ * The panels behind tabs, each a lazy chunk set up on its first showing: the
+ * first paint is the search panel, and what the others parse and run (the
+ * skills' runtime, the activation simulator) would delay its first search.
+ */
+const lazyPanels = {
+  skills: once(() => import('./src/skills').then((m) => {
+    m.setupSkills()
+    return m
+  })),
+  activation: once(() => import('./src/activation').then(m => m.setupActivation())),
+  routes: once(() => import('./src/routes').then((m) => {
+    m.setupRoutes()
+    return m
+  })),
+}
 
 function showPanel(panel: Panel): void {
   for (const name of PANELS)
@@ -31,9 +51,11 @@ function route(): void {
   if (panel === 'search')
     showResults()
   else if (panel === 'skills')
-    showSkills(rest[0], rest[1])
+    void lazyPanels.skills().then(m => m.showSkills(rest[0], rest[1]))
+  else if (panel === 'activation')
+    void lazyPanels.activation()
   else if (panel === 'routes')
-    showRoutes(rest.length > 0 ? rest.join('/') : undefined)
+    void lazyPanels.routes().then(m => m.showRoutes(rest.length > 0 ? rest.join('/') : undefined))
 }
 
 /** Ctrl/Cmd+K anywhere, and `/` outside a text field, focus the search box. */
@@ -57,9 +79,6 @@ setupSearch(() => {
   if (location.hash !== '#search' && location.hash !== '')
     location.hash = 'search'
 })
-setupSkills()
-setupActivation()
-setupRoutes()
 shortcuts(input)
 addEventListener('hashchange', route)
 route()
