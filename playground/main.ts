@@ -14,21 +14,25 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
   return () => loaded ??= load()
 }
 
+/** Sets up panel `name` with `setup` once its chunk is in, and marks the panel ready (`data-ready`). */
+function panel<T>(name: string, load: () => Promise<T>, setup: (module: T) => void): () => Promise<T> {
+  return once(() => load().then((module) => {
+    setup(module)
+    document.getElementById(`panel-${name}`)!.dataset.ready = 'yes'
+    return module
+  }))
+}
+
 /**
- * The panels behind tabs, each a lazy chunk set up on its first showing: the
- * first paint is the search panel, and what the others parse and run (the
- * skills' runtime, the activation simulator) would delay its first search.
+ * The panels behind tabs, each a lazy chunk set up on its first showing (or
+ * fetched when its tab is pointed at or focused): the first paint is the
+ * search panel, and what the others parse and run (the skills' runtime, the
+ * activation simulator) would delay its first search.
  */
 const lazyPanels = {
-  skills: once(() => import('./src/skills').then((m) => {
-    m.setupSkills()
-    return m
-  })),
-  activation: once(() => import('./src/activation').then(m => m.setupActivation())),
-  routes: once(() => import('./src/routes').then((m) => {
-    m.setupRoutes()
-    return m
-  })),
+  skills: panel('skills', () => import('./src/skills'), m => m.setupSkills()),
+  activation: panel('activation', () => import('./src/activation'), m => m.setupActivation()),
+  routes: panel('routes', () => import('./src/routes'), m => m.setupRoutes()),
 }
 
 function showPanel(panel: Panel): void {
@@ -80,6 +84,14 @@ setupSearch(() => {
     location.hash = 'search'
 })
 shortcuts(input)
+for (const link of document.querySelectorAll<HTMLAnchorElement>('nav.tabs a')) {
+  const name = link.hash.slice(1)
+  if (name in lazyPanels) {
+    const load = () => void lazyPanels[name as keyof typeof lazyPanels]()
+    link.addEventListener('pointerenter', load, { once: true })
+    link.addEventListener('focus', load, { once: true })
+  }
+}
 addEventListener('hashchange', route)
 route()
 document.body.dataset.ready = 'yes'
