@@ -15,10 +15,14 @@
 //   build distils from the model, a query's shards fetched) and `model` (the model and
 //   ONNX Runtime's WebAssembly in the page), built with PLAYGROUND_QUERY_ENCODER.
 //
-//   node bench/playground.bench.mjs [--rounds 5] [--encoder static|model] [--files]   (prepares and builds the playground first;
-//   --files lists what the first round fetched before its first semantic result)
+//   node bench/playground.bench.mjs [--rounds 5] [--encoder static|model] [--files] [--http2]   (prepares and builds the playground first;
+//   --files lists what the first round fetched before its first semantic result; --http2 serves the build over
+//   HTTP/2 with a throwaway self-signed certificate, as static hosts serve it, instead of HTTP/1.1's six connections;
+//   --type-in-page types the query from inside the page the moment it is ready, instead of through Playwright, whose
+//   round trips (hundreds of ms on a loaded machine) otherwise count as the page's time)
 
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
@@ -83,8 +87,8 @@ function readdirRecursive(dir) {
 }
 
 /** One cold load: ms from navigation start to the first lexical and the first fused result. */
-async function coldLoad(browser, origin) {
-  const context = await browser.newContext({ serviceWorkers: 'block' })
+async function coldLoad(browser, origin, typeInPage) {
+  const context = await browser.newContext({ serviceWorkers: 'block', ignoreHTTPSErrors: origin.startsWith('https:') })
   const escaped = []
   await context.route('**/*', route => route.request().url().startsWith(`${origin}/`) ? route.continue() : (escaped.push(route.request().url()), route.abort()))
   const page = await context.newPage()
@@ -97,38 +101,74 @@ async function coldLoad(browser, origin) {
       if (mode && results.querySelector('a') && !(mode in window.__firsts))
         window.__firsts[mode] = performance.now()
     }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-mode'] })
+    // For --files: when the query reached the page, and the main thread's long tasks (what delayed it).
+    addEventListener('input', () => window.__typed ??= performance.now(), true)
+    window.__longTasks = []
+    new PerformanceObserver(list => window.__longTasks.push(...list.getEntries().map(e => [e.startTime, e.duration]))).observe({ type: 'longtask', buffered: true })
   })
+  if (typeInPage) {
+    await page.addInitScript((query) => {
+      const typed = new MutationObserver(() => {
+        if (document.body?.dataset.ready !== 'yes')
+          return
+        typed.disconnect()
+        const input = document.getElementById('q')
+        input.value = query
+        input.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertText', data: query }))
+      })
+      typed.observe(document, { subtree: true, attributes: true, attributeFilter: ['data-ready'] })
+    }, QUERY)
+  }
   await page.goto(`${origin}/`)
   await page.waitForSelector('body[data-ready="yes"]', { state: 'attached' })
-  await page.fill('#q', QUERY)
+  if (!typeInPage)
+    await page.fill('#q', QUERY)
   await page.waitForSelector('#results[data-mode="auto"] a', { timeout: 300_000 })
   const firsts = await page.evaluate(() => window.__firsts)
   const ready = await page.evaluate(() => performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd)
+  const { typed, longTasks } = await page.evaluate(() => ({ typed: window.__typed, longTasks: window.__longTasks }))
   // What had arrived when the first semantic result showed: the page, and each resource whose response had ended.
   const before = await page.evaluate(at => [location.href, ...performance.getEntriesByType('resource').filter(e => e.responseEnd <= at).map(e => e.name)], firsts.auto)
+  // The waterfall of those files (ms from navigation start), for --files: what waited on what.
+  const timings = await page.evaluate(at => [performance.getEntriesByType('navigation')[0], ...performance.getEntriesByType('resource').filter(e => e.responseEnd <= at)].map(e => ({ url: e.name, start: e.startTime, end: e.responseEnd, protocol: e.nextHopProtocol })), firsts.auto)
   await context.close()
   if (escaped.length > 0)
     throw new Error(`Requests left the origin: ${escaped.join(', ')}`)
   const fetched = bytesOf(new Set(before), origin)
   // With the query table the first result may already be semantic: no lexical one shows before it.
-  return { before: [...new Set(before)], ready, lexical: firsts.lexical ?? firsts.auto, auto: firsts.auto, bytes: fetched.raw, gzip: fetched.gzip, requests: before.length, shards: before.filter(u => /\/query-table-\d+\.bin$/.test(u)).length }
+  return { before: [...new Set(before)], timings, typed, longTasks, ready, lexical: firsts.lexical ?? firsts.auto, auto: firsts.auto, bytes: fetched.raw, gzip: fetched.gzip, requests: before.length, shards: before.filter(u => /\/query-table-\d+\.bin$/.test(u)).length }
 }
 
-/** Builds the playground with `encoder`, serves it, and loads it cold `rounds` times. */
-async function measure(encoder, rounds, listFiles) {
+/** A throwaway self-signed certificate for 127.0.0.1 (HTTP/2 in browsers needs TLS). */
+function selfSigned() {
+  const dir = mkdtempSync(join(tmpdir(), 'skill-kit-bench-tls-'))
+  try {
+    const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: ['ignore', 'ignore', 'inherit'] })
+    if (made.status !== 0)
+      throw new Error('--http2 needs openssl to make a self-signed certificate')
+    return { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }
+  }
+  finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** Builds the playground with `encoder`, serves it (over HTTP/2 with `http2`), and loads it cold `rounds` times. */
+async function measure(encoder, rounds, { listFiles, http2, typeInPage }) {
   process.env.PLAYGROUND_QUERY_ENCODER = encoder
   const started = performance.now()
   await build({ root: playground, configFile: join(playground, 'vite.config.ts'), logLevel: 'silent' })
   const buildMs = performance.now() - started
   const budget = bundleBudget()
 
-  const server = await preview({ root: playground, configFile: join(playground, 'vite.config.ts'), logLevel: 'silent', preview: { host: '127.0.0.1', port: 0 } })
-  const origin = `http://127.0.0.1:${server.httpServer.address().port}`
+  // With a certificate, Vite's preview server speaks HTTP/2 (and HTTP/1.1 to clients that ask for it).
+  const server = await preview({ root: playground, configFile: join(playground, 'vite.config.ts'), logLevel: 'silent', preview: { host: '127.0.0.1', port: 0, ...(http2 && { https: selfSigned() }) } })
+  const origin = `${http2 ? 'https' : 'http'}://127.0.0.1:${server.httpServer.address().port}`
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] })
   const loads = []
   try {
     for (let round = 0; round < rounds; round++)
-      loads.push(await coldLoad(browser, origin))
+      loads.push(await coldLoad(browser, origin, typeInPage))
   }
   finally {
     await browser.close()
@@ -144,18 +184,21 @@ async function measure(encoder, rounds, listFiles) {
     gzipToFirstVector: median(loads.map(l => l.gzip)),
   }
 
-  console.log(`\nQuery encoder: ${encoder} (build ${(buildMs / 1000).toFixed(1)} s)`)
+  console.log(`\nQuery encoder: ${encoder} (build ${(buildMs / 1000).toFixed(1)} s), served over ${[...new Set(loads[0].timings.map(t => t.protocol))].join(', ')}`)
   console.log(`Initial JavaScript (gzip -9): ${kb(budget.initialGzip)} in ${budget.initial.map(f => `${f.file} (${kb(f.bytes)}, gzip ${kb(f.gzip)})`).join(', ')}`)
   console.log(`Lazy: ${budget.lazyChunks} chunks, ${kb(budget.lazyBytes)} (Transformers.js ${budget.transformers.map(t => kb(t.bytes)).join(', ') || 'none'}); assets: snapshot ${kb(budget.snapshot)}, model ${kb(budget.model)}, ONNX Runtime wasm ${kb(budget.wasm)}, query table ${kb(budget.queryTable)} in ${budget.queryTableFiles} files`)
-  console.log(`Cold load, median of ${rounds} (query "${QUERY}" typed once the page is ready):`)
+  console.log(`Cold load, median of ${rounds} (query "${QUERY}" typed ${typeInPage ? 'by the page itself' : 'through Playwright'} once the page is ready):`)
   console.log(`  DOMContentLoaded       ${fmtMs(figures.domContentLoaded)}`)
   console.log(`  first result (lexical) ${fmtMs(figures.firstLexical)}   (rounds: ${loads.map(l => fmtMs(l.lexical)).join(', ')})`)
   console.log(`  first vector (auto)    ${fmtMs(figures.firstVector)}   (rounds: ${loads.map(l => fmtMs(l.auto)).join(', ')})`)
   console.log(`  fetched before it      ${kb(figures.bytesToFirstVector)} (gzip -9 ${kb(figures.gzipToFirstVector)}) in ${median(loads.map(l => l.requests))} requests, ${median(loads.map(l => l.shards))} of them query-table shards`)
   if (listFiles) {
-    console.log('  what the first round fetched before it (gzip -9):')
-    for (const url of loads[0].before)
-      console.log(`    ${kb(bytesOf([url], origin).gzip).padStart(9)}  ${new URL(url).pathname}`)
+    console.log('  what the first round fetched before it (gzip -9; requested → received, ms after navigation start):')
+    for (const { url, start, end } of loads[0].timings)
+      console.log(`    ${kb(bytesOf([url], origin).gzip).padStart(9)}  ${fmtMs(start).padStart(8)} → ${fmtMs(end).padStart(8)}  ${new URL(url).pathname}`)
+    const { ready, typed, lexical, auto, longTasks } = loads[0]
+    console.log(`    DOMContentLoaded ${fmtMs(ready)}, query typed ${fmtMs(typed)}, first lexical ${fmtMs(lexical)}, first semantic ${fmtMs(auto)}`)
+    console.log(`    long tasks (start +duration): ${longTasks.filter(([start]) => start <= auto).map(([start, ms]) => `${fmtMs(start)} +${fmtMs(ms)}`).join(', ') || 'none'}`)
   }
   emitResult({ bench: 'playground', ...figures })
   return figures
@@ -170,7 +213,7 @@ export async function main(argv = process.argv.slice(2)) {
   if (prepared.status !== 0)
     throw new Error('scripts/playground-prepare.mjs failed')
   for (const encoder of encoders)
-    await measure(encoder, rounds, argv.includes('--files'))
+    await measure(encoder, rounds, { listFiles: argv.includes('--files'), http2: argv.includes('--http2'), typeInPage: argv.includes('--type-in-page') })
 }
 
 if (isMain(import.meta))

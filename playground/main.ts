@@ -3,13 +3,37 @@
 /// <reference path="../client.d.ts" />
 // The page: four panels behind the location's hash (#search, #doc/<id>, #skills/<name>/<section>,
 // #activation, #routes/<file>), so that every state has a link, survives HMR and has a back button.
-import { setupActivation } from './src/activation'
 import { openDocument, setupSearch, showResults } from './src/search'
-import { setupRoutes, showRoutes } from './src/routes'
-import { setupSkills, showSkills } from './src/skills'
 
 const PANELS = ['search', 'skills', 'activation', 'routes'] as const
 type Panel = typeof PANELS[number]
+
+/** `load`, called once: later calls share its promise. */
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let loaded: Promise<T> | undefined
+  return () => loaded ??= load()
+}
+
+/** Sets up panel `name` with `setup` once its chunk is in, and marks the panel ready (`data-ready`). */
+function panel<T>(name: string, load: () => Promise<T>, setup: (module: T) => void): () => Promise<T> {
+  return once(() => load().then((module) => {
+    setup(module)
+    document.getElementById(`panel-${name}`)!.dataset.ready = 'yes'
+    return module
+  }))
+}
+
+/**
+ * The panels behind tabs, each a lazy chunk set up on its first showing (or
+ * fetched when its tab is pointed at or focused): the first paint is the
+ * search panel, and what the others parse and run (the skills' runtime, the
+ * activation simulator) would delay its first search.
+ */
+const lazyPanels = {
+  skills: panel('skills', () => import('./src/skills'), m => m.setupSkills()),
+  activation: panel('activation', () => import('./src/activation'), m => m.setupActivation()),
+  routes: panel('routes', () => import('./src/routes'), m => m.setupRoutes()),
+}
 
 function showPanel(panel: Panel): void {
   for (const name of PANELS)
@@ -31,9 +55,11 @@ function route(): void {
   if (panel === 'search')
     showResults()
   else if (panel === 'skills')
-    showSkills(rest[0], rest[1])
+    void lazyPanels.skills().then(m => m.showSkills(rest[0], rest[1]))
+  else if (panel === 'activation')
+    void lazyPanels.activation()
   else if (panel === 'routes')
-    showRoutes(rest.length > 0 ? rest.join('/') : undefined)
+    void lazyPanels.routes().then(m => m.showRoutes(rest.length > 0 ? rest.join('/') : undefined))
 }
 
 /** Ctrl/Cmd+K anywhere, and `/` outside a text field, focus the search box. */
@@ -57,10 +83,15 @@ setupSearch(() => {
   if (location.hash !== '#search' && location.hash !== '')
     location.hash = 'search'
 })
-setupSkills()
-setupActivation()
-setupRoutes()
 shortcuts(input)
+for (const link of document.querySelectorAll<HTMLAnchorElement>('nav.tabs a')) {
+  const name = link.hash.slice(1)
+  if (name in lazyPanels) {
+    const load = () => void lazyPanels[name as keyof typeof lazyPanels]()
+    link.addEventListener('pointerenter', load, { once: true })
+    link.addEventListener('focus', load, { once: true })
+  }
+}
 addEventListener('hashchange', route)
 route()
 document.body.dataset.ready = 'yes'

@@ -5,7 +5,7 @@ import guides from 'virtual:skill-kit/knowledge/guides'
 
 export { guides }
 
-/** `loading` until a first vector search has run; `failed` leaves lexical search only. */
+/** `loading` until semantic search is ready (`loadModel`); `failed` leaves lexical search only. */
 export type ModelState = { state: 'loading' } | { state: 'ready', ms: number } | { state: 'failed', reason: string }
 
 let model: ModelState = { state: 'loading' }
@@ -21,12 +21,14 @@ export function onModelState(listener: (state: ModelState) => void): void {
 }
 
 /**
- * Loads the model (Transformers.js, ONNX Runtime and the model's files, all from
- * this origin) with one vector search, once.
+ * Readies semantic search, once: the snapshot's core, its vector cells'
+ * centroids, and the query table's core (or, built with the model, the model,
+ * Transformers.js and ONNX Runtime), all from this origin. Never a query's
+ * own shards: a warm-up query would fetch vector cells no one asked for.
  */
 export function loadModel(): void {
   const start = performance.now()
-  guides.search('web platform', { mode: 'vector', topK: 1 }).then(
+  guides.preload({ mode: 'vector' }).then(
     () => {
       model = { state: 'ready', ms: Math.round(performance.now() - start) }
     },

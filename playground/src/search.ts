@@ -29,6 +29,8 @@ interface SearchElements {
 /** Heading path of each document's best chunk in the results shown last: the opened document marks it. */
 const matched = new Map<string, string[]>()
 let sequence = 0
+/** The query (its sequence number) whose chosen ranking is shown: its lexical stand-in must not replace it. */
+let settled = 0
 
 function elements(): SearchElements {
   const get = <T extends HTMLElement>(id: string) => document.getElementById(id) as T
@@ -64,8 +66,11 @@ function resultItem(result: KnowledgeSearchResult): HTMLLIElement {
   )
 }
 
-/** Runs `query` in `mode` and shows it, unless a newer query started meanwhile. */
-async function rank(el: SearchElements, query: string, mode: KnowledgeSearchMode, id: number): Promise<void> {
+/**
+ * Runs `query` in `mode` and shows it, unless a newer query started meanwhile,
+ * or (`standIn`, lexical results shown until the chosen ranking's) the chosen ranking is shown already.
+ */
+async function rank(el: SearchElements, query: string, mode: KnowledgeSearchMode, id: number, standIn = false): Promise<void> {
   let results: KnowledgeSearchResult[]
   try {
     results = await guides.search(query, { mode, topK: TOP_K })
@@ -75,8 +80,10 @@ async function rank(el: SearchElements, query: string, mode: KnowledgeSearchMode
       el.summary.textContent = `Search failed (${MODE_NAMES[mode]}): ${(error as Error).message}`
     return
   }
-  if (id !== sequence)
+  if (id !== sequence || (standIn && settled === id))
     return
+  if (!standIn)
+    settled = id
   matched.clear()
   for (const result of results)
     matched.set(result.id, result.heading)
@@ -87,7 +94,7 @@ async function rank(el: SearchElements, query: string, mode: KnowledgeSearchMode
   fill(el.list, ...results.map(resultItem))
 }
 
-/** Lexical results at once; then, with the model ready, the chosen ranking. */
+/** Lexical results at once; the chosen ranking alongside once the model is ready (else when it is). */
 async function runSearch(el: SearchElements): Promise<void> {
   const query = el.input.value.trim()
   const id = ++sequence
@@ -101,13 +108,15 @@ async function runSearch(el: SearchElements): Promise<void> {
   }
   const wanted = el.mode.value as KnowledgeSearchMode
   const state = modelState().state
-  if (wanted === 'lexical' || state !== 'ready') {
+  if (wanted === 'lexical' || state === 'failed') {
     await rank(el, query, 'lexical', id)
-    if (wanted === 'lexical' || state === 'failed')
-      return
+    return
   }
-  if (modelState().state === 'ready')
+  // Both at once: the lexical ranking shows first, unless the chosen one is in before it.
+  const standIn = rank(el, query, 'lexical', id, true)
+  if (state === 'ready')
     await rank(el, query, wanted, id)
+  await standIn
 }
 
 /** Shows the document `id`, marking the heading of its best chunk in the last results. */

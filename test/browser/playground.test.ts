@@ -106,7 +106,8 @@ describe.each<Env>(['production', 'dev'])('the playground (%s)', (env) => {
     await shot(page, env, 'search-lexical-model-loading')
 
     held.releaseModel()
-    await page.waitForSelector('#model-state[data-state="ready"]')
+    // The model compiles after its release: tens of seconds on a loaded 2-core machine, as in the tests below.
+    await page.waitForSelector('#model-state[data-state="ready"]', { timeout: 60_000 })
     expect(await page.textContent('#model-state')).toMatch(/^Model: ready \(loaded in [\d,]+ ms\)\.$/)
     await resultsOf(page, LEXICAL_QUERY, 'auto')
     expect(await shownIds(page)).toEqual(expected.auto[0]!.map(r => r.id))
@@ -190,6 +191,8 @@ describe.each<Env>(['production', 'dev'])('the playground (%s)', (env) => {
   it('lists the skills with token counts, opens a cover and reads a section on demand', async () => {
     const { page } = app
     await page.getByRole('navigation', { name: 'Panels' }).getByRole('link', { name: 'Skills' }).click()
+    // The panel is a lazy chunk, set up on its first showing.
+    await page.waitForSelector('#panel-skills[data-ready="yes"]', { state: 'attached' })
     const names = await page.$$eval('#skills-list > li > a', links => links.map(a => a.textContent))
     expect(names).toEqual(['accessibility-audit', 'commit-messages', 'css-layout', 'git-release', 'hostile', 'incident-notes', 'pdf-forms', 'sql-migrations'])
     const lines = await page.$$eval('#skills-list .tokens', ps => ps.map(p => p.textContent!))
@@ -212,6 +215,7 @@ describe.each<Env>(['production', 'dev'])('the playground (%s)', (env) => {
   it('simulates activation: which dormant skills activate and why, the listing against its budget, the tokens saved', async () => {
     const { page } = app
     await page.getByRole('navigation', { name: 'Panels' }).getByRole('link', { name: 'Activation' }).click()
+    await page.waitForSelector('#panel-activation[data-ready="yes"]', { state: 'attached' })
     const log = () => page.$$eval('#act-log li', items => items.map(li => li.textContent))
     expect(await log()).toEqual(['No skill activated.'])
     await page.getByLabel('Scenario').selectOption({ label: 'A database question' })

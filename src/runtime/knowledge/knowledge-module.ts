@@ -128,6 +128,8 @@ function indexState(init: KnowledgeModuleInit): KnowledgeIndexState {
     get embedQuery(): EmbedQuery | undefined {
       return models.source?.current()
     },
+    // Every embedder a module has is its own (the table, the model): an empty query loads its table's core or its model, and fetches no shard.
+    prepareQuery: async () => models.source?.current()?.(''),
   })
   return Object.assign(models, { base })
 }
@@ -143,6 +145,7 @@ export function defineKnowledge(init: KnowledgeModuleInit): KnowledgeModule {
     search: (query, options) => state.current.base.search(query, options),
     retrieve: id => state.current.base.retrieve(id),
     snapshot: () => state.current.base.snapshot(),
+    preload: options => state.current.base.preload(options),
     useModel: (options) => {
       const { source } = state.current
       if (!source)

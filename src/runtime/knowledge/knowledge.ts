@@ -78,6 +78,17 @@ export interface KnowledgeBase {
   retrieve: (id: string) => Promise<string>
   /** The decoded snapshot (loaded on first use). */
   snapshot: () => Promise<Snapshot>
+  /**
+   * Loads, before any query, what every search in `mode` (default `auto`)
+   * needs first, so that the first one waits only for its own parts: the
+   * snapshot (of a sharded one, its core, and for vector searches its vector
+   * cells' centroids, or its vector shards without cells) and the query
+   * embedder's start (the query table's core, or the model). Never a query's
+   * own shards. Rejects as that search would: the snapshot cannot be loaded,
+   * or (`vector`, `hybrid`) the query model cannot; an `auto` search whose
+   * model cannot load searches lexically, so its preload resolves.
+   */
+  preload: (options?: { mode?: KnowledgeSearchMode }) => Promise<void>
 }
 
 const SEARCH_MODES: readonly KnowledgeSearchMode[] = ['auto', 'vector', 'lexical', 'hybrid']
@@ -107,6 +118,11 @@ export class QueryModelUnavailableError extends Error {
 
 const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
 
+/** The error of a `vector` or `hybrid` search (`mode`) whose query model cannot load. */
+function modelUnavailable(name: string, mode: string, error: QueryModelUnavailableError): KnowledgeError {
+  return new KnowledgeError('model-unavailable', `A ${mode} search of "${name}" needs its query model, but ${error.reason}. ${capitalize(error.fix)}, or search with mode: 'lexical'.`)
+}
+
 /** What {@link createKnowledgeBase} is built from (generated modules pass it). */
 export interface KnowledgeBaseInit {
   name: string
@@ -132,6 +148,12 @@ export interface KnowledgeBaseInit {
   embedQuery?: EmbedQuery
   /** `false`: the snapshot has no vectors (built with no model), so every search is lexical (default true). */
   vectors?: boolean
+  /**
+   * Readies the query embedder without a query, for `preload` (loads the
+   * query table's core, or the model); without it, `preload` loads the
+   * snapshot only. Throws as `embedQuery` would.
+   */
+  prepareQuery?: () => Promise<unknown>
 }
 
 /** A loaded snapshot, and what a search awaits before reading it: nothing for a whole snapshot, its shards for a sharded one. */
@@ -195,6 +217,33 @@ export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
     documents: init.documents,
     snapshot: () => loadSnapshot().then(loaded => loaded.all()),
 
+    async preload(options = {}) {
+      const requested = options.mode ?? 'auto'
+      if (!SEARCH_MODES.includes(requested))
+        throw new KnowledgeError('invalid-options', `mode must be ${SEARCH_MODES.map(m => `'${m}'`).join(', ')}; got ${shown(requested)}.`)
+      const semantic = requested !== 'lexical' && init.vectors !== false && init.embedQuery !== undefined
+      // As a search does: the embedder starts while the snapshot loads.
+      const preparing = semantic && init.prepareQuery ? Promise.resolve().then(init.prepareQuery) : undefined
+      preparing?.catch(() => {})
+      const loaded = await loadSnapshot()
+      if (!semantic)
+        return
+      const vectorsReady = loaded.vectors()
+      vectorsReady.catch(() => {})
+      try {
+        await preparing
+      }
+      catch (error) {
+        if (!(error instanceof QueryModelUnavailableError))
+          throw error
+        if (requested !== 'auto')
+          throw modelUnavailable(init.name, requested, error)
+        // Its searches are lexical: the vectors are not waited for.
+        return
+      }
+      await vectorsReady
+    },
+
     async search(query, options = {}) {
       if (typeof query !== 'string')
         throw new KnowledgeError('invalid-query', `Search for a string, not ${query === null ? 'null' : typeof query}.`)
@@ -213,6 +262,10 @@ export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
         throw new KnowledgeError('no-vectors', `"${init.name}" was built without a model ("model": false), so it has no vectors for a ${mode} search: search with mode 'lexical' or 'auto', or replace "model": false with the model's settings and build again.`)
       if (mode !== 'lexical' && !embedQuery)
         throw new KnowledgeError('no-embedder', `A ${mode} search of "${init.name}" needs a query embedder: pass embedQuery, build with includeModel for browsers, or search with mode: 'lexical'.`)
+      // The query is embedded while the snapshot loads: the query table's core (or the model) and the snapshot's core are fetched in parallel.
+      const embedding = mode === 'lexical' || query.trim() === '' ? undefined : Promise.resolve(query).then(embedQuery!)
+      // Awaited below; a failure before then (the snapshot's) must not leave it unhandled.
+      embedding?.catch(() => {})
       const loaded = await loadSnapshot()
       const data = loaded.snapshot
       if (query.trim() === '')
@@ -226,14 +279,14 @@ export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
       let vector: ArrayLike<number> | undefined
       if (mode !== 'lexical') {
         try {
-          vector = await embedQuery!(query)
+          vector = await embedding!
           await vectorsReady
         }
         catch (error) {
           if (!(error instanceof QueryModelUnavailableError))
             throw error
           if (requested !== 'auto')
-            throw new KnowledgeError('model-unavailable', `A ${mode} search of "${init.name}" needs its query model, but ${error.reason}. ${capitalize(error.fix)}, or search with mode: 'lexical'.`)
+            throw modelUnavailable(init.name, mode, error)
           if (!warnedFallback) {
             warnedFallback = true
             console.warn(`[skill-kit] Knowledge base "${init.name}" searches lexically: ${error.reason}. For vector search, ${error.fix}.`)
