@@ -30,6 +30,15 @@ export function wantsQueryTable(config: KnowledgeConfig): boolean {
 }
 
 /**
+ * What the table of `index` is made from: a published table whose
+ * `source` differs was made for other documents (or another model), and a
+ * full build makes it again.
+ */
+export function queryTableSource(index: Pick<KnowledgeIndex, 'model' | 'snapshot'>): string {
+  return hash(JSON.stringify([index.model, hash(index.snapshot), PROJECT_TABLE_VERSION, QUERY_TABLE_FORMAT]))
+}
+
+/**
  * The query table of a built index: the published one when it was made from
  * the same snapshot and model, else distilled now (the model's rows come from
  * its cache in `model.cacheDir`, shared by every project using the model).
@@ -42,7 +51,7 @@ export function wantsQueryTable(config: KnowledgeConfig): boolean {
 export async function projectQueryTable(config: KnowledgeConfig, embedder: Embedder, index: KnowledgeIndex, { reuse = false }: { reuse?: boolean } = {}): Promise<QueryTableFiles | undefined> {
   if (!wantsQueryTable(config) || !config.model || index.model === null)
     return undefined
-  const source = hash(JSON.stringify([index.model, hash(index.snapshot), PROJECT_TABLE_VERSION, QUERY_TABLE_FORMAT]))
+  const source = queryTableSource(index)
   const manifest = readManifest(config.output)
   // `reuse`: any table of this model will do (it keeps its source, so the next full build makes the right one).
   if (manifest?.queryTable && (manifest.queryTable.source === source || (reuse && manifest.model === index.model))) {
