@@ -141,6 +141,8 @@ export async function distilQueryTable(embedder: Embedder, corpus: QueryTableCor
     rows,
     weights,
     bias: new Float32Array(dimensions),
+    // Queries use what the corpus uses: the files put its frequent pieces in small shards.
+    counts: Float32Array.from(ids, id => counts.get(id) ?? 0),
   }
   const pooled = poolPairs(table, pairs, textPairs)
   phase('pairs')
