@@ -12,7 +12,7 @@ import { hash } from '../core/hash'
 import { QUERY_TABLE_FORMAT } from '../runtime/knowledge/encoder/format'
 import { readManifest, readQueryTable } from './publish'
 import { queryTableCorpus } from './query-table/corpus'
-import { distilQueryTable } from './query-table/distil'
+import { DistilAbandoned, distilQueryTable } from './query-table/distil'
 import { encodeQueryTable } from './query-table/encode'
 import { loadModelVocabulary } from './query-table/vocabulary'
 
@@ -46,9 +46,10 @@ export function queryTableSource(index: Pick<KnowledgeIndex, 'model' | 'snapshot
  * a server, or `auto` with a model whose tokenizer is not WordPiece. With
  * `reuse`, the published table of the same model stands for a changed
  * snapshot too: it encodes queries as well, only without pieces new to the
- * documents, and saves the seconds of a distillation.
+ * documents, and saves the seconds of a distillation. `stale()`, asked between
+ * the distillation's steps, stops it: `undefined` (the build publishes nothing).
  */
-export async function projectQueryTable(config: KnowledgeConfig, embedder: Embedder, index: KnowledgeIndex, { reuse = false }: { reuse?: boolean } = {}): Promise<QueryTableFiles | undefined> {
+export async function projectQueryTable(config: KnowledgeConfig, embedder: Embedder, index: KnowledgeIndex, { reuse = false, stale }: { reuse?: boolean, stale?: () => boolean } = {}): Promise<QueryTableFiles | undefined> {
   if (!wantsQueryTable(config) || !config.model || index.model === null)
     return undefined
   const source = queryTableSource(index)
@@ -67,6 +68,13 @@ export async function projectQueryTable(config: KnowledgeConfig, embedder: Embed
     return undefined
   }
   // The snapshot's windows and vectors are training pairs the model need not compute again.
-  const table = await distilQueryTable(embedder, queryTableCorpus(index, embedder, config.chunk), { vocabulary, cacheDir })
-  return { ...encodeQueryTable(table), source }
+  try {
+    const table = await distilQueryTable(embedder, queryTableCorpus(index, embedder, config.chunk), { vocabulary, cacheDir, stale })
+    return { ...encodeQueryTable(table), source }
+  }
+  catch (error) {
+    if (error instanceof DistilAbandoned)
+      return undefined
+    throw error
+  }
 }

@@ -104,6 +104,23 @@ describe('a project\'s query table', () => {
     expect(vi.mocked(distil.distilQueryTable).mock.calls.length).toBe(calls + 1)
   }, 60_000)
 
+  it('stops distilling at its next step when the build becomes stale, and publishes nothing', async () => {
+    const project = await copy('stale')
+    let stale = false
+    const original = vi.mocked(distil.distilQueryTable).getMockImplementation()!
+    vi.mocked(distil.distilQueryTable).mockImplementationOnce((...args) => {
+      // A change comes once the distillation has begun.
+      stale = true
+      return original(...args)
+    })
+    const calls = vi.mocked(distil.distilQueryTable).mock.calls.length
+    const build = await buildKnowledgeProject(project, { offline: true, stale: () => stale })
+    expect(build).toMatchObject({ stale: true })
+    expect(vi.mocked(distil.distilQueryTable).mock.calls.length).toBe(calls + 1)
+    await expect(vi.mocked(distil.distilQueryTable).mock.results.at(-1)!.value).rejects.toThrow(distil.DistilAbandoned)
+    expect(readManifest(project.config.output)).toBeUndefined()
+  }, 60_000)
+
   it('is none with a tokenizer that is not BERT\'s WordPiece: auto builds without it, static fails saying what to set', async () => {
     const auto = await copy('other-tokenizer')
     const file = join(auto.dir, 'models', TINY_MODEL_ID, 'tokenizer.json')
