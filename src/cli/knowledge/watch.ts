@@ -115,7 +115,8 @@ during which something changed is not published; one more build follows.
 A rebuild keeps the published query table (the static query encoder's, whose
 distillation takes seconds), so that an edit is published at once; when that
 table was made for earlier documents, one more build ("query table") makes it
-for the documents as they are, unless a change comes first.
+for the documents as they are; a change meanwhile stops it at its next step,
+and the change is built next.
 Prints one line per build on stdout: what changed, then what was published
 (documents, chunks, and windows embedded and cached) and how long it took, or why nothing
 was. Invalid documents or settings are reported on stderr with file:line:col,
