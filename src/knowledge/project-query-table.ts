@@ -29,6 +29,16 @@ export function wantsQueryTable(config: KnowledgeConfig): boolean {
   return config.model !== false && !config.model.server && config.queryEncoder !== 'model'
 }
 
+/** The format a table's core says it is in; `undefined` for one that is not JSON. */
+function formatOf(core: Uint8Array): unknown {
+  try {
+    return (JSON.parse(new TextDecoder().decode(core)) as { format?: unknown }).format
+  }
+  catch {
+    return undefined
+  }
+}
+
 /**
  * What the table of `index` is made from: a published table whose
  * `source` differs was made for other documents (or another model), and a
@@ -57,7 +67,8 @@ export async function projectQueryTable(config: KnowledgeConfig, embedder: Embed
   // `reuse`: any table of this model will do (it keeps its source, so the next full build makes the right one).
   if (manifest?.queryTable && (manifest.queryTable.source === source || (reuse && manifest.model === index.model))) {
     const published = readQueryTable(config.output, manifest)
-    if (published)
+    // One of an earlier version's format would be refused where queries are embedded.
+    if (published && formatOf(published.core) === QUERY_TABLE_FORMAT)
       return published
   }
   const { cacheDir, id, revision } = config.model
