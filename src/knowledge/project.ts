@@ -317,7 +317,7 @@ export async function buildKnowledgeProject(project: KnowledgeProject, options: 
   if (!('snapshot' in index))
     return index
   // The static query encoder's table, beside the snapshot it was distilled for.
-  const queryTable = embedder ? await projectQueryTable(config, embedder, index, { reuse: options.reuseQueryTable }) : undefined
+  const queryTable = embedder ? await projectQueryTable(config, embedder, index, { reuse: options.reuseQueryTable, stale: options.stale }) : undefined
   if (options.stale?.())
     return { stale: true, diagnostics: index.diagnostics, files: index.files }
   const published = await publishIndex(config.output, { name: config.name, index, settings: settingsDigest(config), queryTable, stale: options.stale })

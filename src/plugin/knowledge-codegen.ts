@@ -24,6 +24,8 @@ export interface KnowledgeModuleSource {
   queryEncoder: 'auto' | 'static' | 'model'
   /** An expression of the URL (a `URL` object) of the query table's core, its shards beside it. */
   queryTable?: string
+  /** The fingerprint of the model the snapshot was built with: the module refuses a query table distilled from another. */
+  modelFingerprint?: string
   /** The Vite dev server (SSR, in place): the model cache folder. */
   devModelPath?: string
   /** `includeModel`: expressions of the URLs (`URL` objects) of the emitted model folder and, for builds that may run in browsers, of ONNX Runtime Web's files. */
@@ -53,6 +55,7 @@ export function generateKnowledgeModule(source: KnowledgeModuleSource): string {
     `  model: ${json(source.model)},`,
     ...(source.model && source.queryEncoder !== 'model' ? [`  queryEncoder: ${json(source.queryEncoder)},`] : []),
     ...(source.queryTable ? [`  queryTable: () => ${source.queryTable},`] : []),
+    ...(source.queryTable && source.modelFingerprint ? [`  modelFingerprint: ${json(source.modelFingerprint)},`] : []),
     ...(source.sharded
       ? [`  snapshotUrl: () => ${source.sharded.core},`, `  shardUrls: () => [${source.sharded.shards.join(', ')}],`]
       : [`  snapshotUrl: () => new URL(${source.snapshotUrl}, ${source.base ?? 'import.meta.url'}),`]),

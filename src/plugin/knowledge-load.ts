@@ -248,6 +248,7 @@ export async function loadKnowledgeModule(context: UnpluginBuildContext & Unplug
     model: model && { id: model.id, revision: model.revision, dtype: model.dtype, maxTokens: model.maxTokens, queryPrefix: model.queryPrefix },
     queryEncoder: queryTable ? queryEncoder : 'model',
     queryTable,
+    modelFingerprint: build.model ?? undefined,
     snapshotUrl: snapshot.url,
     sharded,
     base: snapshot.base,

@@ -1,6 +1,6 @@
 import type { CliRun } from './cli'
 import type { ProjectBuild } from '../../src/knowledge/project'
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
@@ -304,9 +304,59 @@ describe('skill-kit retrieve, status and model', () => {
         present: ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx'],
         missing: [],
       },
+      queryTable: {
+        state: 'fresh',
+        reason: null,
+        model: manifest.model,
+        folder: `.skill-kit/index/${manifest.queryTable!.folder}`,
+        files: manifest.queryTable!.shards + 1,
+        bytes: readdirSync(join(output, manifest.queryTable!.folder)).reduce((sum, name) => sum + statSync(join(output, manifest.queryTable!.folder, name)).size, 0),
+      },
       cache: { bytes: expect.any(Number) },
     })
-    expect((await jsonOf('status', '--project', 'no-model')).index).toEqual({ state: 'missing', reason: null, documents: null, chunks: null, windows: null, model: null, snapshot: null })
+    const noModel = await jsonOf('status', '--project', 'no-model')
+    expect(noModel.index).toEqual({ state: 'missing', reason: null, documents: null, chunks: null, windows: null, model: null, snapshot: null })
+    expect(noModel.queryTable).toEqual({ state: 'missing', reason: null, model: null, folder: null, files: null, bytes: null })
+  })
+
+  it('status says when the query table is stale (kept for earlier documents, or of another model) or damaged, and none for queryEncoder "model"', async () => {
+    const project = openKnowledgeProject(home).project!
+    const folder = join(output, readManifest(output)!.queryTable!.folder)
+    const core = readFileSync(join(folder, 'query-table.json'))
+    const tableOf = async () => (await jsonOf('status', '--project', 'home')).queryTable
+    try {
+      writeFileSync(join(folder, 'query-table.json'), JSON.stringify({ ...JSON.parse(core.toString()), model: 'another-model' }))
+      expect(await tableOf()).toMatchObject({ state: 'stale', reason: 'distilled from another model than the index\'s', model: 'another-model' })
+      writeFileSync(join(folder, 'query-table.json'), core.subarray(0, 100))
+      expect(await tableOf()).toMatchObject({ state: 'damaged', reason: `Cannot read the query table file ${relative(home, folder)}/query-table.json: it is not UTF-8 JSON. Rebuild the project, and deploy its whole output folder.`, model: null })
+    }
+    finally {
+      writeFileSync(join(folder, 'query-table.json'), core)
+    }
+    // An edit built as skill-kit watch builds it: the published table is the earlier one until a build makes it again.
+    const file = join(project.config.knowledge, 'backups/restore.md')
+    const text = readFileSync(file, 'utf8')
+    try {
+      writeFileSync(file, `${text}\nCheck the archive with borg check first.\n`)
+      await buildKnowledgeProject(project, { offline: true, reuseQueryTable: true })
+      expect(await tableOf()).toMatchObject({ state: 'stale', reason: 'made for earlier documents', folder: relative(home, folder) })
+    }
+    finally {
+      writeFileSync(file, text)
+      await disposeProjectEmbedders()
+    }
+    const { summary } = await buildOf('--offline', '--project', 'home')
+    expect(summary.documents).toBeGreaterThan(0)
+    expect((await tableOf()).state).toBe('fresh')
+
+    const config = JSON.parse(readFileSync(join(home, 'skill-kit.json'), 'utf8'))
+    try {
+      writeFileSync(join(home, 'skill-kit.json'), JSON.stringify({ ...config, queryEncoder: 'model' }))
+      expect(await tableOf()).toBe(false)
+    }
+    finally {
+      writeFileSync(join(home, 'skill-kit.json'), JSON.stringify(config, null, 2))
+    }
   })
 
   it('model loads the files already there, without the network', async () => {

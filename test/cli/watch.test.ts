@@ -321,10 +321,15 @@ describe('skill-kit watch', () => {
     cpSync(fixtures, docs, { recursive: true })
     // --root bare: the index, vector cache and model live in bare/.skill-kit, inside the watched folder.
     cpSync(join(referenceModels, MINILM), join(docs, '.skill-kit/models', MINILM), { recursive: true })
+    // The model's cached vectors of its pieces, which every project using it shares: the query table is distilled in seconds, not minutes.
+    for (const name of readdirSync(referenceModels).filter(name => name.startsWith('vectors-')))
+      cpSync(join(referenceModels, name), join(docs, '.skill-kit/models', name))
     const run = watch('--project', 'bare', '--root', 'bare', '--offline')
     expect(await run.next()).toBe('Watching bare (Ctrl+C stops).')
     expect(await run.next()).toMatch(/^first build: published 3 documents, \d+ chunks, (\d+) windows \(\1 embedded, 0 cached\) in \d+ ms\.$/)
     const output = readdirSync(join(docs, '.skill-kit/index')).map(name => join(docs, '.skill-kit/index', name))[0]!
+    const tableOf = () => JSON.parse(readFileSync(join(output, MANIFEST_FILE), 'utf8')).queryTable.folder as string
+    const firstTable = tableOf()
 
     // Enough guides that embedding them takes seconds: the edit lands while they are embedded.
     // They arrive in one rename (a hidden folder is ignored while it fills), so one build takes them all.
@@ -337,12 +342,19 @@ describe('skill-kit watch', () => {
     expect(Object.keys(published(output))).toHaveLength(3)
     // The next build covers the guides and the edit; the guides' vectors come from the cache of the discarded build.
     const line = await run.next()
-    expect(line).toMatch(new RegExp(`^.+ changed: published ${3 + guideCount} documents, \\d+ chunks, \\d+ windows \\((\\d+) embedded, \\d+ cached\\) in \\d+ ms\\.$`))
+    expect(line).toMatch(new RegExp(`^.+ changed: published ${3 + guideCount} documents, \\d+ chunks, \\d+ windows \\((\\d+) embedded, \\d+ cached\\) in \\d+ ms; the query table follows\\.$`))
     expect(Number(/\((\d+) embedded/.exec(line)![1])).toBeLessThan(5)
     expect(published(output)['backups/schedule.md']).toContain('05:00')
+    // Published with the table it had (distilling one takes seconds); the table of the documents as they are follows.
+    expect(tableOf()).toBe(firstTable)
+    expect(await run.next()).toMatch(/^query table: made for the documents as they are and published in \d+ ms\.$/)
+    const guidesTable = tableOf()
+    expect(guidesTable).not.toBe(firstTable)
 
     writeFileSync(join(docs, 'backups/schedule.md'), '# Schedule backups\n\nRun the backup at 06:00.\n')
-    expect(await run.next()).toMatch(/^backups\/schedule\.md changed: published \d+ documents, \d+ chunks, \d+ windows \([1-9] embedded, \d+ cached\) in \d+ ms\.$/)
+    expect(await run.next()).toMatch(/^backups\/schedule\.md changed: published \d+ documents, \d+ chunks, \d+ windows \([1-9] embedded, \d+ cached\) in \d+ ms; the query table follows\.$/)
+    expect(tableOf()).toBe(guidesTable)
+    expect(await run.next()).toMatch(/^query table: made for the documents as they are and published in \d+ ms\.$/)
 
     // Ctrl+C while the guides are embedded again (under new IDs): the build stops and publishes nothing.
     const manifest = readFileSync(join(output, MANIFEST_FILE), 'utf8')
@@ -352,7 +364,7 @@ describe('skill-kit watch', () => {
     await run.until(() => /^skill-kit: bare: \d+ documents, \d+ windows \(\d+ cached, \d+ to embed\)$/m.test(run.stderr.slice(announced)), 'the build to embed')
     expect(await run.stop()).toEqual({ code: 0, signal: null })
     expect(run.lines.at(-1)).toBe('Stopped; the build that was running published nothing.')
-    expect(run.lines).toHaveLength(6)
+    expect(run.lines).toHaveLength(8)
     expect(readFileSync(join(output, MANIFEST_FILE), 'utf8')).toBe(manifest)
     expect(readdirSync(output).filter(name => name.endsWith('.tmp'))).toEqual([])
   }, 240_000)

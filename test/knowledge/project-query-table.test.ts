@@ -104,6 +104,36 @@ describe('a project\'s query table', () => {
     expect(vi.mocked(distil.distilQueryTable).mock.calls.length).toBe(calls + 1)
   }, 60_000)
 
+  it('is not kept by reuseQueryTable when it is in an earlier format, which the runtime would refuse', async () => {
+    const project = await copy('old-format')
+    const before = await built(project)
+    const core = join(before.queryTable!.dir, 'query-table.json')
+    writeFileSync(core, JSON.stringify({ ...JSON.parse(readFileSync(core, 'utf8')), format: 1 }))
+    const calls = vi.mocked(distil.distilQueryTable).mock.calls.length
+    writeFileSync(join(project.config.knowledge, 'install.md'), `${readFileSync(join(project.config.knowledge, 'install.md'), 'utf8')}\nA proxy needs its certificate.\n`)
+    const rebuilt = await buildKnowledgeProject(project, { offline: true, reuseQueryTable: true }) as ProjectBuild
+    expect(vi.mocked(distil.distilQueryTable).mock.calls.length).toBe(calls + 1)
+    expect(rebuilt.queryTable!.dir).not.toBe(before.queryTable!.dir)
+    expect(JSON.parse(readFileSync(join(rebuilt.queryTable!.dir, 'query-table.json'), 'utf8')).format).toBe(2)
+  }, 60_000)
+
+  it('stops distilling at its next step when the build becomes stale, and publishes nothing', async () => {
+    const project = await copy('stale')
+    let stale = false
+    const original = vi.mocked(distil.distilQueryTable).getMockImplementation()!
+    vi.mocked(distil.distilQueryTable).mockImplementationOnce((...args) => {
+      // A change comes once the distillation has begun.
+      stale = true
+      return original(...args)
+    })
+    const calls = vi.mocked(distil.distilQueryTable).mock.calls.length
+    const build = await buildKnowledgeProject(project, { offline: true, stale: () => stale })
+    expect(build).toMatchObject({ stale: true })
+    expect(vi.mocked(distil.distilQueryTable).mock.calls.length).toBe(calls + 1)
+    await expect(vi.mocked(distil.distilQueryTable).mock.results.at(-1)!.value).rejects.toThrow(distil.DistilAbandoned)
+    expect(readManifest(project.config.output)).toBeUndefined()
+  }, 60_000)
+
   it('is none with a tokenizer that is not BERT\'s WordPiece: auto builds without it, static fails saying what to set', async () => {
     const auto = await copy('other-tokenizer')
     const file = join(auto.dir, 'models', TINY_MODEL_ID, 'tokenizer.json')

@@ -149,6 +149,20 @@ describe('the queryEncoder option', () => {
     expect(switched.map((r: { score: number }) => r.score)).not.toEqual(fromTable.map((r: { score: number }) => r.score))
   }, 120_000)
 
+  it('refuses a table distilled from another model than the snapshot\'s, naming both, and never searches with it', async () => {
+    const { outDir, module } = await build('rollup', entry, options(), 'query-table-other-model')
+    const [core] = filesOf(outDir).filter(f => f.endsWith('/query-table.json'))
+    const table = JSON.parse(readFileSync(join(outDir, core!), 'utf8'))
+    const snapshotModel = table.model
+    // The table of another model deployed over this build's: same pieces, same shards, another fingerprint.
+    writeFileSync(join(outDir, core!), JSON.stringify({ ...table, model: 'other-model@0123456789ab/q8/0123456789abcdef01234567' }))
+    for (const mode of ['auto', 'vector'] as const) {
+      const failed = await module.docs.search('proxy', { ...SEARCH, mode }).catch((error: unknown) => error)
+      expect(failed, mode).toMatchObject({ name: 'KnowledgeError', code: 'snapshot-mismatch' })
+      expect((failed as Error).message).toBe(`The query table ${join(outDir, core!)} was distilled from another model than the knowledge snapshot's ("other-model@0123456789ab/q8/0123456789abcdef01234567", not ${JSON.stringify(snapshotModel)}): they come from different builds. Deploy the build's whole output folder again, so that all of its files match.`)
+    }
+  }, 120_000)
+
   it('"static" refuses useModel: the model is never loaded', async () => {
     const { module } = await build('rollup', entry, options('static'), 'query-table-static')
     expect(() => module.docs.useModel({ path: join(work, 'models') })).toThrow('"docs" was built with queryEncoder "static", whose queries never load the model: build it with queryEncoder "auto" to switch to the model with useModel().')

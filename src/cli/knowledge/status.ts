@@ -6,6 +6,7 @@ import { indexState } from '../../knowledge/project'
 import { PROJECT_HELP, PROJECT_OPTION } from '../command'
 import { json } from '../io'
 import { openCliProject } from './project'
+import { queryTableStatus } from './query-table-status'
 
 /** Bytes of the files directly in `dir` (0 when it does not exist): the vector cache is one file per model and settings. */
 function folderBytes(dir: string): number {
@@ -30,6 +31,8 @@ is fresh, stale (and why) or missing, its size (documents; chunks, the
 documents' sections; windows, the model inputs cut from chunks, which are what
 search ranks) and model, whether the model
 files are in the model folder ("model": false for a project with no model),
+the query table's state (fresh, stale and why, missing or damaged), model,
+folder, files and bytes ("queryTable": false for a project that makes none),
 and the size of the vector cache.
 
 Options:
@@ -68,6 +71,7 @@ ${PROJECT_HELP}`,
             missing: files.missing,
           }
         : false,
+      queryTable: queryTableStatus(config, manifest, path),
       cache: { bytes: folderBytes(config.cache) },
     }))
     return 0

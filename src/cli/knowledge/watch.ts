@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { knowledgeProgressReporter, PROGRESS_PREFIX } from '../../knowledge/progress'
 import { buildKnowledgeProject, hasModel, openKnowledgeProject } from '../../knowledge/project'
+import { queryTableSource } from '../../knowledge/project-query-table'
 import { RebuildLoop } from '../../knowledge/rebuild-loop'
 import { watchKnowledgeProject } from '../../knowledge/watch-folder'
 import { flag, PROJECT_HELP, PROJECT_OPTION, stringOption } from '../command'
@@ -20,6 +21,12 @@ import { progressBar } from './progress'
 
 /** The change label of the build `skill-kit watch` starts with. */
 const START = ''
+/**
+ * The change label of a build that makes the query table of the documents as
+ * they are: other builds keep the published table (distilling one takes
+ * seconds), so that an edit is published at once; this one follows them.
+ */
+const TABLE = '\0query table'
 
 /** Thrown into a build that Ctrl+C interrupted: it ends before publishing anything. */
 class BuildAbandoned extends Error {}
@@ -33,8 +40,14 @@ type WatchBuild =
 function describeChanges(changes: readonly string[]): string {
   if (changes.includes(START))
     return 'first build'
-  return changes.length === 1 ? `${changes[0]} changed` : `${changes.length} files changed`
+  const files = changes.filter(change => change !== TABLE)
+  if (files.length === 0)
+    return 'query table'
+  return files.length === 1 ? `${files[0]} changed` : `${files.length} files changed`
 }
+
+/** Whether a build only makes the query table again (nothing changed since the last one published). */
+const tableOnly = (changes: readonly string[]) => changes.every(change => change === TABLE)
 
 const counted = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 
@@ -99,6 +112,11 @@ Builds the project's index, then watches its knowledge folder and
 skill-kit.json and rebuilds after every change: once a burst of changes has
 been quiet for watch.settleMs (50 ms by default), one build at a time. A build
 during which something changed is not published; one more build follows.
+A rebuild keeps the published query table (the static query encoder's, whose
+distillation takes seconds), so that an edit is published at once; when that
+table was made for earlier documents, one more build ("query table") makes it
+for the documents as they are; a change meanwhile stops it at its next step,
+and the change is built next.
 Prints one line per build on stdout: what changed, then what was published
 (documents, chunks, and windows embedded and cached) and how long it took, or why nothing
 was. Invalid documents or settings are reported on stderr with file:line:col,
@@ -143,7 +161,7 @@ ${PROJECT_HELP}`,
         progress.onProgress(event)
       }
       try {
-        const result = await buildKnowledgeProject(project, { embedder, stale: context.stale, onProgress })
+        const result = await buildKnowledgeProject(project, { embedder, stale: context.stale, onProgress, reuseQueryTable: !tableOnly(context.changes) })
         return { project, result, warnings: opened.diagnostics, ms: performance.now() - started }
       }
       finally {
@@ -169,14 +187,24 @@ ${PROJECT_HELP}`,
           line(`${what}: the build failed (${countDiagnostics(result.diagnostics)}); the published index is unchanged.`)
           return
         }
-        line(`${what}: published ${describeIndex(project, result)} in ${Math.round(outcome.ms)} ms.`)
+        const ms = Math.round(outcome.ms)
+        if (tableOnly(context.changes)) {
+          line(`query table: made for the documents as they are and published in ${ms} ms.`)
+          return
+        }
+        // The published table is an earlier one (its pieces miss words new to the documents): the next build makes it again.
+        const tableFollows = result.queryTable !== undefined && result.queryTable.source !== queryTableSource(result)
+        line(`${what}: published ${describeIndex(project, result)} in ${ms} ms${tableFollows ? '; the query table follows' : ''}.`)
+        if (tableFollows)
+          loop.change(TABLE)
       },
       onError(error, context) {
         const message = error instanceof CliError ? error.message : `${(error as Error).message ?? error}`
         line(`${describeChanges(context.changes)}: the build failed: ${message} The published index is unchanged.`)
       },
       onDiscard(context) {
-        if (!stopping)
+        // A query table outdated by an edit: the edit's build, which follows, says it all.
+        if (!stopping && !tableOnly(context.changes))
           line(`${describeChanges(context.changes)}: more changes came during the build, so it was not published; building again.`)
       },
     })

@@ -72,6 +72,21 @@ export interface DistilOptions {
   log?: (line: string) => void
   /** Milliseconds each phase took, as it ends (for benchmarks: see bench/encoder.bench.mjs --phases). */
   timing?: (phase: DistilPhase, ms: number) => void
+  /**
+   * Asked between steps (phases, batches of the model, passes of the
+   * training), after letting pending events in: `true` stops the
+   * distillation with a {@link DistilAbandoned}, so that a build that changes
+   * made out of date frees the machine within about a second.
+   */
+  stale?: () => boolean
+}
+
+/** Thrown by {@link distilQueryTable} when its `stale` option says so. */
+export class DistilAbandoned extends Error {
+  override name = 'DistilAbandoned'
+  constructor() {
+    super('The query table\'s distillation was stopped: what it was made for changed.')
+  }
 }
 
 /** The phases of a distillation, in order, as {@link DistilOptions.timing} names them. */
@@ -88,10 +103,19 @@ export type DistilPhase = 'tokenize' | 'piece rows' | 'text vectors' | 'pairs' |
 export async function distilQueryTable(embedder: Embedder, corpus: QueryTableCorpus, options: DistilOptions): Promise<QueryTable> {
   const { vocabulary, commonPieces = DEFAULT_COMMON_PIECES, sif = 0.01, pooling = 'weighted-mean', lambda = 0.01 } = options
   let phaseStart = performance.now()
-  const phase = (name: DistilPhase) => {
+  // Events (a file watcher's) come in between steps: the steps are synchronous.
+  const checkpoint = async () => {
+    if (!options.stale)
+      return
+    await new Promise(resolve => setImmediate(resolve))
+    if (options.stale())
+      throw new DistilAbandoned()
+  }
+  const phase = async (name: DistilPhase) => {
     const now = performance.now()
     options.timing?.(name, now - phaseStart)
-    phaseStart = now
+    await checkpoint()
+    phaseStart = performance.now()
   }
   if ((embedder.unitsPerToken ?? 1) !== 1)
     throw new Error('A query table needs an embedder that tokenizes with its model\'s own vocabulary; this one counts code points.')
@@ -104,14 +128,14 @@ export async function distilQueryTable(embedder: Embedder, corpus: QueryTableCor
 
   const texts = trainingTexts(corpus.texts, options.training)
   const textIds = texts.map(text => embedder.tokenize(text).slice(0, room))
-  phase('tokenize')
+  await phase('tokenize')
   const cache = new VectorCache(options.cacheDir, JSON.stringify([embedder.fingerprint, 'query-table', DISTIL_CACHE_VERSION]), embedder.dimensions)
   let rows: Float32Array
   let targets: Float32Array[]
   try {
-    rows = flatten(await embedCached(embedder, cache, ids.map(id => [id]), 'rows', options.log), embedder.dimensions)
-    phase('piece rows')
-    targets = await embedCached(embedder, cache, textIds, 'training texts', options.log)
+    rows = flatten(await embedCached(embedder, cache, ids.map(id => [id]), 'rows', options.log, checkpoint), embedder.dimensions)
+    await phase('piece rows')
+    targets = await embedCached(embedder, cache, textIds, 'training texts', options.log, checkpoint)
   }
   finally {
     try {
@@ -121,7 +145,7 @@ export async function distilQueryTable(embedder: Embedder, corpus: QueryTableCor
       cache.close()
     }
   }
-  phase('text vectors')
+  await phase('text vectors')
   const dimensions = rows.length / Math.max(ids.length, 1)
 
   // Pairs: each training text's rows, as the runtime finds them, and the model's vector of it.
@@ -141,17 +165,19 @@ export async function distilQueryTable(embedder: Embedder, corpus: QueryTableCor
     rows,
     weights,
     bias: new Float32Array(dimensions),
+    // Queries use what the corpus uses: the files put its frequent pieces in small shards.
+    counts: Float32Array.from(ids, id => counts.get(id) ?? 0),
   }
   const pooled = poolPairs(table, pairs, textPairs)
-  phase('pairs')
+  await phase('pairs')
   const map = fitMap(table, pooled, lambda)
-  phase('ridge')
+  await phase('ridge')
   if (map) {
     table.rows = foldRows(rows, ids.length, map.weights, dimensions)
     table.bias = Float32Array.from(map.bias)
-    phase('fold')
-    trainRows(table, pooled, options.rowTraining)
-    phase('row training')
+    await phase('fold')
+    await trainRows(table, pooled, { ...options.rowTraining, afterEpoch: checkpoint })
+    await phase('row training')
   }
   return table
 }
@@ -197,7 +223,7 @@ function flatten(vectors: readonly Float32Array[], dimensions: number): Float32A
 }
 
 /** The model's query vectors of token windows, from the cache where it has them; the rest embedded and cached. */
-async function embedCached(embedder: Embedder, cache: VectorCache, windows: readonly (readonly number[])[], what: string, log?: (line: string) => void): Promise<Float32Array[]> {
+async function embedCached(embedder: Embedder, cache: VectorCache, windows: readonly (readonly number[])[], what: string, log?: (line: string) => void, checkpoint?: () => Promise<void>): Promise<Float32Array[]> {
   const out: (Float32Array | undefined)[] = windows.map(w => cache.get(vectorKey(w)))
   const missing = out.flatMap((v, i) => (v ? [] : [i]))
   if (missing.length > 0)
@@ -212,6 +238,7 @@ async function embedCached(embedder: Embedder, cache: VectorCache, windows: read
       cache.set(vectorKey(windows[i]!), vectors[k]!)
     })
     cache.checkpoint()
+    await checkpoint?.()
   }
   return out as Float32Array[]
 }

@@ -8,21 +8,16 @@ import type { FrontCodedPieces, QueryTableCore, QueryTableTokenizer } from '../.
 import type { QueryTable } from './table'
 import { QUERY_TABLE_FORMAT, QUERY_TABLE_MAGIC, QUERY_TABLE_SHARD_HEADER } from '../../runtime/knowledge/encoder/format'
 import { crc32 } from '../../runtime/knowledge/snapshot-reader'
-
-/**
- * Rows a shard holds unless told otherwise. Measured by
- * `bench/query-table.bench.mjs` (all-MiniLM-L6-v2's whole vocabulary, 384
- * dimensions, the queries of bench/retrieval): a short query's pieces almost
- * never share a shard, so it fetches about 5 shards whatever their size; 2
- * rows a shard is 4.0 KB a short query (1 row: 2.1 KB, 4: 7.8 KB, 8: 15 KB)
- * for half the files of 1 row a shard (15,261 for the whole vocabulary; a
- * table pruned to a corpus has fewer pieces, so fewer files).
- */
-export const DEFAULT_ROWS_PER_SHARD = 2
+import { DEFAULT_MAX_SHARDS, layoutRows } from './layout'
 
 /** How {@link encodeQueryTable} cuts the rows. */
 export interface EncodeQueryTableOptions {
-  /** Rows a shard holds (its last one the rest); default {@link DEFAULT_ROWS_PER_SHARD}. */
+  /**
+   * Shards at most (default {@link DEFAULT_MAX_SHARDS}): frequent pieces (by
+   * the table's `counts`) in small shards, rare ones in large ones (see layout.ts).
+   */
+  maxShards?: number
+  /** The same rows a shard for every piece (its last shard the rest), instead of `maxShards`'s layout: for benchmarks. */
   rowsPerShard?: number
 }
 
@@ -42,12 +37,16 @@ function float32Number(value: number): number {
   return Number(value.toPrecision(9))
 }
 
-function check(table: QueryTable, rowsPerShard: number): void {
+function check(table: QueryTable, { maxShards, rowsPerShard }: EncodeQueryTableOptions): void {
   const { dimensions: d, vocabulary, rows, weights, bias } = table
   if (!Number.isInteger(d) || d <= 0)
     throw new Error(`A query table needs a positive whole number of dimensions, not ${d}.`)
-  if (!Number.isInteger(rowsPerShard) || rowsPerShard <= 0)
-    throw new Error(`rowsPerShard must be a positive whole number, not ${rowsPerShard}.`)
+  for (const [name, value] of [['rowsPerShard', rowsPerShard], ['maxShards', maxShards]] as const) {
+    if (value !== undefined && (!Number.isInteger(value) || value <= 0))
+      throw new Error(`${name} must be a positive whole number, not ${value}.`)
+  }
+  if (table.counts && table.counts.length !== vocabulary.length)
+    throw new Error(`A query table of ${vocabulary.length} pieces has ${table.counts.length} counts.`)
   if (rows.length !== vocabulary.length * d || weights.length !== vocabulary.length || bias.length !== d)
     throw new Error(`A query table of ${vocabulary.length} pieces × ${d} dimensions has ${rows.length} row values, ${weights.length} weights and ${bias.length} bias values.`)
   if (new Set(vocabulary).size !== vocabulary.length || vocabulary.some(piece => typeof piece !== 'string' || piece === ''))
@@ -121,28 +120,35 @@ function encodeShard(rows: Uint8Array, rowBytes: number, build: number, s: numbe
 
 /**
  * The files of `table`: deterministic bytes (the same table gives
- * byte-identical files), rows quantised to int8 with a scale each. Throws
- * an Error for a table that is not whole (lengths that disagree, repeated
- * pieces, values that are not finite): a build-time bug, not user input.
+ * byte-identical files), rows quantised to int8 with a scale each, in at
+ * most `maxShards` shards. Throws an Error for a table that is not whole
+ * (lengths that disagree, repeated pieces, values that are not finite): a
+ * build-time bug, not user input.
  */
-export function encodeQueryTable(table: QueryTable, { rowsPerShard = DEFAULT_ROWS_PER_SHARD }: EncodeQueryTableOptions = {}): EncodedQueryTable {
-  check(table, rowsPerShard)
+export function encodeQueryTable(table: QueryTable, options: EncodeQueryTableOptions = {}): EncodedQueryTable {
+  check(table, options)
   // Sorted pieces: the files do not depend on the order the table lists them in, and the core front-codes them.
-  const order = table.vocabulary.map((_, i) => i).sort((a, b) => table.vocabulary[a]! < table.vocabulary[b]! ? -1 : 1)
+  const sorted = table.vocabulary.map((_, i) => i).sort((a, b) => table.vocabulary[a]! < table.vocabulary[b]! ? -1 : 1)
+  const { order, groups } = options.rowsPerShard !== undefined
+    ? { order: sorted, groups: sorted.length > 0 ? [{ pieces: sorted.length, rowsPerShard: options.rowsPerShard }] : [] }
+    : layoutRows(table.counts ?? new Float32Array(sorted.length), sorted, options.maxShards ?? DEFAULT_MAX_SHARDS)
   const rows = encodeRows(table, order)
   const build = crc32(rows)
-  const count = order.length
   const shards: Uint8Array[] = []
-  for (let s = 0, first = 0; first < count; s++, first += rowsPerShard)
-    shards.push(encodeShard(rows, 8 + table.dimensions, build, s, first, Math.min(rowsPerShard, count - first)))
-  const core: Omit<QueryTableCore, 'vocabulary'> & { vocabulary: FrontCodedPieces } = {
+  let first = 0
+  for (const { pieces, rowsPerShard } of groups) {
+    for (let at = 0; at < pieces; at += rowsPerShard)
+      shards.push(encodeShard(rows, 8 + table.dimensions, build, shards.length, first + at, Math.min(rowsPerShard, pieces - at)))
+    first += pieces
+  }
+  const core: Omit<QueryTableCore, 'vocabulary' | 'groups'> & { groups: [number, number][], vocabulary: FrontCodedPieces } = {
     format: QUERY_TABLE_FORMAT,
     model: table.model,
     dimensions: table.dimensions,
     tokenizer: tokenizerSettings(table.tokenizer),
     pooling: table.pooling,
     bias: Array.from(table.bias, float32Number),
-    rowsPerShard,
+    groups: groups.map(({ pieces, rowsPerShard }) => [pieces, rowsPerShard]),
     shards: shards.length,
     build,
     vocabulary: frontCode(order.map(i => table.vocabulary[i]!)),

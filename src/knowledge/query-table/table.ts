@@ -16,4 +16,6 @@ export interface QueryTable {
   /** One weight per row. */
   weights: Float32Array
   bias: Float32Array
+  /** How often the corpus uses each row's piece: the files put frequent pieces in small shards (absent: all alike). */
+  counts?: Float32Array
 }

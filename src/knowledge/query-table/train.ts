@@ -27,6 +27,8 @@ export interface RowTrainingOptions {
    * model's top-1 against 93.4 %.
    */
   windowEpochs?: number
+  /** Awaited after each pass: it may throw to stop the training (a build made out of date). */
+  afterEpoch?: () => Promise<void>
 }
 
 /**
@@ -108,7 +110,7 @@ export function poolPair(pairs: PooledPairs, p: number, rows: Float32Array | Flo
  * comes closer in cosine to the pair's target: plain SGD, one pair at a time, in an order
  * drawn from a fixed seed.
  */
-export function trainRows(table: Pick<QueryTable, 'rows' | 'weights' | 'bias' | 'pooling' | 'dimensions'>, pairs: readonly TrainingPair[] | PooledPairs, options: RowTrainingOptions = {}): void {
+export async function trainRows(table: Pick<QueryTable, 'rows' | 'weights' | 'bias' | 'pooling' | 'dimensions'>, pairs: readonly TrainingPair[] | PooledPairs, options: RowTrainingOptions = {}): Promise<void> {
   const { epochs = 8, learningRate = 0.5, windowEpochs = epochs } = options
   const pooled = 'start' in pairs ? pairs : poolPairs(table, pairs)
   const D = table.dimensions
@@ -160,6 +162,7 @@ export function trainRows(table: Pick<QueryTable, 'rows' | 'weights' | 'bias' | 
           rows[at + d]! -= step * grad[d]!
       }
     }
+    await options.afterEpoch?.()
   }
   table.rows.set(rows)
   table.bias.set(bias)

@@ -26,6 +26,8 @@ export interface KnowledgeModuleInit extends Omit<KnowledgeBaseInit, 'loadSnapsh
   queryEncoder?: 'auto' | 'static' | 'model'
   /** The URL of the query table's core (`query-table.json`), its shards beside it. */
   queryTable?: () => UrlLike
+  /** The fingerprint of the model the snapshot was built with: a query table distilled from another model is refused, never searched. */
+  modelFingerprint?: string
   /** The model files the build emitted (`includeModel`). */
   bundledModel?: BundledModel
   /** The Vite dev server, which runs in place: the folder of the build's model cache. */
@@ -54,8 +56,8 @@ function assetName({ href }: UrlLike): string {
   return href.startsWith('file:') && nodeProcess?.getBuiltinModule ? nodeBuiltin<NodeUrl>('node:url').fileURLToPath(href) : href
 }
 
-/** The static query encoder of the table at `core` (its shards beside it): it reads the core once and a query's shards only. */
-function tableEmbedder(core: () => UrlLike): EmbedQuery {
+/** The static query encoder of the table at `core` (its shards beside it): it reads the core once and a query's shards only, and refuses a table of another model than `model`. */
+function tableEmbedder(core: () => UrlLike, model: string | undefined): EmbedQuery {
   const shard = (index: number): UrlLike => new URL(queryTableShardName(index), core().href)
   return staticQueryEmbedder({
     core: () => readAsset(core(), 'query table'),
@@ -64,6 +66,7 @@ function tableEmbedder(core: () => UrlLike): EmbedQuery {
     get coreName() {
       return assetName(core())
     },
+    model,
   })
 }
 
@@ -104,8 +107,8 @@ interface LiveState {
 const live = new WeakMap<KnowledgeModule, LiveState>()
 
 function indexState(init: KnowledgeModuleInit): KnowledgeIndexState {
-  const { snapshotUrl, shardUrls, model, bundledModel, devModelPath, queryEncoder = 'model', queryTable, ...rest } = init
-  const table = queryTable && queryEncoder !== 'model' ? { encoder: queryEncoder, embed: tableEmbedder(queryTable) } : undefined
+  const { snapshotUrl, shardUrls, model, bundledModel, devModelPath, queryEncoder = 'model', queryTable, modelFingerprint, ...rest } = init
+  const table = queryTable && queryEncoder !== 'model' ? { encoder: queryEncoder, embed: tableEmbedder(queryTable, modelFingerprint) } : undefined
   const models: Pick<KnowledgeIndexState, 'source' | 'modelKey'> = {
     // Without a model (`false`) the snapshot has no vectors to compare a query's with: no query model.
     source: model ? queryModelSource({ model, bundled: bundledModel, devModelPath, table, name: rest.name }) : undefined,

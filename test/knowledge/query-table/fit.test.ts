@@ -62,7 +62,7 @@ describe('the table\'s fitting', () => {
     Array.from(map.bias).forEach((v, o) => expect(v).toBeCloseTo(mean(y, outputs, o) - w.reduce((s, row, i) => s + mean(x, inputs, i) * row[o]!, 0), 9))
   })
 
-  it('fine-tuning rows brings the pooled vectors closer to their targets, the same way each time', () => {
+  it('fine-tuning rows brings the pooled vectors closer to their targets, the same way each time', async () => {
     const next = sequence(11)
     const D = 6
     const start = Float32Array.from({ length: 5 * D }, next)
@@ -76,15 +76,15 @@ describe('the table\'s fitting', () => {
     }, 0)
     const before = table()
     const a = table()
-    trainRows(a, pairs, { epochs: 20, learningRate: 0.5 })
+    await trainRows(a, pairs, { epochs: 20, learningRate: 0.5 })
     expect(fit(a)).toBeGreaterThan(fit(before) + 0.3)
     const b = table()
-    trainRows(b, pairs, { epochs: 20, learningRate: 0.5 })
+    await trainRows(b, pairs, { epochs: 20, learningRate: 0.5 })
     expect(Buffer.from(b.rows.buffer).equals(Buffer.from(a.rows.buffer))).toBe(true)
     expect(Buffer.from(b.bias.buffer).equals(Buffer.from(a.bias.buffer))).toBe(true)
   })
 
-  it('the windows take part in the first passes of row training only, and their rows move in those', () => {
+  it('the windows take part in the first passes of row training only, and their rows move in those', async () => {
     const next = sequence(5)
     const D = 4
     const initial = Float32Array.from({ length: 4 * D }, next)
@@ -99,11 +99,11 @@ describe('the table\'s fitting', () => {
     expect(Array.from(pooled.rows.subarray(pooled.start[2]!, pooled.start[3]!))).toEqual([2, 3])
     expect(Array.from(pooled.share.subarray(pooled.start[2]!, pooled.start[3]!))).toEqual([2 / 3, 1 / 3])
     const never = table()
-    trainRows(never, pooled, { epochs: 4, windowEpochs: 0 })
+    await trainRows(never, pooled, { epochs: 4, windowEpochs: 0 })
     expect(rowsOf(never, 2)).toEqual(rowsOf(start, 2))
     expect(rowsOf(never, 0)).not.toEqual(rowsOf(start, 0))
     const once = table()
-    trainRows(once, pooled, { epochs: 4, windowEpochs: 1 })
+    await trainRows(once, pooled, { epochs: 4, windowEpochs: 1 })
     expect(rowsOf(once, 2)).not.toEqual(rowsOf(start, 2))
     expect(rowsOf(once, 3)).not.toEqual(rowsOf(start, 3))
   })

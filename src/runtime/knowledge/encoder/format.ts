@@ -12,13 +12,16 @@
 //   pooling       'mean' (sum of weight · row over the n pieces found, / n) or
 //                 'weighted-mean' (/ the sum of their weights; a sum of 0 pools to 0)
 //   bias          D numbers added after pooling
-//   rowsPerShard  R: shard s holds rows [s·R, (s+1)·R)
-//   shards        the number of shards, ceil(vocabulary.length / R)
+//   groups        [[n, R], ...]: the rows in runs, run g being the next n rows,
+//                 cut into shards of R rows (its last shard the rest), the
+//                 shards numbered on from the run before's (frequent pieces
+//                 come first, in small shards: a query fetches less)
+//   shards        the number of shards, the sum of ceil(n / R)
 //   build         CRC-32 of every shard's rows, in order: each shard carries it, so a
 //                 shard of another build is refused (the core lists nothing per
 //                 shard, which would cost more than the rows a query fetches)
-//   vocabulary    the pieces, row i being piece i, sorted by UTF-16 code units and
-//                 unique, front-coded (a third smaller gzipped than a list of them):
+//   vocabulary    the pieces, row i being piece i, unique, sorted by UTF-16 code
+//                 units within each run of `groups`, front-coded (a third smaller gzipped than a list of them):
 //                 {"shared": [...], "suffixes": [...]}, piece i being the first
 //                 shared[i] UTF-16 units of piece i − 1 (never half a surrogate
 //                 pair), then suffixes[i]
@@ -31,11 +34,11 @@
 //   magic 'SKQT', u32 format, u32 CRC-32 of the bytes after it (from offset 12),
 //   u32 build, u32 shard index, u32 first row, u32 row count,
 //   then per row: f32 scale, f32 weight, D × i8 (row value = scale × i8;
-//   scale = max |value| / 127, 0 for a row of zeros). A shard holds R rows, the
-//   last one the rest: its length is 28 + rows × (8 + D).
+//   scale = max |value| / 127, 0 for a row of zeros). A shard holds its run's
+//   R rows, the run's last one the rest: its length is 28 + rows × (8 + D).
 
 /** Bump when the files' layout or meaning changes. */
-export const QUERY_TABLE_FORMAT = 1
+export const QUERY_TABLE_FORMAT = 2
 /** Magic bytes of a shard. */
 export const QUERY_TABLE_MAGIC = 'SKQT'
 /** Bytes before a shard's rows. */
@@ -72,7 +75,8 @@ export interface QueryTableCore {
   tokenizer: QueryTableTokenizer
   pooling: 'mean' | 'weighted-mean'
   bias: number[]
-  rowsPerShard: number
+  /** The runs of rows and their rows a shard (see the layout above). */
+  groups: { pieces: number, rowsPerShard: number }[]
   shards: number
   build: number
   vocabulary: string[]

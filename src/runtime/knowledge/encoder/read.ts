@@ -53,11 +53,21 @@ function readTokenizer(raw: unknown, name: string): QueryTableTokenizer {
   return { lowercase, stripAccents, continuingPrefix, maxCharsPerWord, maxPieces, ...specialTokens ? { specialTokens } : {} }
 }
 
-/** The pieces of a front-coded vocabulary (format.ts), or `undefined` unless they are sorted, unique and non-empty. */
-function readPieces(raw: unknown): string[] | undefined {
+/** The runs of `groups` (format.ts), or `undefined` unless each is a pair of positive whole numbers. */
+function readGroups(raw: unknown): QueryTableCore['groups'] | undefined {
+  if (!Array.isArray(raw) || !raw.every(g => Array.isArray(g) && g.length === 2 && isCount(g[0], 1) && isCount(g[1], 1)))
+    return undefined
+  return raw.map(([pieces, rowsPerShard]: [number, number]) => ({ pieces, rowsPerShard }))
+}
+
+/** The pieces of a front-coded vocabulary (format.ts), or `undefined` unless they are unique, non-empty and sorted within each run of `groups`. */
+function readPieces(raw: unknown, groups: QueryTableCore['groups']): string[] | undefined {
   const { shared, suffixes } = (typeof raw === 'object' && raw !== null ? raw : {}) as { shared?: unknown, suffixes?: unknown }
   if (!Array.isArray(shared) || !Array.isArray(suffixes) || shared.length !== suffixes.length)
     return undefined
+  const starts = new Set<number>()
+  for (let g = 0, at = 0; g < groups.length; at += groups[g]!.pieces, g++)
+    starts.add(at)
   const pieces: string[] = []
   let previous = ''
   for (let i = 0; i < shared.length; i++) {
@@ -66,12 +76,43 @@ function readPieces(raw: unknown): string[] | undefined {
     if (!Number.isInteger(k) || k < 0 || k > previous.length || !isString(suffix))
       return undefined
     const piece = previous.slice(0, k) + suffix
-    if (!(piece > previous))
+    if (!(piece > previous) && !(starts.has(i) && piece !== ''))
       return undefined
     pieces.push(piece)
     previous = piece
   }
-  return pieces
+  return new Set(pieces).size === pieces.length ? pieces : undefined
+}
+
+/** The shard that holds `row`, and the rows it holds, by the core's groups. */
+export function queryTableShardOf(core: Pick<QueryTableCore, 'groups'>, row: number): { index: number, firstRow: number, rowCount: number } {
+  let index = 0
+  let first = 0
+  for (const { pieces, rowsPerShard } of core.groups) {
+    if (row < first + pieces) {
+      const s = Math.floor((row - first) / rowsPerShard)
+      return { index: index + s, firstRow: first + s * rowsPerShard, rowCount: Math.min(rowsPerShard, pieces - s * rowsPerShard) }
+    }
+    index += Math.ceil(pieces / rowsPerShard)
+    first += pieces
+  }
+  return { index, firstRow: first, rowCount: 0 }
+}
+
+/** The first row and row count of shard `index`, by the core's groups; `undefined` past the last shard. */
+function shardRows(core: QueryTableCore, index: number): { firstRow: number, rowCount: number } | undefined {
+  let shard = 0
+  let first = 0
+  for (const { pieces, rowsPerShard } of core.groups) {
+    const count = Math.ceil(pieces / rowsPerShard)
+    if (index < shard + count) {
+      const s = index - shard
+      return { firstRow: first + s * rowsPerShard, rowCount: Math.min(rowsPerShard, pieces - s * rowsPerShard) }
+    }
+    shard += count
+    first += pieces
+  }
+  return undefined
 }
 
 /** Bytes of a shard of `rows` rows of `dimensions` values. */
@@ -94,7 +135,7 @@ export function readQueryTableCore(input: ArrayBufferLike | ArrayBufferView, nam
     unreadable(name, 'it is not a JSON object')
   if (raw.format !== QUERY_TABLE_FORMAT)
     unreadable(name, `it is in format ${raw.format === undefined ? 'none' : quoteForMessage(raw.format)}, and this version of unplugin-skill-kit reads format ${QUERY_TABLE_FORMAT}`, 'Rebuild the project with the version of unplugin-skill-kit that searches it, and deploy its whole output folder.')
-  const { model, dimensions, pooling, bias, rowsPerShard, shards, build, vocabulary } = raw
+  const { model, dimensions, pooling, bias, shards, build, vocabulary } = raw
   if (!isString(model))
     unreadable(name, 'it names no model')
   if (!isCount(dimensions, 1) || dimensions > MAX_DIMENSIONS)
@@ -104,16 +145,21 @@ export function readQueryTableCore(input: ArrayBufferLike | ArrayBufferView, nam
     unreadable(name, `its pooling ${quoteForMessage(pooling)} is neither "mean" nor "weighted-mean"`)
   if (!Array.isArray(bias) || bias.length !== dimensions || !bias.every(Number.isFinite))
     unreadable(name, `its bias is not ${dimensions} numbers`)
-  if (!isCount(rowsPerShard, 1))
-    unreadable(name, 'its rowsPerShard is not a positive whole number')
-  const pieces = readPieces(vocabulary)
+  const groups = readGroups(raw.groups)
+  if (!groups)
+    unreadable(name, 'its groups are not a list of [pieces, rows a shard] pairs of positive whole numbers')
+  const pieces = readPieces(vocabulary, groups)
   if (!pieces)
-    unreadable(name, 'its vocabulary is not a front-coded list of sorted, unique, non-empty pieces')
-  if (shards !== Math.ceil(pieces.length / rowsPerShard))
-    unreadable(name, `it does not count the ${Math.ceil(pieces.length / rowsPerShard)} shards its ${pieces.length} pieces fill`)
+    unreadable(name, 'its vocabulary is not a front-coded list of unique, non-empty pieces, sorted within each group')
+  const grouped = groups.reduce((sum, g) => sum + g.pieces, 0)
+  if (grouped !== pieces.length)
+    unreadable(name, `its groups hold ${grouped} pieces where its vocabulary has ${pieces.length}`)
+  const filled = groups.reduce((sum, g) => sum + Math.ceil(g.pieces / g.rowsPerShard), 0)
+  if (shards !== filled)
+    unreadable(name, `it does not count the ${filled} shards its ${pieces.length} pieces fill`)
   if (!isCount(build, 0) || build > 0xFFFFFFFF)
     unreadable(name, 'its build is not a CRC-32')
-  return { format: QUERY_TABLE_FORMAT, model, dimensions, tokenizer, pooling, bias: bias.map(Math.fround), rowsPerShard, shards, build, vocabulary: pieces }
+  return { format: QUERY_TABLE_FORMAT, model, dimensions, tokenizer, pooling, bias: bias.map(Math.fround), groups, shards, build, vocabulary: pieces }
 }
 
 /**
@@ -127,8 +173,7 @@ export function readQueryTableShard(input: ArrayBufferLike | ArrayBufferView, co
   if (!(Number.isInteger(index) && index >= 0 && index < core.shards))
     unreadable(name, `its core counts ${core.shards} shards, not shard ${index}`)
   const d = core.dimensions
-  const firstRow = index * core.rowsPerShard
-  const rowCount = Math.min(core.rowsPerShard, core.vocabulary.length - firstRow)
+  const { firstRow, rowCount } = shardRows(core, index)!
   const length = queryTableShardBytes(rowCount, d)
   if (bytes.length !== length)
     unreadable(name, `it has ${bytes.length} bytes where shard ${index} of its core has ${length}: the core and its shards come from different builds, or the shard was cut short in transfer`, DEPLOY)

@@ -11,7 +11,7 @@ import type { PieceTokenizer } from './wordpiece'
 import { quoteForMessage } from '../../redact'
 import { KnowledgeError } from '../errors'
 import { wellFormed } from '../pooling'
-import { QUERY_TABLE_CORE_NAME, queryTableShardName, readQueryTableCore, readQueryTableShard } from './read'
+import { QUERY_TABLE_CORE_NAME, queryTableShardName, queryTableShardOf, readQueryTableCore, readQueryTableShard } from './read'
 import { UNKNOWN_PIECE, wordPieceTokenizer } from './wordpiece'
 
 type Bytes = ArrayBufferLike | ArrayBufferView
@@ -48,7 +48,7 @@ function pool(core: QueryTableCore, shards: Map<number, QueryTableShard>, rows: 
   const sum = new Float64Array(d)
   let weights = 0
   for (const row of rows) {
-    const shard = shards.get(Math.floor(row / core.rowsPerShard))!
+    const shard = shards.get(queryTableShardOf(core, row).index)!
     const r = row - shard.firstRow
     const weight = shard.weights[r]!
     const factor = weight * shard.scales[r]!
@@ -119,7 +119,7 @@ export function staticQueryEmbedder(source: QueryTableSource): EmbedQuery {
     const rows = tokenize(wellFormed(query), core.tokenizer.maxPieces).filter(row => row !== UNKNOWN_PIECE)
     const wanted = new Set<number>()
     for (const row of rows) {
-      const index = Math.floor(row / core.rowsPerShard)
+      const { index } = queryTableShardOf(core, row)
       if (!shards.has(index))
         wanted.add(index)
     }

@@ -31,18 +31,30 @@ describe('readQueryTableCore', () => {
   it('refuses a core that is not JSON, of another format, or whose fields are missing or disagree, naming the file', () => {
     expect(refusal(() => readQueryTableCore(files.core.subarray(0, 100), 'https://docs.example/kb/query-table.json'))).toBe('Cannot read the query table file https://docs.example/kb/query-table.json: it is not UTF-8 JSON. Rebuild the project, and deploy its whole output folder.')
     expect(refusal(() => readQueryTableCore(Uint8Array.of(0xFF, 0xFE)))).toContain('query-table.json: it is not UTF-8 JSON')
-    expect(refusal(() => readQueryTableCore(coreWith(json => json.format = 2)))).toBe('Cannot read the query table file query-table.json: it is in format 2, and this version of unplugin-skill-kit reads format 1. Rebuild the project with the version of unplugin-skill-kit that searches it, and deploy its whole output folder.')
+    expect(refusal(() => readQueryTableCore(coreWith(json => json.format = 1)))).toBe('Cannot read the query table file query-table.json: it is in format 1, and this version of unplugin-skill-kit reads format 2. Rebuild the project with the version of unplugin-skill-kit that searches it, and deploy its whole output folder.')
     expect(refusal(() => readQueryTableCore(coreWith(json => (json.bias as number[]).pop())))).toContain('its bias is not 8 numbers')
     expect(refusal(() => readQueryTableCore(coreWith(json => json.dimensions = 1e9)))).toContain('are not a whole number from 1 to 65536')
     expect(refusal(() => readQueryTableCore(coreWith(json => json.pooling = 'max')))).toContain('its pooling "max" is neither')
     // What the file says is quoted, and cut.
     expect(refusal(() => readQueryTableCore(coreWith(json => json.pooling = 'x'.repeat(10_000)))).length).toBeLessThan(300)
     const pieces = (change: (vocabulary: { shared: number[], suffixes: string[] }) => void) => coreWith(json => change(json.vocabulary as { shared: number[], suffixes: string[] }))
-    expect(refusal(() => readQueryTableCore(pieces(v => v.suffixes[4] = v.suffixes[3]!)))).toContain('its vocabulary is not a front-coded list of sorted, unique, non-empty pieces')
+    expect(refusal(() => readQueryTableCore(pieces(v => v.suffixes[4] = v.suffixes[3]!)))).toContain('its vocabulary is not a front-coded list of unique, non-empty pieces, sorted within each group')
     expect(refusal(() => readQueryTableCore(pieces(v => v.shared[1] = 99)))).toContain('front-coded list')
     expect(refusal(() => readQueryTableCore(pieces(v => v.suffixes.pop())))).toContain('front-coded list')
     expect(refusal(() => readQueryTableCore(coreWith(json => json.vocabulary = ['p0', 'p1'])))).toContain('front-coded list')
     expect(refusal(() => readQueryTableCore(coreWith(json => json.shards = 2)))).toContain('it does not count the 3 shards its 10 pieces fill')
+    expect(refusal(() => readQueryTableCore(coreWith(json => json.groups = [[10, 0]])))).toContain('its groups are not a list of [pieces, rows a shard] pairs of positive whole numbers')
+    expect(refusal(() => readQueryTableCore(coreWith(json => json.groups = [[9, 4]])))).toContain('its groups hold 9 pieces where its vocabulary has 10')
+    // Two groups: each sorted, but a piece repeated across them.
+    const twice = coreWith((json) => {
+      json.groups = [[5, 4], [5, 4]]
+      const v = json.vocabulary as { shared: number[], suffixes: string[] }
+      const listed: string[] = []
+      v.suffixes.forEach((suffix, i) => listed.push((listed[i - 1] ?? '').slice(0, v.shared[i]) + suffix))
+      listed[5] = listed[0]!
+      json.vocabulary = { shared: listed.map(() => 0), suffixes: listed }
+    })
+    expect(refusal(() => readQueryTableCore(twice))).toContain('front-coded list')
     expect(refusal(() => readQueryTableCore(coreWith(json => json.build = -1)))).toContain('its build is not a CRC-32')
     expect(refusal(() => readQueryTableCore(coreWith(json => delete (json.tokenizer as Record<string, unknown>).maxPieces)))).toContain('its tokenizer settings are missing or invalid')
     expect(refusal(() => readQueryTableCore(new TextEncoder().encode('[1, 2]')))).toContain('it is not a JSON object')
@@ -64,7 +76,7 @@ describe('readQueryTableShard', () => {
     // Shard 0 in the place of shard 1 (same length, same build).
     expect(refusal(() => readQueryTableShard(files.shards[0]!, core, 1))).toContain('query-table-1.bin: its header is not that of shard 1 (rows 4 to 7)')
     expect(refusal(() => readQueryTableShard(shard, core, 7))).toContain('its core counts 3 shards, not shard 7')
-    expect(refusal(() => readQueryTableShard(new TextEncoder().encode('x'.repeat(92)), core, 1))).toContain('it is not a query table shard in format 1')
+    expect(refusal(() => readQueryTableShard(new TextEncoder().encode('x'.repeat(92)), core, 1))).toContain('it is not a query table shard in format 2')
   })
 
   it('refuses a shard whose rows hold what no writer writes, even with a right CRC-32', () => {
