@@ -42,7 +42,8 @@
 
 import type { IndexArray, Snapshot, SnapshotContainer, SnapshotDocument } from './snapshot-reader'
 import { createCandidateIndex, setCandidateIndex } from './ann/candidates'
-import { fillCell, fillCentroids, readPartition } from './ann/cells'
+import type { CellCodes } from './ann/cells'
+import { fillCentroids, readCell, readPartition } from './ann/cells'
 import { KnowledgeError } from './errors'
 import { scoredTerms } from './lexical'
 import { bytesOf, checkPostings, checkScales, corrupt, crc32, decodeContainer, documentRow, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, readContainer, refineRowBytes, SnapshotError, view } from './snapshot-reader'
@@ -224,7 +225,7 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
         if (++filled[kind]! === refinementShards.length && kind === ShardKind.refinement)
           delete snapshot.refinement!.pending
         // Once every row is in, vector search is exact again.
-        if (listed && partition && (filled[ShardKind.vectors] === vectorShards.length || filled[ShardKind.cell] === cellShards.length))
+        if (listed && partition && filled[ShardKind.vectors] === vectorShards.length)
           setCandidateIndex(snapshot, undefined)
       })
       promise.catch(() => loading.delete(index))
@@ -252,7 +253,7 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
     else if (entry.kind === ShardKind.vectors)
       fillVectors(shard, entry)
     else if (entry.kind === ShardKind.cell)
-      cellChunks[entry.from] = fillCell(snapshot, shard, entry.from, vectorType, rowLoaded!)
+      cells[entry.from] = readCell(partition!, shard, entry.from, snapshot.chunkCount)
     else if (entry.kind === ShardKind.centroids)
       fillCentroidShard(shard, index)
     else fillRefinement(shard, entry)
@@ -332,14 +333,14 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
     snapshot.refinement.pending = { missing: chunk => !listed || loaded[shardAt(refinementShards, chunk)] === 0, wanted: new Set() }
   // With vector cells, searches read the candidates their query selects until every row is in.
   const rowLoaded = partition ? new Uint8Array(snapshot.chunkCount) : undefined
-  const cellChunks: (Uint32Array | undefined)[] = []
+  const cells: (CellCodes | undefined)[] = []
   /** Cell and vector shards an approximate search asked for. */
   const cellsWanted = new Set<number>()
   if (partition) {
     setCandidateIndex(snapshot, createCandidateIndex({
       snapshot,
       partition,
-      cellChunks: j => cellChunks[j],
+      cell: j => cells[j],
       rowLoaded: c => rowLoaded![c] === 1,
       wantCentroids: () => cellsWanted.add(centroidShard),
       wantCell: j => cellsWanted.add(cellShards[j]!),
