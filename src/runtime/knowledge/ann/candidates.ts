@@ -1,10 +1,11 @@
 // Approximate vector search of a sharded snapshot: which chunks a search
 // reads. A first pass scores the chunks of the cells nearest the query by
 // their low-bit codes (codes.ts; a cell holds whole documents), and keeps the
-// documents it ranks highest (`rescore` a result); to those it adds the top
-// 4·K documents by lexical score, so that a fused (`auto`) search gives them
-// their exact vector score, as exact search would, instead of leaving them
-// out. Every chunk of these documents is then read from its exact row, so each
+// documents it ranks highest (`rescore` a result; in a fused search, with
+// the most their lexical score can add); to those it adds the documents of the
+// top 4·K by lexical score that are not in the cells read, so that a fused
+// (`auto`) search gives them their exact vector score, as exact search would,
+// instead of leaving them out. Every chunk of these documents is then read from its exact row, so each
 // scores as in exact search; the ordinary search code ranks these chunks only
 // (see `scoreDocuments` in ../search.ts): the others score −∞, as if they were
 // not there.
@@ -138,9 +139,15 @@ export function createCandidateIndex(source: CandidateSource): CandidateIndex {
       firstPass(partition, cells.map(j => source.cell(j)!), unit, snapshot.chunkDocuments, logCounts, approximate)
       mask ??= new Uint8Array(snapshot.chunkCount)
       mask.fill(0)
+      // Fused, a document's first-pass score gets the most lexical search can add to it.
+      if (lexical) {
+        for (let d = 0; d < approximate.length; d++)
+          approximate[d]! += lexical[d]!
+      }
       const read = leaders(approximate, partition.rescore * topK, -Infinity)
+      // The lexical leaders outside the cells read have no first-pass score: their rows are read anyway.
       if (lexical)
-        read.push(...leaders(lexical, LEXICAL_LEADERS * topK, 0))
+        read.push(...leaders(lexical, LEXICAL_LEADERS * topK, 0).filter(d => approximate![d] === -Infinity))
       let complete = true
       for (const d of read) {
         for (let k = offsets[d]!; k < offsets[d + 1]!; k++) {
