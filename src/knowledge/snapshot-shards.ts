@@ -3,7 +3,8 @@
 // snapshot and options give the same files. The sections are copied byte for
 // byte, so the sharded snapshot, once loaded, is the snapshot. A large
 // snapshot's vectors are also partitioned into k-means cells (vector-cells.ts),
-// each a shard, for approximate search (src/runtime/knowledge/ann/).
+// each a shard of its chunks' low-bit codes (vector-codes.ts), for approximate
+// search (src/runtime/knowledge/ann/).
 
 import type { PendingSection } from './snapshot'
 import type { ShardEntry } from '../runtime/knowledge/snapshot-shards'

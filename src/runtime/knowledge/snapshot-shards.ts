@@ -5,9 +5,10 @@
 // in parallel, while the query model loads, and then the refinement bits of
 // the few documents near its cut only (int8). A core with vector cells
 // (ann/cells.ts) makes vector search approximate: once the query is embedded,
-// it loads the cells nearest it and the rows of the documents lexical search
-// ranks highest, and ranks those only (ann/candidates.ts), until every row is
-// in (loadVectors, loadAll, or every cell fetched), when it is exact again.
+// it loads the cells nearest it (low-bit codes of their chunks), then the rows
+// of the documents their codes rank highest and of those lexical search ranks
+// highest, and ranks those only (ann/candidates.ts), until every row is in
+// (loadVectors, loadAll), when it is exact again.
 //
 // The core is a snapshot file (see snapshot-reader.ts) flagged SHARDED_CORE:
 // CDOC, HEAD, LTRM and LLEN as in a whole snapshot; META without its document
@@ -23,14 +24,15 @@
 //              shard only, whose own SDIR lists the others (a search that needs them fetches it first)
 //   ACFG  u32  the vector cells, optional (see ann/cells.ts)
 // A lexical shard holds the postings of terms [from, to); a vector or
-// refinement shard the rows of chunks [from, to); a cell shard cells
+// refinement shard the rows of chunks [from, to) (with vector cells, of whole
+// documents: a search reads a document's rows whole); a cell shard cells
 // [from, to) (one), its chunks listed in it; the centroid shard the centroids
 // of cells [from, to) (all; ann/cells.ts). Each shard is a snapshot
 // file flagged SHARD with
 //   SHRD  u32  [CRC-32 of the whole snapshot, shard index, kind, from, to]
 // and the slices: LPST and LFRQ (lexical); SCAL (int8) and VECT (vectors);
-// VREF (refinement, int8 snapshots with refinement bits only); CROW, SCAL and
-// VECT (cell); ACSC and ACEN (centroids).
+// VREF (refinement, int8 snapshots with refinement bits only); CROW, CSTP and
+// CCOD (cell); ACSC, SDIR and ACEN (centroids).
 //
 // The reader fills full-size typed arrays as shards arrive, so the ordinary
 // `Snapshot` it returns is searched by the ordinary search functions, and
