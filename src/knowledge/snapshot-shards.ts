@@ -60,20 +60,26 @@ export const DEFAULT_VECTOR_SHARD_BYTES = 1024 * 1024
 export const DEFAULT_REFINEMENT_SHARD_BYTES = 64 * 1024
 
 /**
- * Below this many chunks, exact search is the default. On real embeddings
- * (bench/cells.bench.mjs: the guides, 2,044 chunks), a search had to read
- * about 1,000 chunks for the exact top 5 on 98 % of queries or more; below
- * 2,000 chunks that is half the vectors or more, for one more round trip
- * (cells are fetched once the query is embedded, vector shards while it is).
+ * Below this many chunks, exact search is the default. A first pass over
+ * 1-bit codes reads a chunk for an eighth of its int8 row, so cells pay from
+ * far fewer chunks than when they held rows (2,000): at 1,000 chunks
+ * (bench/shards.bench.mjs) the first `auto` result fetches a fraction of
+ * exact search's bytes, for one more round trip (cells are fetched once the
+ * query is embedded, vector shards while it is).
  */
-export const ANN_MIN_CHUNKS = 2000
-/** Cells an approximate search reads by default. */
-export const DEFAULT_PROBE = 4
-/** Bits a component of the cells' first-pass codes has, by default. */
-export const DEFAULT_CODE_BITS = 2
-/** Documents per result an approximate search scores exactly, by default. */
-export const DEFAULT_RESCORE = 4
-/** Chunks a cell holds at least, by default: four cells are then about 1,000 chunks (see {@link ANN_MIN_CHUNKS}). */
+export const ANN_MIN_CHUNKS = 1000
+/**
+ * Cells an approximate search reads by default. On real embeddings
+ * (bench/cells.bench.mjs: the guides, 2,044 chunks in 8 cells), reading 4
+ * left the exact top 5 on 96 % of queries whatever was rescored; with codes,
+ * reading more cells costs little.
+ */
+export const DEFAULT_PROBE = 8
+/** Bits a component of the cells' first-pass codes has, by default: on the guides, 1 bit and 3 documents a result rescored beat 2 bits and 2 (bench/cells.bench.mjs). */
+export const DEFAULT_CODE_BITS = 1
+/** Documents per result an approximate search scores exactly, by default: on the guides, 2 kept the exact top 5 for 94 % of queries, 3 for 98.5 %. */
+export const DEFAULT_RESCORE = 3
+/** Chunks a cell holds at least, by default. */
 export const MIN_CELL_CHUNKS = 250
 /** Range shards of an approximate snapshot serve the rows of a few documents lexical search ranks high, so they are small. */
 export const ANN_VECTOR_SHARD_BYTES = 4 * 1024
@@ -81,7 +87,8 @@ export const ANN_REFINEMENT_SHARD_BYTES = 8 * 1024
 
 /**
  * The default number of cells for `chunkCount` chunks: 2√n, which balances
- * the centroids' bytes (n cells) against four cells' rows (4n / cells), but no
+ * the centroids' bytes (n cells) against the codes of the cells a query reads
+ * (n / cells each), but no
  * more than one per {@link MIN_CELL_CHUNKS} chunks; none below {@link ANN_MIN_CHUNKS}.
  */
 export function cellCountFor(chunkCount: number): number {

@@ -208,7 +208,7 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
     expect(fetched.filter(i => kinds[i] === ShardKind.cell).length).toBe(8 * float.queryVectors.size)
   })
 
-  it('stays exact by default below 2,000 chunks', async () => {
+  it('stays exact by default below 1,000 chunks', async () => {
     const small = clusteredCorpus(10, 5, 8, 3)
     const shards = openShardedSnapshot(encodeShardedSnapshot(small.snapshot).core, decodeSnapshot(small.snapshot).documents, { load: async () => new Uint8Array(0), name: String }).shards
     expect(shards.some(s => s.kind === ShardKind.cell)).toBe(false)
