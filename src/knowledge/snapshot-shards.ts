@@ -176,7 +176,6 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
   }
   // With cells, the centroid shard comes next: the core lists the shards up to it, it lists the others.
   const cells = cellCount > 0 ? partitionVectors(int8Rows(decoded.vectors, chunkCount, dims), chunkCount, dims, cellCount, decoded.chunkDocuments) : undefined
-  const centroids = cells ? quantizeCentroids(cells.centroids, cells.chunks.length, dims) : undefined
   const listed = cells ? planned.length + 1 : undefined
   if (cells)
     planned.push({ kind: ShardKind.centroids, from: 0, to: cells.chunks.length })
@@ -227,11 +226,10 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
       slices = [...raw('SCAL', from * 4, to * 4), ...raw('VECT', from * dims * vectorElement, to * dims * vectorElement)]
     }
     else if (kind === ShardKind.cell) {
-      const centroid = Float64Array.from({ length: dims }, (_, i) => centroids!.quantized[from * dims + i]! * centroids!.scales[from]!)
-      slices = cellSlices(cells!.chunks[from]!, chunkCount, centroid, codeBits, decoded.vectors, decoded.scales)
+      slices = cellSlices(cells!.chunks[from]!, chunkCount, dims, codeBits, decoded.vectors, decoded.scales)
     }
     else if (kind === ShardKind.centroids) {
-      slices = [...centroidSections(centroids!, to, dims), directoryOf(index + 1, planned.length)]
+      slices = [...centroidSections(cells!.centroids, to, dims), directoryOf(index + 1, planned.length)]
     }
     else {
       slices = raw('VREF', from * refineRow, to * refineRow)
@@ -267,14 +265,8 @@ function int8Rows(vectors: Float32Array | Int8Array, chunkCount: number, dims: n
   return out
 }
 
-/**
- * A cell shard's slices: its chunks (CROW, ascending), their codes' steps
- * (CSTP) and their codes (CCOD), in that order; the codes are of each row
- * minus `centroid` (the cell's, as the reader reads it), which spends their
- * few bits on what sets the cell's chunks apart, not on what they share.
- */
-function cellSlices(chunks: Uint32Array, chunkCount: number, centroid: Float64Array, bits: number, vectors: Float32Array | Int8Array, scales: Float32Array | null): PendingSection[] {
-  const dims = centroid.length
+/** A cell shard's slices: its chunks (CROW, ascending), their codes' steps (CSTP) and their codes (CCOD), in that order. */
+function cellSlices(chunks: Uint32Array, chunkCount: number, dims: number, bits: number, vectors: Float32Array | Int8Array, scales: Float32Array | null): PendingSection[] {
   const crow: PendingSection = chunkCount - 1 > 0xFFFF
     ? { tag: 'CROW', type: ElementType.u32, bytes: u32Bytes([...chunks]) }
     : { tag: 'CROW', type: ElementType.u16, bytes: u16Bytes(chunks) }
@@ -283,7 +275,7 @@ function cellSlices(chunks: Uint32Array, chunkCount: number, centroid: Float64Ar
     const c = chunks[r]!
     const scale = scales ? scales[c]! : 1
     for (let i = 0; i < dims; i++)
-      values[i] = vectors[c * dims + i]! * scale - centroid[i]!
+      values[i] = vectors[c * dims + i]! * scale
     return values
   })
   return [crow, { tag: 'CSTP', type: ElementType.f32, bytes: f32Bytes(steps) }, { tag: 'CCOD', type: ElementType.u8, bytes: codes }]
@@ -300,15 +292,11 @@ function documentRuns(chunkDocuments: ArrayLike<number>, chunkCount: number): [n
   return runs
 }
 
-/** Centroids as the centroid shard holds them: each unit centroid as 4-bit components times a scale per cell (f32). */
-interface QuantizedCentroids {
-  quantized: Int8Array
-  scales: Float32Array
-}
-
-function quantizeCentroids(centroids: Float64Array, cellCount: number, dims: number): QuantizedCentroids {
+/** The centroid shard's sections: each unit centroid as 4-bit components (ACEN) times its scale (ACSC). */
+function centroidSections(centroids: Float64Array, cellCount: number, dims: number): PendingSection[] {
   const quantized = new Int8Array(cellCount * dims)
-  const scales = new Float32Array(cellCount)
+  const scales = new Uint8Array(cellCount * 4)
+  const dv = new DataView(scales.buffer)
   for (let j = 0; j < cellCount; j++) {
     let max = 0
     for (let i = j * dims; i < (j + 1) * dims; i++)
@@ -316,15 +304,10 @@ function quantizeCentroids(centroids: Float64Array, cellCount: number, dims: num
     const scale = max / 7
     for (let i = j * dims; i < (j + 1) * dims; i++)
       quantized[i] = Math.max(-8, Math.min(7, Math.round(centroids[i]! / scale)))
-    scales[j] = scale
+    dv.setFloat32(j * 4, scale, true)
   }
-  return { quantized, scales }
-}
-
-/** The centroid shard's sections: the scales (ACSC) and the 4-bit components (ACEN). */
-function centroidSections({ quantized, scales }: QuantizedCentroids, cellCount: number, dims: number): PendingSection[] {
   return [
-    { tag: 'ACSC', type: ElementType.f32, bytes: f32Bytes(scales) },
+    { tag: 'ACSC', type: ElementType.f32, bytes: scales },
     { tag: 'ACEN', type: ElementType.u8, bytes: packNibbles(quantized, cellCount, dims) },
   ]
 }

@@ -96,24 +96,16 @@ function leaders(scores: Float64Array, count: number, floor: number): number[] {
  * Each document's first-pass score (−∞ outside `cells`): the soft maximum of
  * its chunks' code scores, as search-pool.ts pools exact ones, into `out`.
  */
-function firstPass(partition: CellPartition, cells: readonly number[], cellCodes: (j: number) => CellCodes, unit: Float64Array, chunkDocuments: ArrayLike<number>, logCounts: Float64Array, out: Float64Array): void {
-  const { dimensions: dims, codeBits } = partition
-  const { values, scales } = partition.centroids!
-  const scorer = codeScorer(unit, dims, codeBits)
-  const rowBytes = codeRowBytes(dims, codeBits)
+function firstPass(partition: CellPartition, cells: CellCodes[], unit: Float64Array, chunkDocuments: ArrayLike<number>, logCounts: Float64Array, out: Float64Array): void {
+  const scorer = codeScorer(unit, partition.dimensions, partition.codeBits)
+  const rowBytes = codeRowBytes(partition.dimensions, partition.codeBits)
   out.fill(-Infinity)
   // Σ e^((s − best) / T) over each document's chunks so far, its best chunk's score in `out`.
   const sums = new Map<number, number>()
-  for (const j of cells) {
-    const { chunks, steps, codes } = cellCodes(j)
-    // A code is of its row minus the cell's centroid (see cells.ts).
-    let centroid = 0
-    for (let i = 0; i < dims; i++)
-      centroid += unit[i]! * values[j * dims + i]!
-    centroid *= scales[j]!
+  for (const { chunks, steps, codes } of cells) {
     for (let r = 0; r < chunks.length; r++) {
       const d = chunkDocuments[chunks[r]!]!
-      const s = centroid + scorer.score(codes, r * rowBytes, steps[r]!)
+      const s = scorer.score(codes, r * rowBytes, steps[r]!)
       if (s > out[d]!) {
         sums.set(d, (sums.get(d) ?? 0) * Math.exp((out[d]! - s) / POOLING_TEMPERATURE) + 1)
         out[d] = s
@@ -144,7 +136,7 @@ export function createCandidateIndex(source: CandidateSource): CandidateIndex {
       }
       const { offsets, chunks, logCounts } = documentChunks(snapshot)
       approximate ??= new Float64Array(snapshot.documents.length)
-      firstPass(partition, cells, j => source.cell(j)!, unit, snapshot.chunkDocuments, logCounts, approximate)
+      firstPass(partition, cells.map(j => source.cell(j)!), unit, snapshot.chunkDocuments, logCounts, approximate)
       mask ??= new Uint8Array(snapshot.chunkCount)
       mask.fill(0)
       // Fused, a document's first-pass score gets the most lexical search can add to it.

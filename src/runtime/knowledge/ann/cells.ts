@@ -15,9 +15,7 @@
 // Each cell is a shard of kind 3 holding its chunks' first-pass codes (codes.ts), not their rows:
 //   CROW  u16|u32  its chunks, ascending
 //   CSTP  f32      their codes' steps, in CROW's order
-//   CCOD  u8       their codes, a row of codeRowBytes(dimensions, bits) each, in CROW's order: each
-//                  of its row minus the cell's centroid (ACEN times ACSC), so that a chunk's first-pass
-//                  score is the query's with the centroid plus its code's
+//   CCOD  u8       their codes, a row of codeRowBytes(dimensions, bits) each, in CROW's order
 // An approximate search ranks a cell's documents by their codes, then fetches the int8 (or
 // float32) rows of the best few from the vector shards (candidates.ts).
 
