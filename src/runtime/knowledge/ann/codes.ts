@@ -31,14 +31,17 @@ export function codeScorer(unit: Float64Array, dimensions: number, bits: number)
   const mask = (1 << bits) - 1
   const table = new Float64Array(rowBytes * 256)
   for (let b = 0; b < rowBytes; b++) {
-    for (let value = 0; value < 256; value++) {
-      let sum = 0
-      for (let k = 0; k < perByte; k++) {
-        const i = b * perByte + k
-        if (i < dimensions)
-          sum += unit[i]! * levelValue((value >> (k * bits)) & mask, bits)
-      }
-      table[b * 256 + value] = sum
+    const t = b * 256
+    // Value 0 (every level 0), then each value from one with its lowest non-zero level cleared: 256 additions a byte.
+    let base = 0
+    for (let k = 0; k < perByte && b * perByte + k < dimensions; k++)
+      base += unit[b * perByte + k]! * levelValue(0, bits)
+    table[t] = base
+    for (let value = 1; value < 256; value++) {
+      const k = Math.floor((31 - Math.clz32(value & -value)) / bits)
+      const i = b * perByte + k
+      const level = (value >> (k * bits)) & mask
+      table[t + value] = table[t + (value & ~(mask << (k * bits)))]! + (i < dimensions ? unit[i]! * level : 0)
     }
   }
   return {
