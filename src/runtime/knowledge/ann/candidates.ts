@@ -2,7 +2,8 @@
 // reads. A first pass scores the chunks of the cells nearest the query by
 // their low-bit codes (codes.ts; a cell holds whole documents), and keeps the
 // documents it ranks highest (`rescore` a result; in a fused search, with
-// the most their lexical score can add); to those it adds the documents of the
+// the most their lexical score can add, and `rescore` per document of the
+// vector side's top ten, which make the fusion weight); to those it adds the documents of the
 // top 4·K by lexical score that are not in the cells read, so that a fused
 // (`auto`) search gives them their exact vector score, as exact search would,
 // instead of leaving them out. Every chunk of these documents is then read from its exact row, so each
@@ -20,6 +21,7 @@
 
 import type { Snapshot } from '../snapshot-reader'
 import type { CellCodes, CellPartition } from './cells'
+import { PEAK_DEPTH } from '../fusion-weight'
 import { POOLING_TEMPERATURE } from '../search-pool'
 import { documentChunks } from '../search-refine'
 import { nearestCells } from './cells'
@@ -139,12 +141,14 @@ export function createCandidateIndex(source: CandidateSource): CandidateIndex {
       firstPass(partition, cells.map(j => source.cell(j)!), unit, snapshot.chunkDocuments, logCounts, approximate)
       mask ??= new Uint8Array(snapshot.chunkCount)
       mask.fill(0)
-      // Fused, a document's first-pass score gets the most lexical search can add to it.
+      const read = leaders(approximate, partition.rescore * (lexical ? PEAK_DEPTH : topK), -Infinity)
+      // Fused, a document's first-pass score gets the most lexical search can add to it; the
+      // vector side's own leaders above are read too, whose top ten make the fusion weight.
       if (lexical) {
         for (let d = 0; d < approximate.length; d++)
           approximate[d]! += lexical[d]!
+        read.push(...leaders(approximate, partition.rescore * topK, -Infinity))
       }
-      const read = leaders(approximate, partition.rescore * topK, -Infinity)
       // The lexical leaders outside the cells read have no first-pass score: their rows are read anyway.
       if (lexical)
         read.push(...leaders(lexical, LEXICAL_LEADERS * topK, 0).filter(d => approximate![d] === -Infinity))
