@@ -1,15 +1,16 @@
 // Approximate vector search of a sharded snapshot: which chunks a search
 // reads. A first pass scores the chunks of the cells nearest the query by
-// their low-bit codes (codes.ts; a cell holds whole documents), and keeps the
-// documents it ranks highest (`rescore` a result; in a fused search, with
-// the most their lexical score can add, and `rescore` per document of the
-// vector side's top ten, which make the fusion weight); to those it adds the documents of the
-// top 4·K by lexical score that are not in the cells read, so that a fused
-// (`auto`) search gives them their exact vector score, as exact search would,
-// instead of leaving them out. Every chunk of these documents is then read from its exact row, so each
-// scores as in exact search; the ordinary search code ranks these chunks only
-// (see `scoreDocuments` in ../search.ts): the others score −∞, as if they were
-// not there.
+// their low-bit codes (codes.ts; a cell holds whole documents) and keeps the
+// documents it ranks highest: `rescore` a result; in a fused search, by their
+// code score plus the most their lexical score can add, and also `rescore` a
+// document of the vector side's top ten, which make the fusion weight. To
+// those it adds the documents of the top 4·K by lexical score that are not in
+// the cells read, so that a fused (`auto`) search gives them their exact
+// vector score, as exact search would, instead of leaving them out. Every
+// chunk of these documents is then read from its exact row, so each scores as
+// in exact search; the ordinary search code ranks these chunks only (see
+// `scoreDocuments` in ../search.ts): the others score −∞, as if they were not
+// there.
 //
 // The candidates depend on the query alone, never on which shards a page has
 // fetched already, so a query ranks the same on a fresh page and a warm one.
@@ -58,7 +59,7 @@ export interface CandidateSource {
   partition: CellPartition
   /** Cell `j`'s chunks and codes once its shard is in. */
   cell: (j: number) => CellCodes | undefined
-  /** Whether chunk `c`'s row is in (from a cell or a range shard). */
+  /** Whether chunk `c`'s row is in (from its vector shard). */
   rowLoaded: (c: number) => boolean
   /** Asks for the centroids' shard. */
   wantCentroids: () => void
