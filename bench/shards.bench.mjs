@@ -4,7 +4,8 @@
 // search latency, at 1k and 100k chunks.
 //
 //   node bench/shards.bench.mjs [--queries 101] [--counts 1000,100000] [--vectors clustered|random]
-//     [--lexical-bytes 16384] [--vector-bytes N] [--refinement-bytes N] [--cells auto|N] [--probe 8] [--json]
+//     [--lexical-bytes 16384] [--vector-bytes N] [--refinement-bytes N] [--cells auto|N] [--probe 8]
+//     [--code-bits 1|2|4] [--rescore N] [--json]
 //
 // Corpus: 40 words a chunk, a heading, 10 chunks a document, 384 dimensions,
 // int8 with refinement and the lexical index, as the plugin builds them.
@@ -48,7 +49,7 @@ const COUNTS = arg('counts', '1000,100000').split(',').map(Number)
 const VECTORS = arg('vectors', 'clustered')
 const cellsArg = arg('cells', 'auto')
 const optional = name => arg(name, '') === '' ? {} : { [name.replace(/-(\w)/g, (_, c) => c.toUpperCase())]: numberArg(name, 0) }
-const SIZES = { lexicalBytes: numberArg('lexical-bytes', 16_384), ...optional('vector-bytes'), ...optional('refinement-bytes'), ...optional('probe') }
+const SIZES = { lexicalBytes: numberArg('lexical-bytes', 16_384), ...optional('vector-bytes'), ...optional('refinement-bytes'), ...optional('probe'), ...optional('code-bits'), ...optional('rescore') }
 const CELLS = cellsArg === 'auto' ? 'auto' : Number(cellsArg)
 const DIMS = 384
 /** Documents a topic (clustered corpus). */
@@ -159,6 +160,10 @@ for (const count of COUNTS) {
   const exactSize = measure(exactFiles)
   const annSize = measure(files)
   const one = knowledgeBase(decoded, { whole })
+  const opened = S.openShardedSnapshot(files.core, decoded, { load: async i => files.shards[i], name: String })
+  await opened.loadVectorRows() // with cells, the centroid shard lists the shards after it
+  const shardEntries = opened.shards
+  const KINDS = ['lexical', 'vectors', 'refinement', 'cells', 'centroids']
 
   /** Bytes fetched before the first result of `mode` for each query, on a fresh knowledge base; with `agreement`, the `auto` top 5 against exact search's. */
   const firstResult = async (f, sizes, queries, mode, agreement = false) => {
@@ -168,12 +173,19 @@ for (const count of COUNTS) {
     let same = 0
     let found = 0
     let expectedCount = 0
+    const byKind = {}
     for (const query of queries) {
       const fetched = []
       const got = await knowledgeBase(decoded, f, fetched).search(query, { mode })
       raw.push(sizes.bytesOf(fetched))
       gz.push(sizes.gzipOf(fetched))
       counts.push(fetched.length)
+      if (f === files) {
+        for (const i of fetched) {
+          const kind = i === 'core' ? 'core' : KINDS[shardEntries[i].kind]
+          byKind[kind] = (byKind[kind] ?? 0) + sizes.gzipOf([i]) / queries.length
+        }
+      }
       if (agreement) {
         const expected = (await one.search(query, { mode })).map(r => r.id)
         same += Number(JSON.stringify(got.map(r => r.id)) === JSON.stringify(expected))
@@ -181,7 +193,7 @@ for (const count of COUNTS) {
         expectedCount += expected.length
       }
     }
-    return { median: median(raw), p90: percentile(raw, 0.9), max: Math.max(...raw), gzipMedian: median(gz), gzipP90: percentile(gz, 0.9), files: median(counts), ...(agreement ? { sameTop5: same / queries.length, recall: found / expectedCount } : {}) }
+    return { median: median(raw), p90: percentile(raw, 0.9), max: Math.max(...raw), gzipMedian: median(gz), gzipP90: percentile(gz, 0.9), files: median(counts), byKind, ...(agreement ? { sameTop5: same / queries.length, recall: found / expectedCount } : {}) }
   }
   const lexical = {
     short: await firstResult(files, annSize, short, 'lexical'),
@@ -191,9 +203,6 @@ for (const count of COUNTS) {
   // Exact search fetches every vector shard whatever the query: a few queries say how much.
   const exact = { short: await firstResult(exactFiles, exactSize, short.slice(0, 11), 'auto'), prompt: await firstResult(exactFiles, exactSize, prompts.slice(0, 11), 'auto') }
   const vector = { short: await firstResult(files, annSize, short, 'auto', true), prompt: await firstResult(files, annSize, prompts, 'auto', true), vectorOnly: await firstResult(files, annSize, short, 'vector', true) }
-  const opened = S.openShardedSnapshot(files.core, decoded, { load: async i => files.shards[i], name: String })
-  await opened.loadVectorRows() // with cells, the centroid shard lists the shards after it
-  const shardEntries = opened.shards
   const lexicalShards = shardEntries.filter(shard => shard.kind === 0).length
   const cellCount = shardEntries.filter(shard => shard.kind === 3).length
 
@@ -259,6 +268,7 @@ for (const count of COUNTS) {
   line('first auto result, short, cells', vector.short)
   line('first auto result, prompt, cells', vector.prompt)
   line('first vector result, short, cells', vector.vectorOnly)
+  console.log(`  first auto result, short, cells, mean gzip by kind: ${Object.entries(vector.short.byKind).map(([kind, bytes]) => `${kind} ${kib(bytes)}`).join(', ')}`)
   for (const [name, l] of Object.entries(latency))
     console.log(`  search once loaded, ${name.padEnd(18)} one ${l.one.toFixed(2)} ms, sharded ${l.sharded.toFixed(2)} ms, ratio ${l.ratio.toFixed(2)}×`)
   console.log(`  cold lexical search from memory (decode + search): one ${cold.one.toFixed(1)} ms, sharded ${cold.sharded.toFixed(1)} ms`)

@@ -3,15 +3,18 @@
 // snapshot and options give the same files. The sections are copied byte for
 // byte, so the sharded snapshot, once loaded, is the snapshot. A large
 // snapshot's vectors are also partitioned into k-means cells (vector-cells.ts),
-// each a shard, for approximate search (src/runtime/knowledge/ann/).
+// each a shard of its chunks' low-bit codes (vector-codes.ts), for approximate
+// search (src/runtime/knowledge/ann/).
 
 import type { PendingSection } from './snapshot'
 import type { ShardEntry } from '../runtime/knowledge/snapshot-shards'
 import { crc32, decodeContainer, ELEMENT_SIZE, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, readContainer, refineRowBytes } from '../runtime/knowledge/snapshot-reader'
+import { CODE_BITS } from '../runtime/knowledge/ann/codes'
 import { packNibbles } from '../runtime/knowledge/ann/cells'
 import { SDIR_HEAD, SDIR_ENTRY, ShardKind } from '../runtime/knowledge/snapshot-shards'
 import { assemble } from './snapshot'
 import { partitionVectors } from './vector-cells'
+import { encodeCodes } from './vector-codes'
 
 /** How big shards are made. */
 export interface ShardOptions {
@@ -39,6 +42,15 @@ export interface ShardOptions {
   cells?: number | 'auto'
   /** Cells an approximate search reads (default {@link DEFAULT_PROBE}). */
   probe?: number
+  /** Bits a component of the cells' first-pass codes has: 1, 2 or 4 (default {@link DEFAULT_CODE_BITS}). */
+  codeBits?: number
+  /**
+   * Documents per result an approximate search scores exactly, the best by
+   * their first-pass codes (default {@link DEFAULT_RESCORE}): their int8 rows
+   * (and refinement bits near the cut) are fetched, the other documents of
+   * the cells it reads are not.
+   */
+  rescore?: number
 }
 
 /** At 100k chunks, 16 KiB shards cut a short query's first lexical bytes by a sixth against 64 KiB (bench/shards.bench.mjs), for the same number of files. */
@@ -48,16 +60,31 @@ export const DEFAULT_VECTOR_SHARD_BYTES = 1024 * 1024
 export const DEFAULT_REFINEMENT_SHARD_BYTES = 64 * 1024
 
 /**
- * Below this many chunks, exact search is the default. On real embeddings
- * (bench/cells.bench.mjs: the guides, 2,044 chunks), a search had to read
- * about 1,000 chunks for the exact top 5 on 98 % of queries or more; below
- * 2,000 chunks that is half the vectors or more, for one more round trip
- * (cells are fetched once the query is embedded, vector shards while it is).
+ * Below this many chunks, exact search is the default. A first pass over
+ * 1-bit codes reads a chunk for an eighth of its int8 row, so cells pay from
+ * far fewer chunks than when they held rows (2,000): at 1,000 chunks
+ * (bench/shards.bench.mjs) the first `auto` result fetches a fraction of
+ * exact search's bytes, for one more round trip (cells are fetched once the
+ * query is embedded, vector shards while it is).
  */
-export const ANN_MIN_CHUNKS = 2000
-/** Cells an approximate search reads by default. */
-export const DEFAULT_PROBE = 4
-/** Chunks a cell holds at least, by default: four cells are then about 1,000 chunks (see {@link ANN_MIN_CHUNKS}). */
+export const ANN_MIN_CHUNKS = 1000
+/**
+ * Cells an approximate search reads by default. On real embeddings
+ * (bench/cells.bench.mjs: the guides, 2,044 chunks in 8 cells), reading 4
+ * left the exact top 5 on 96 % of queries whatever was rescored; with codes,
+ * reading more cells costs little.
+ */
+export const DEFAULT_PROBE = 8
+/** Bits a component of the cells' first-pass codes has, by default: on the guides, 1 bit and 3 documents a result rescored beat 2 bits and 2 (bench/cells.bench.mjs). */
+export const DEFAULT_CODE_BITS = 1
+/**
+ * Documents per result an approximate search scores exactly, by default. On
+ * the guides, 2 kept the exact top 5 for 94 % of queries, 3 for 98.5 %; on
+ * the synthetic corpus (bench/shards.bench.mjs), whose documents of a topic
+ * are about equally near a query, 3 kept it for 95 % at 1,000 and 100,000 chunks.
+ */
+export const DEFAULT_RESCORE = 4
+/** Chunks a cell holds at least, by default. */
 export const MIN_CELL_CHUNKS = 250
 /** Range shards of an approximate snapshot serve the rows of a few documents lexical search ranks high, so they are small. */
 export const ANN_VECTOR_SHARD_BYTES = 4 * 1024
@@ -65,7 +92,8 @@ export const ANN_REFINEMENT_SHARD_BYTES = 8 * 1024
 
 /**
  * The default number of cells for `chunkCount` chunks: 2√n, which balances
- * the centroids' bytes (n cells) against four cells' rows (4n / cells), but no
+ * the centroids' bytes (n cells) against the codes of the cells a query reads
+ * (n / cells each), but no
  * more than one per {@link MIN_CELL_CHUNKS} chunks; none below {@link ANN_MIN_CHUNKS}.
  */
 export function cellCountFor(chunkCount: number): number {
@@ -127,6 +155,10 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
   const cellOption = countOption(options.cells, 'cells')
   const cellCount = !withVectors ? 0 : cellOption === 'auto' ? cellCountFor(chunkCount) : Math.min(cellOption, chunkCount)
   const probe = positiveSize(options.probe, 'probe', DEFAULT_PROBE)
+  const codeBits = positiveSize(options.codeBits, 'codeBits', DEFAULT_CODE_BITS)
+  if (!(CODE_BITS as readonly number[]).includes(codeBits))
+    fail(`codeBits must be 1, 2 or 4, got ${codeBits}.`)
+  const rescore = positiveSize(options.rescore, 'rescore', DEFAULT_RESCORE)
   const lexicalBytes = positiveSize(options.lexicalBytes, 'lexicalBytes', DEFAULT_LEXICAL_SHARD_BYTES)
   const vectorBytes = positiveSize(options.vectorBytes, 'vectorBytes', cellCount > 0 ? ANN_VECTOR_SHARD_BYTES : DEFAULT_VECTOR_SHARD_BYTES)
   const refinementBytes = positiveSize(options.refinementBytes, 'refinementBytes', cellCount > 0 ? ANN_REFINEMENT_SHARD_BYTES : DEFAULT_REFINEMENT_SHARD_BYTES)
@@ -153,14 +185,24 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
   if (cells)
     planned.push({ kind: ShardKind.centroids, from: 0, to: cells.chunks.length })
   const vectorElement = withVectors ? elementBytes('VECT') : 0
+  /**
+   * Chunk ranges of rows of `rowBytes`, about `target` bytes each; with cells, of whole documents
+   * (an approximate search fetches the rows of the documents it rescores, whole), a document a range.
+   */
+  const rowRanges = (rowBytes: number, target: number): [number, number][] => {
+    if (!cells)
+      return ranges(chunkCount, () => rowBytes, target)
+    const runs = documentRuns(decoded.chunkDocuments, chunkCount)
+    return ranges(runs.length, r => (runs[r]![1] - runs[r]![0]) * rowBytes, target).map(([from, to]) => [runs[from]![0], runs[to - 1]![1]])
+  }
   const refineRow = decoded.refinement ? refineRowBytes(dims, decoded.refinement.bits) : 0
   if (withVectors) {
     const rowBytes = dims * vectorElement + (decoded.scales ? 4 : 0)
-    for (const [from, to] of ranges(chunkCount, () => rowBytes, vectorBytes))
+    for (const [from, to] of rowRanges(rowBytes, vectorBytes))
       planned.push({ kind: ShardKind.vectors, from, to })
   }
   if (refineRow > 0) {
-    for (const [from, to] of ranges(chunkCount, () => refineRow, refinementBytes))
+    for (const [from, to] of rowRanges(refineRow, refinementBytes))
       planned.push({ kind: ShardKind.refinement, from, to })
   }
   for (const [cell] of (cells?.chunks ?? []).entries())
@@ -189,7 +231,7 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
       slices = [...raw('SCAL', from * 4, to * 4), ...raw('VECT', from * dims * vectorElement, to * dims * vectorElement)]
     }
     else if (kind === ShardKind.cell) {
-      slices = cellSlices(cells!.chunks[from]!, chunkCount, raw('SCAL')[0]?.bytes, raw('VECT')[0]!, dims * vectorElement)
+      slices = cellSlices(cells!.chunks[from]!, chunkCount, dims, codeBits, decoded.vectors, decoded.scales)
     }
     else if (kind === ShardKind.centroids) {
       slices = [...centroidSections(cells!.centroids, to, dims), directoryOf(index + 1, planned.length)]
@@ -207,7 +249,7 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
     shards[listed - 1] = shardOf(planned[listed - 1]!, listed - 1)
 
   const frequencies: PendingSection[] = lexical ? [{ tag: 'LDFV', type: ElementType.u8, bytes: varints(lexical.offsets) }] : []
-  const partition: PendingSection[] = cells ? [{ tag: 'ACFG', type: ElementType.u32, bytes: u32Bytes([cells.chunks.length, probe, shards.length]) }] : []
+  const partition: PendingSection[] = cells ? [{ tag: 'ACFG', type: ElementType.u32, bytes: u32Bytes([cells.chunks.length, probe, shards.length, codeBits, rescore]) }] : []
   const coreSections = [coreMeta(raw('META')[0]!.bytes), ...['CDOC', 'HEAD', 'LTRM'].flatMap(tag => raw(tag)), ...frequencies, ...raw('LLEN'), directoryOf(0, listed ?? shards.length), ...partition]
   const flags = (withVectors ? 0 : FLAG_NO_VECTORS) | FLAG_SHARDED_CORE
   return { core: assemble(dims, chunkCount, documentCount, coreSections, flags), shards }
@@ -228,19 +270,31 @@ function int8Rows(vectors: Float32Array | Int8Array, chunkCount: number, dims: n
   return out
 }
 
-/** A cell shard's slices: its chunks (CROW, ascending), their scales (int8) and their rows, in that order. */
-function cellSlices(chunks: Uint32Array, chunkCount: number, scales: Uint8Array | undefined, vect: PendingSection, rowBytes: number): PendingSection[] {
+/** A cell shard's slices: its chunks (CROW, ascending), their codes' steps (CSTP) and their codes (CCOD), in that order. */
+function cellSlices(chunks: Uint32Array, chunkCount: number, dims: number, bits: number, vectors: Float32Array | Int8Array, scales: Float32Array | null): PendingSection[] {
   const crow: PendingSection = chunkCount - 1 > 0xFFFF
     ? { tag: 'CROW', type: ElementType.u32, bytes: u32Bytes([...chunks]) }
     : { tag: 'CROW', type: ElementType.u16, bytes: u16Bytes(chunks) }
-  const rows = new Uint8Array(chunks.length * rowBytes)
-  const scal = new Uint8Array(chunks.length * 4)
-  for (const [r, c] of chunks.entries()) {
-    rows.set(vect.bytes.subarray(c * rowBytes, (c + 1) * rowBytes), r * rowBytes)
-    if (scales)
-      scal.set(scales.subarray(c * 4, (c + 1) * 4), r * 4)
+  const values = new Float64Array(dims)
+  const { steps, codes } = encodeCodes(chunks.length, dims, bits, (r) => {
+    const c = chunks[r]!
+    const scale = scales ? scales[c]! : 1
+    for (let i = 0; i < dims; i++)
+      values[i] = vectors[c * dims + i]! * scale
+    return values
+  })
+  return [crow, { tag: 'CSTP', type: ElementType.f32, bytes: f32Bytes(steps) }, { tag: 'CCOD', type: ElementType.u8, bytes: codes }]
+}
+
+/** The runs of chunks of one document, [first, end) each, in chunk order. */
+function documentRuns(chunkDocuments: ArrayLike<number>, chunkCount: number): [number, number][] {
+  const runs: [number, number][] = []
+  for (let c = 0; c < chunkCount; c++) {
+    if (c === 0 || chunkDocuments[c] !== chunkDocuments[c - 1])
+      runs.push([c, c + 1])
+    else runs[runs.length - 1]![1] = c + 1
   }
-  return [crow, ...(scales ? [{ tag: 'SCAL', type: ElementType.f32, bytes: scal }] : []), { tag: 'VECT', type: vect.type, bytes: rows }]
+  return runs
 }
 
 /** The centroid shard's sections: each unit centroid as 4-bit components (ACEN) times its scale (ACSC). */
@@ -285,6 +339,15 @@ function varints(offsets: Uint32Array): Uint8Array {
     out.push(value)
   }
   return Uint8Array.from(out)
+}
+
+/** Little-endian f32 bytes of `values`. */
+function f32Bytes(values: Float32Array): Uint8Array {
+  const out = new Uint8Array(values.length * 4)
+  const dv = new DataView(out.buffer)
+  for (const [i, v] of values.entries())
+    dv.setFloat32(i * 4, v, true)
+  return out
 }
 
 /** Little-endian u16 bytes of `values`. */

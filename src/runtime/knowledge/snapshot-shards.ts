@@ -5,9 +5,10 @@
 // in parallel, while the query model loads, and then the refinement bits of
 // the few documents near its cut only (int8). A core with vector cells
 // (ann/cells.ts) makes vector search approximate: once the query is embedded,
-// it loads the cells nearest it and the rows of the documents lexical search
-// ranks highest, and ranks those only (ann/candidates.ts), until every row is
-// in (loadVectors, loadAll, or every cell fetched), when it is exact again.
+// it loads the cells nearest it (low-bit codes of their chunks), then the rows
+// of the documents their codes rank highest and of those lexical search ranks
+// highest, and ranks those only (ann/candidates.ts), until every row is in
+// (loadVectors, loadAll), when it is exact again.
 //
 // The core is a snapshot file (see snapshot-reader.ts) flagged SHARDED_CORE:
 // CDOC, HEAD, LTRM and LLEN as in a whole snapshot; META without its document
@@ -23,14 +24,15 @@
 //              shard only, whose own SDIR lists the others (a search that needs them fetches it first)
 //   ACFG  u32  the vector cells, optional (see ann/cells.ts)
 // A lexical shard holds the postings of terms [from, to); a vector or
-// refinement shard the rows of chunks [from, to); a cell shard cells
+// refinement shard the rows of chunks [from, to) (with vector cells, of whole
+// documents: a search reads a document's rows whole); a cell shard cells
 // [from, to) (one), its chunks listed in it; the centroid shard the centroids
 // of cells [from, to) (all; ann/cells.ts). Each shard is a snapshot
 // file flagged SHARD with
 //   SHRD  u32  [CRC-32 of the whole snapshot, shard index, kind, from, to]
 // and the slices: LPST and LFRQ (lexical); SCAL (int8) and VECT (vectors);
-// VREF (refinement, int8 snapshots with refinement bits only); CROW, SCAL and
-// VECT (cell); ACSC and ACEN (centroids).
+// VREF (refinement, int8 snapshots with refinement bits only); CROW, CSTP and
+// CCOD (cell); ACSC, SDIR and ACEN (centroids).
 //
 // The reader fills full-size typed arrays as shards arrive, so the ordinary
 // `Snapshot` it returns is searched by the ordinary search functions, and
@@ -42,52 +44,17 @@
 
 import type { IndexArray, Snapshot, SnapshotContainer, SnapshotDocument } from './snapshot-reader'
 import { createCandidateIndex, setCandidateIndex } from './ann/candidates'
-import { fillCell, fillCentroids, readPartition } from './ann/cells'
+import type { CellCodes } from './ann/cells'
+import { fillCentroids, readCell, readPartition } from './ann/cells'
+import type { ShardEntry, ShardSource } from './snapshot-shard-directory'
 import { KnowledgeError } from './errors'
+import { documentsCrcOf, readDirectory, ShardKind, SHRD_LENGTH, unreadableSnapshot } from './snapshot-shard-directory'
 import { scoredTerms } from './lexical'
-import { bytesOf, checkPostings, checkScales, corrupt, crc32, decodeContainer, documentRow, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, readContainer, refineRowBytes, SnapshotError, view } from './snapshot-reader'
+import { bytesOf, checkPostings, checkScales, corrupt, crc32, decodeContainer, documentRow, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, readContainer, refineRowBytes, view } from './snapshot-reader'
 
-/** What a shard holds. */
-export const ShardKind = { lexical: 0, vectors: 1, refinement: 2, cell: 3, centroids: 4 } as const
 
-/** One shard as the core lists it. */
-export interface ShardEntry {
-  kind: typeof ShardKind[keyof typeof ShardKind]
-  /** First term (lexical), chunk (vectors, refinement) or cell. */
-  from: number
-  /** One past the last. */
-  to: number
-  byteLength: number
-  crc: number
-}
-
-/** Values of SDIR before its entries, and per entry. */
-export const SDIR_HEAD = 3
-export const SDIR_ENTRY = 5
-/** Values of a shard's SHRD section. */
-export const SHRD_LENGTH = 5
-
-/** Where the shards come from: their bytes, and a name for messages (a URL or a file). */
-export interface ShardSource {
-  load: (index: number) => Promise<ArrayBufferLike | ArrayBufferView>
-  name: (index: number) => string
-  /** How many shards the source has, when it knows: a core that lists another number is refused. */
-  count?: number
-  /** The core's name for messages (a URL or a file), when the source knows it. */
-  coreName?: string
-}
-
-/**
- * A snapshot file that cannot be decoded (a {@link SnapshotError}: truncated,
- * wrong magic bytes, bad checksum…) as the knowledge base reports it: a
- * KnowledgeError `snapshot-unavailable` naming the file (`what`), with the
- * SnapshotError as its cause. Any other error is returned as it is.
- */
-export function unreadableSnapshot(error: unknown, what: string): unknown {
-  if (!(error instanceof SnapshotError))
-    return error
-  return new KnowledgeError('snapshot-unavailable', `Cannot read the ${what}: ${error.message}`, { cause: error })
-}
+export { SDIR_ENTRY, SDIR_HEAD, ShardKind, SHRD_LENGTH, unreadableSnapshot } from './snapshot-shard-directory'
+export type { ShardEntry, ShardSource } from './snapshot-shard-directory'
 
 /** A sharded snapshot being loaded: its snapshot answers a search once that search's shards are in. */
 export interface ShardedSnapshot {
@@ -114,38 +81,6 @@ export interface ShardedSnapshot {
   loadAll: () => Promise<Snapshot>
 }
 
-/** The shard directory of a core, or of its centroid shard, which lists the shards after it (its SDIR section). */
-function readDirectory(container: SnapshotContainer): { vectorType: number, snapshotCrc: number, shards: ShardEntry[] } {
-  const section = container.sections.get('SDIR')
-  if (!section || section.type !== ElementType.u32 || section.length < SDIR_HEAD * 4)
-    corrupt('the sharded core or its centroid shard has no u32 SDIR section')
-  const head = view(container.bytes, section, ElementType.u32, section.length / 4) as Uint32Array
-  const count = head[2]!
-  if (head.length !== SDIR_HEAD + count * SDIR_ENTRY)
-    corrupt(`its shard directory does not hold ${count} shards`)
-  const shards: ShardEntry[] = []
-  for (let s = 0; s < count; s++) {
-    const at = SDIR_HEAD + s * SDIR_ENTRY
-    const [kind, from, to, byteLength, crc] = head.subarray(at, at + SDIR_ENTRY) as unknown as number[]
-    if ((kind !== ShardKind.lexical && kind !== ShardKind.vectors && kind !== ShardKind.refinement && kind !== ShardKind.cell && kind !== ShardKind.centroids) || !(from! < to!))
-      corrupt(`shard ${s} has an invalid kind or range`)
-    shards.push({ kind, from: from!, to: to!, byteLength: byteLength!, crc: crc! })
-  }
-  return { vectorType: head[0]!, snapshotCrc: head[1]!, shards }
-}
-
-/** The CRC-32 of the document table the core's META stands in for (see `coreMeta` of the writer). */
-function documentsCrcOf(core: SnapshotContainer): unknown {
-  const section = core.sections.get('META')
-  if (!section || section.type !== ElementType.utf8)
-    corrupt('section META is missing')
-  try {
-    return (JSON.parse(new TextDecoder().decode(core.bytes.subarray(section.offset, section.offset + section.length))) as { documentsCrc?: unknown }).documentsCrc
-  }
-  catch {
-    corrupt('section META is not valid JSON')
-  }
-}
 
 /**
  * Opens the core of a sharded snapshot (its bytes), with the documents its
@@ -224,7 +159,7 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
         if (++filled[kind]! === refinementShards.length && kind === ShardKind.refinement)
           delete snapshot.refinement!.pending
         // Once every row is in, vector search is exact again.
-        if (listed && partition && (filled[ShardKind.vectors] === vectorShards.length || filled[ShardKind.cell] === cellShards.length))
+        if (listed && partition && filled[ShardKind.vectors] === vectorShards.length)
           setCandidateIndex(snapshot, undefined)
       })
       promise.catch(() => loading.delete(index))
@@ -252,7 +187,7 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
     else if (entry.kind === ShardKind.vectors)
       fillVectors(shard, entry)
     else if (entry.kind === ShardKind.cell)
-      cellChunks[entry.from] = fillCell(snapshot, shard, entry.from, vectorType, rowLoaded!)
+      cells[entry.from] = readCell(partition!, shard, entry.from, snapshot.chunkCount)
     else if (entry.kind === ShardKind.centroids)
       fillCentroidShard(shard, index)
     else fillRefinement(shard, entry)
@@ -332,14 +267,14 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
     snapshot.refinement.pending = { missing: chunk => !listed || loaded[shardAt(refinementShards, chunk)] === 0, wanted: new Set() }
   // With vector cells, searches read the candidates their query selects until every row is in.
   const rowLoaded = partition ? new Uint8Array(snapshot.chunkCount) : undefined
-  const cellChunks: (Uint32Array | undefined)[] = []
+  const cells: (CellCodes | undefined)[] = []
   /** Cell and vector shards an approximate search asked for. */
   const cellsWanted = new Set<number>()
   if (partition) {
     setCandidateIndex(snapshot, createCandidateIndex({
       snapshot,
       partition,
-      cellChunks: j => cellChunks[j],
+      cell: j => cells[j],
       rowLoaded: c => rowLoaded![c] === 1,
       wantCentroids: () => cellsWanted.add(centroidShard),
       wantCell: j => cellsWanted.add(cellShards[j]!),

@@ -1,6 +1,7 @@
 // The partition of a sharded snapshot's vectors into k-means cells (written by
 // src/knowledge/vector-cells.ts and snapshot-shards.ts). The core holds
-//   ACFG  u32  [cell count K, cells a query reads (probe), shard count]
+//   ACFG  u32  [cell count K, cells a query reads (probe), shard count, bits of the first-pass
+//              codes, documents per result scored exactly (rescore)]
 // and the centroids are a shard of kind 4 (see ../snapshot-shards.ts),
 // fetched by vector searches only, while the query is embedded (a lexical
 // search, which does not need them, fetches the core alone), holding
@@ -11,13 +12,16 @@
 //              lower nibble first; a nibble n stands for n − 8), each component ≈ (n − 8) · ACSC.
 //              Four bits rank cells as well as eight did (bench/shards.bench.mjs), in half the bytes:
 //              at 100,000 chunks the centroids are the largest file a vector search fetches.
-// Each cell is a shard of kind 3 holding
+// Each cell is a shard of kind 3 holding its chunks' first-pass codes (codes.ts), not their rows:
 //   CROW  u16|u32  its chunks, ascending
-//   SCAL  f32      their scales (int8 snapshots)
-//   VECT  f32|i8   their rows, in CROW's order
+//   CSTP  f32      their codes' steps, in CROW's order
+//   CCOD  u8       their codes, a row of codeRowBytes(dimensions, bits) each, in CROW's order
+// An approximate search ranks a cell's documents by their codes, then fetches the int8 (or
+// float32) rows of the best few from the vector shards (candidates.ts).
 
-import type { IndexArray, Snapshot, SnapshotContainer } from '../snapshot-reader'
-import { checkScales, corrupt, ElementType, view } from '../snapshot-reader'
+import type { IndexArray, SnapshotContainer } from '../snapshot-reader'
+import { corrupt, ElementType, view } from '../snapshot-reader'
+import { CODE_BITS, codeRowBytes } from './codes'
 
 /** The cells of a sharded snapshot. */
 export interface CellPartition {
@@ -27,6 +31,10 @@ export interface CellPartition {
   /** Shards of the snapshot, those the centroid shard lists included. */
   shardCount: number
   dimensions: number
+  /** Bits a component of the first-pass codes has. */
+  codeBits: number
+  /** Documents per result scored exactly. */
+  rescore: number
   /** Once their shard is in. */
   centroids?: { values: Int8Array, scales: Float32Array }
 }
@@ -50,12 +58,12 @@ export function readPartition({ bytes, sections, dimensions }: SnapshotContainer
   const config = sections.get('ACFG')
   if (!config)
     return null
-  if (config.type !== ElementType.u32)
-    corrupt('its vector cells lack a u32 ACFG section')
-  const [count, probe, shardCount] = view(bytes, config, ElementType.u32, 3) as Uint32Array
-  if (!(count! > 0 && probe! > 0 && dimensions > 0))
-    corrupt('its vector cells have no cell, no probe or no dimensions')
-  return { count: count!, probe: probe!, shardCount: shardCount!, dimensions }
+  if (config.type !== ElementType.u32 || config.length !== 20)
+    corrupt('its vector cells lack a u32 ACFG section of 5 values (a core of an earlier version: build it again)')
+  const [count, probe, shardCount, codeBits, rescore] = view(bytes, config, ElementType.u32, 5) as Uint32Array
+  if (!(count! > 0 && probe! > 0 && dimensions > 0 && rescore! > 0) || !(CODE_BITS as readonly number[]).includes(codeBits!))
+    corrupt('its vector cells have no cell, no probe, no dimensions, no rescoring depth or codes of other than 1, 2 or 4 bits')
+  return { count: count!, probe: probe!, shardCount: shardCount!, dimensions, codeBits: codeBits!, rescore: rescore! }
 }
 
 /** Reads the centroids of `partition` from their shard. */
@@ -93,25 +101,26 @@ export function nearestCells({ count, dimensions: dims, centroids: loaded }: Cel
   return order.slice(0, Math.min(probe, count))
 }
 
-/** Copies a cell shard's rows (and scales) into their chunks' places in `snapshot`, marks them in `rowLoaded`, and returns its chunks. */
-export function fillCell(snapshot: Snapshot, { bytes, sections }: SnapshotContainer, cell: number, vectorType: number, rowLoaded: Uint8Array): Uint32Array {
-  const dims = snapshot.dimensions
+/** A cell's chunks and their first-pass codes. */
+export interface CellCodes {
+  chunks: Uint32Array
+  steps: Float32Array
+  codes: Uint8Array
+}
+
+/** Reads cell `cell`'s shard of a snapshot of `chunkCount` chunks. */
+export function readCell({ dimensions, codeBits }: CellPartition, { bytes, sections }: SnapshotContainer, cell: number, chunkCount: number): CellCodes {
   const crow = sections.get('CROW')
-  const vect = sections.get('VECT')
-  if (!crow || (crow.type !== ElementType.u16 && crow.type !== ElementType.u32) || !vect || vect.type !== vectorType)
-    corrupt('a cell shard lacks its u16 or u32 CROW section or its VECT section of the core\'s type')
+  const cstp = sections.get('CSTP')
+  const ccod = sections.get('CCOD')
+  if (!crow || (crow.type !== ElementType.u16 && crow.type !== ElementType.u32) || !cstp || cstp.type !== ElementType.f32 || !ccod || ccod.type !== ElementType.u8)
+    corrupt('a cell shard lacks its u16 or u32 CROW, its f32 CSTP or its u8 CCOD section')
   const chunks = Uint32Array.from(view(bytes, crow, crow.type, crow.length / (crow.type === ElementType.u16 ? 2 : 4)) as IndexArray)
-  if (chunks.length === 0 || chunks.some((c, r) => c >= snapshot.chunkCount || (r > 0 && c <= chunks[r - 1]!)))
-    corrupt(`cell ${cell} does not list ascending chunks under ${snapshot.chunkCount}`)
-  const rows = view(bytes, vect, vectorType, chunks.length * dims) as Int8Array | Float32Array
-  const scales = snapshot.scales ? view(bytes, sections.get('SCAL') ?? corrupt('a cell shard of int8 vectors lacks its SCAL section'), ElementType.f32, chunks.length) as Float32Array : null
-  if (scales)
-    checkScales(scales, chunks[0]!)
-  for (const [r, c] of chunks.entries()) {
-    snapshot.vectors.set(rows.subarray(r * dims, (r + 1) * dims), c * dims)
-    if (scales)
-      snapshot.scales![c] = scales[r]!
-    rowLoaded[c] = 1
-  }
-  return chunks
+  if (chunks.length === 0 || chunks.some((c, r) => c >= chunkCount || (r > 0 && c <= chunks[r - 1]!)))
+    corrupt(`cell ${cell} does not list ascending chunks under ${chunkCount}`)
+  const steps = view(bytes, cstp, ElementType.f32, chunks.length) as Float32Array
+  if (steps.some(s => !(s >= 0 && s < Infinity)))
+    corrupt(`cell ${cell} has a code step that is not finite and non-negative`)
+  const codes = view(bytes, ccod, ElementType.u8, chunks.length * codeRowBytes(dimensions, codeBits)) as Uint8Array
+  return { chunks, steps, codes }
 }

@@ -118,6 +118,25 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
     expect(fetchedBytes / (3 * corpus.queryVectors.size)).toBeLessThan(allVectors / 3)
   })
 
+  it('reads its cells\' low-bit codes, then the int8 rows of the few documents they rank highest, a document a vector shard', async () => {
+    const rescore = 3
+    const narrow = encodeShardedSnapshot(corpus.snapshot, { lexicalBytes: 2048, vectorBytes: 1, cells: 48, probe: 8, codeBits: 2, rescore })
+    const shards = await shardsOf(narrow)
+    // A cell holds 2-bit codes (12 bytes a row of 48 components, a step and a chunk number), not rows of 52 bytes.
+    const cellBytes = shards.flatMap((s, i) => s.kind === ShardKind.cell ? [narrow.shards[i]!.length] : []).reduce((a, b) => a + b, 0)
+    expect(cellBytes).toBeLessThan(0.4 * corpus.chunkCount * (DIMS + 4))
+    // Each vector shard holds one document's rows.
+    const vectorShards = shards.filter(s => s.kind === ShardKind.vectors)
+    expect(vectorShards.length).toBe(documents.length)
+    expect(vectorShards.every(s => s.to - s.from === 8)).toBe(true)
+    for (const query of [...corpus.queryVectors.keys()].slice(0, 10)) {
+      const fetched: number[] = []
+      expect(await sharded(narrow, fetched).search(query, { mode: 'vector' }), query).toEqual(await whole.search(query, { mode: 'vector' }))
+      expect(fetched.filter(i => shards[i]!.kind === ShardKind.cell)).toHaveLength(8)
+      expect(fetched.filter(i => shards[i]!.kind === ShardKind.vectors)).toHaveLength(rescore * 5)
+    }
+  })
+
   it('gives the documents lexical search ranks highest their exact vector score in auto, whatever cells it reads', async () => {
     // One cell read: the fused ranking still holds the lexical leaders, each with the best chunk exact
     // search finds. Their fused scores can differ: the lexical weight comes from the vector side's top
@@ -189,11 +208,13 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
     expect(fetched.filter(i => kinds[i] === ShardKind.cell).length).toBe(8 * float.queryVectors.size)
   })
 
-  it('stays exact by default below 2,000 chunks', async () => {
+  it('stays exact by default below 1,000 chunks', async () => {
     const small = clusteredCorpus(10, 5, 8, 3)
     const shards = openShardedSnapshot(encodeShardedSnapshot(small.snapshot).core, decodeSnapshot(small.snapshot).documents, { load: async () => new Uint8Array(0), name: String }).shards
     expect(shards.some(s => s.kind === ShardKind.cell)).toBe(false)
     expect(() => encodeShardedSnapshot(small.snapshot, { cells: -1 })).toThrow('Cannot shard the knowledge snapshot: cells must be \'auto\' or a non-negative integer, got -1.')
     expect(() => encodeShardedSnapshot(small.snapshot, { cells: 4, probe: 0 })).toThrow('Cannot shard the knowledge snapshot: probe must be a positive integer, got 0.')
+    expect(() => encodeShardedSnapshot(small.snapshot, { cells: 4, codeBits: 3 })).toThrow('Cannot shard the knowledge snapshot: codeBits must be 1, 2 or 4, got 3.')
+    expect(() => encodeShardedSnapshot(small.snapshot, { cells: 4, rescore: 0 })).toThrow('Cannot shard the knowledge snapshot: rescore must be a positive integer, got 0.')
   })
 })
