@@ -99,6 +99,14 @@ function shown(value: unknown): string {
   return text.length > 80 ? `${text.slice(0, 80)}…` : text
 }
 
+/** The search mode a caller asked for (`auto` when none), or the error that names the modes. */
+function checkedMode(mode: unknown): KnowledgeSearchMode {
+  const requested = mode ?? 'auto'
+  if (!SEARCH_MODES.includes(requested as KnowledgeSearchMode))
+    throw new KnowledgeError('invalid-options', `mode must be ${SEARCH_MODES.map(m => `'${m}'`).join(', ')}; got ${shown(requested)}.`)
+  return requested as KnowledgeSearchMode
+}
+
 /**
  * Thrown by a query embedder whose model cannot be loaded where it runs (no
  * model files, no Transformers.js): an `auto` search then falls back to
@@ -218,9 +226,7 @@ export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
     snapshot: () => loadSnapshot().then(loaded => loaded.all()),
 
     async preload(options = {}) {
-      const requested = options.mode ?? 'auto'
-      if (!SEARCH_MODES.includes(requested))
-        throw new KnowledgeError('invalid-options', `mode must be ${SEARCH_MODES.map(m => `'${m}'`).join(', ')}; got ${shown(requested)}.`)
+      const requested = checkedMode(options.mode)
       const semantic = requested !== 'lexical' && init.vectors !== false && init.embedQuery !== undefined
       // As a search does: the embedder starts while the snapshot loads.
       const preparing = semantic && init.prepareQuery ? Promise.resolve().then(init.prepareQuery) : undefined
@@ -249,9 +255,7 @@ export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
         throw new KnowledgeError('invalid-query', `Search for a string, not ${query === null ? 'null' : typeof query}.`)
       const embedQuery = options.embedQuery ?? init.embedQuery
       const vectors = init.vectors !== false
-      const requested = options.mode ?? 'auto'
-      if (!SEARCH_MODES.includes(requested))
-        throw new KnowledgeError('invalid-options', `mode must be ${SEARCH_MODES.map(m => `'${m}'`).join(', ')}; got ${shown(requested)}.`)
+      const requested = checkedMode(options.mode)
       const mode = requested === 'auto' ? (vectors && embedQuery ? 'fused' : 'lexical') : requested
       const topK = options.topK ?? topKDefault
       if (!Number.isSafeInteger(topK) || topK < 1)
