@@ -6,6 +6,7 @@ import { DiagnosticBag } from '../core/diagnostics'
 import { hash } from '../core/hash'
 import { readBounded } from '../core/read-bounded'
 import { DEFAULT_MAX_DOCUMENT_BYTES, parseKnowledgeDocument } from './document'
+import { isMarkdown } from './markdown-tree'
 
 /** The documents of a knowledge folder and every problem found in it. */
 export interface KnowledgeFolder {
@@ -75,7 +76,7 @@ export function loadKnowledgeFolder(dir: string, options: LoadFolderOptions = {}
       else if (entry.isDirectory()) {
         walk(path)
       }
-      else if (entry.isFile() && entry.name.toLowerCase().endsWith('.md')) {
+      else if (entry.isFile() && isMarkdown(entry.name)) {
         files.push(path)
         const bounded = readBounded(path, maxBytes)
         if (!('text' in bounded)) {
