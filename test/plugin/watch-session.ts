@@ -73,6 +73,8 @@ class BuildTracker {
     const build = this.started
     const due = this.waiters.filter(w => w.after < build)
     this.waiters.splice(0, this.waiters.length, ...this.waiters.filter(w => w.after >= build))
+    if (!due.length && !this.seekers.length)
+      return
     // Copied now, before the next build writes; handed out in order, so that a seeker sees every build that ends.
     const loaded = this.load(this.errors)
     this.loads = this.loads.then(async () => {
