@@ -1,4 +1,4 @@
-import type { KnowledgeSearchMode } from '../../runtime/knowledge/knowledge'
+import type { KnowledgeSearchMode } from '../../runtime/knowledge/search-modes'
 import type { EmbedQuery } from '../../runtime/knowledge/query-embedder'
 import type { Command, ParsedArgs } from '../command'
 import type { EmbeddedProject } from '../../knowledge/project'
@@ -6,13 +6,12 @@ import { locateModelFiles } from '../../knowledge/embedder-files'
 import { hasModel } from '../../knowledge/project'
 import { publishedQueryTableSource } from '../../knowledge/publish'
 import { staticQueryEmbedder } from '../../runtime/knowledge/encoder/static-embedder'
+import { isSearchMode, SEARCH_MODE_LIST } from '../../runtime/knowledge/search-modes'
 import { flag, PROJECT_HELP, PROJECT_OPTION, stringOption } from '../command'
 import { CliError, json, UsageError } from '../io'
 import { publishedKnowledgeBase } from './base'
 import { loadEmbedder } from './embedder'
 import { freshIndex, openCliProject } from './project'
-
-const MODES = ['auto', 'vector', 'lexical', 'hybrid'] as const
 
 /**
  * How `queryEncoder: "auto"` embeds the query here: with the model when it
@@ -55,10 +54,9 @@ function modeOption(args: ParsedArgs): KnowledgeSearchMode | undefined {
   const text = stringOption(args, 'mode')
   if (text === undefined)
     return undefined
-  const mode = MODES.find(m => m === text)
-  if (!mode)
-    throw new UsageError(`--mode must be auto, vector, lexical or hybrid, got "${text}".`)
-  return mode
+  if (!isSearchMode(text))
+    throw new UsageError(`--mode must be ${SEARCH_MODE_LIST}, got "${text}".`)
+  return text
 }
 
 const ENCODERS = ['static', 'model'] as const

@@ -11,6 +11,7 @@
 
 import type { KnowledgeBase } from '../../runtime/knowledge/knowledge'
 import type { EmbedQuery, QueryModel, TransformersModule } from '../../runtime/knowledge/query-embedder'
+import type { KnowledgeSearchMode } from '../../runtime/knowledge/search-modes'
 import type { ExportSettings } from '../settings'
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
@@ -19,6 +20,7 @@ import { parseArgs } from 'node:util'
 import { createKnowledgeBase, KnowledgeError, QueryModelUnavailableError } from '../../runtime/knowledge/knowledge'
 import { modelFilesOf } from '../../runtime/knowledge/model-files'
 import { transformersQueryEmbedder } from '../../runtime/knowledge/query-embedder'
+import { isSearchMode, SEARCH_MODE_LIST } from '../../runtime/knowledge/search-modes'
 import { serverQueryEmbedder } from '../../runtime/knowledge/server-query-embedder'
 import { decodeSnapshot, SnapshotError } from '../../runtime/knowledge/snapshot-reader'
 import { SETTINGS_FILE } from '../settings'
@@ -27,7 +29,6 @@ import { SETTINGS_FILE } from '../settings'
 const MODEL_PATH_VARIABLE = 'SKILL_KIT_MODEL_PATH'
 /** Kept in a variable, so that the bundle leaves the import to Node at run time. */
 const TRANSFORMERS = '@huggingface/transformers'
-const MODES = ['auto', 'vector', 'lexical', 'hybrid'] as const
 
 const USAGE = `Usage:
   node search.mjs "<query>" [--mode auto|vector|lexical|hybrid] [--top-k <n>] [--threshold <x>]
@@ -109,7 +110,7 @@ function joinNegativeNumbers(argv: readonly string[]): string[] {
 }
 
 /** What the command line asks for, checked before any file is read. */
-type Request = { verb: 'retrieve', id: string } | { verb: 'search', query: string, mode: typeof MODES[number], topK?: number, threshold?: number }
+type Request = { verb: 'retrieve', id: string } | { verb: 'search', query: string, mode: KnowledgeSearchMode, topK?: number, threshold?: number }
 
 function parseRequest(argv: string[]): Request | undefined {
   const { values, positionals } = parseArgs({
@@ -129,12 +130,12 @@ function parseRequest(argv: string[]): Request | undefined {
   if (query.trim() === '')
     throw new UsageError('Give a query, e.g. node search.mjs "restore a deleted file".')
   const mode = values.mode ?? 'auto'
-  if (!(MODES as readonly string[]).includes(mode))
-    throw new UsageError(`--mode must be auto, vector, lexical or hybrid, got "${mode}".`)
+  if (!isSearchMode(mode))
+    throw new UsageError(`--mode must be ${SEARCH_MODE_LIST}, got "${mode}".`)
   return {
     verb: 'search',
     query,
-    mode: mode as typeof MODES[number],
+    mode,
     topK: numberOption(values['top-k'], 'top-k', v => Number.isSafeInteger(v) && v >= 1, 'a positive integer'),
     threshold: numberOption(values.threshold, 'threshold', v => v >= -1 && v <= 1, 'a number from -1 to 1'),
   }

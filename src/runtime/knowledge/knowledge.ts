@@ -4,6 +4,7 @@
 // is lexical, over the BM25 index the snapshot carries.
 
 import type { EmbedQuery } from './query-embedder'
+import type { KnowledgeSearchMode } from './search-modes'
 import type { SearchResult } from './search-rank'
 import type { Snapshot, SnapshotDocument } from './snapshot-reader'
 import type { ShardSource } from './snapshot-shards'
@@ -13,6 +14,7 @@ import { KnowledgeError } from './errors'
 import { LEXICAL_THRESHOLD, searchHybrid, searchLexical } from './lexical'
 import { DEFAULT_THRESHOLD, DEFAULT_TOP_K, searchVectors } from './search'
 import { searchFused } from './search-fused'
+import { isSearchMode, SEARCH_MODES } from './search-modes'
 import { decodeSnapshot } from './snapshot-reader'
 import { openShardedSnapshot, unreadableSnapshot } from './snapshot-shards'
 
@@ -22,15 +24,7 @@ export type { KnowledgeErrorCode } from './errors'
 /** A document's metadata (its body comes from `retrieve`). */
 export type KnowledgeDocumentInfo = SnapshotDocument
 
-/**
- * How a search ranks: `vector` (cosine similarity of the query's embedding,
- * a soft maximum of each document's chunks), `lexical` (BM25 over the same
- * chunks, no model), `hybrid` (both, fused by reciprocal rank), or `auto` (the
- * default: with a query embedder, both fused by score, vector + 0.5 · lexical
- * for queries of up to five informative words, + 0.4 · lexical for longer
- * ones, see `searchFused`; without one, `lexical`).
- */
-export type KnowledgeSearchMode = 'auto' | 'vector' | 'lexical' | 'hybrid'
+export type { KnowledgeSearchMode }
 
 export interface KnowledgeSearchOptions {
   /** Documents to return (default: the build's `search.topK`, 5). */
@@ -91,8 +85,6 @@ export interface KnowledgeBase {
   preload: (options?: { mode?: KnowledgeSearchMode }) => Promise<void>
 }
 
-const SEARCH_MODES: readonly KnowledgeSearchMode[] = ['auto', 'vector', 'lexical', 'hybrid']
-
 /** A value a caller passed, as an error message quotes it (cut to a readable length). */
 function shown(value: unknown): string {
   const text = typeof value === 'string' ? JSON.stringify(value) : String(value)
@@ -102,9 +94,9 @@ function shown(value: unknown): string {
 /** The search mode a caller asked for (`auto` when none), or the error that names the modes. */
 function checkedMode(mode: unknown): KnowledgeSearchMode {
   const requested = mode ?? 'auto'
-  if (!SEARCH_MODES.includes(requested as KnowledgeSearchMode))
+  if (!isSearchMode(requested))
     throw new KnowledgeError('invalid-options', `mode must be ${SEARCH_MODES.map(m => `'${m}'`).join(', ')}; got ${shown(requested)}.`)
-  return requested as KnowledgeSearchMode
+  return requested
 }
 
 /**
