@@ -46,9 +46,10 @@ export interface ShardOptions {
   codeBits?: number
   /**
    * Documents per result an approximate search scores exactly, the best by
-   * their first-pass codes (default {@link DEFAULT_RESCORE}): their int8 rows
-   * (and refinement bits near the cut) are fetched, the other documents of
-   * the cells it reads are not.
+   * their first-pass codes, of at least ten results (default
+   * {@link DEFAULT_RESCORE}; {@link ALL_CELLS_RESCORE} where it reads every
+   * cell): their int8 rows (and refinement bits near the cut) are fetched,
+   * the other documents of the cells it reads are not.
    */
   rescore?: number
 }
@@ -78,12 +79,21 @@ export const DEFAULT_PROBE = 8
 /** Bits a component of the cells' first-pass codes has, by default: on the guides, 1 bit and 3 documents a result rescored beat 2 bits and 2 (bench/cells.bench.mjs). */
 export const DEFAULT_CODE_BITS = 1
 /**
- * Documents per result an approximate search scores exactly, by default. On
- * the guides, 2 kept the exact top 5 for 94 % of queries, 3 for 98.5 %; on
- * the synthetic corpus (bench/shards.bench.mjs), whose documents of a topic
- * are about equally near a query, 3 kept it for 95 % at 1,000 and 100,000 chunks.
+ * Documents per result an approximate search scores exactly, by default, of
+ * at least ten results (the vector side's top ten make a fused search's
+ * weight), where it reads some of the cells. On a synthetic corpus of 2,880
+ * chunks in 48 cells, 8 read (test/runtime/knowledge/ann/), 2 kept the exact
+ * top 5 for under 98 % of queries.
  */
 export const DEFAULT_RESCORE = 4
+/**
+ * The same where a search reads every cell (small snapshots: the guides'
+ * 2,044 chunks in 8 cells): 2 keeps the exact top 5 of `auto` for 99.4 % of
+ * the guides' 1,181 queries (bench/cells.bench.mjs; 4: 100 %, for twice the
+ * rows: 246 KiB against 126) and for every query of bench/shards.bench.mjs at
+ * 1,000 chunks, in `auto` and `vector` alike.
+ */
+export const ALL_CELLS_RESCORE = 2
 /** Chunks a cell holds at least, by default. */
 export const MIN_CELL_CHUNKS = 250
 /** Range shards of an approximate snapshot serve the rows of a few documents lexical search ranks high, so they are small. */
@@ -158,7 +168,7 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
   const codeBits = positiveSize(options.codeBits, 'codeBits', DEFAULT_CODE_BITS)
   if (!(CODE_BITS as readonly number[]).includes(codeBits))
     fail(`codeBits must be 1, 2 or 4, got ${codeBits}.`)
-  const rescore = positiveSize(options.rescore, 'rescore', DEFAULT_RESCORE)
+  const rescore = positiveSize(options.rescore, 'rescore', cellCount > 0 && probe >= cellCount ? ALL_CELLS_RESCORE : DEFAULT_RESCORE)
   const lexicalBytes = positiveSize(options.lexicalBytes, 'lexicalBytes', DEFAULT_LEXICAL_SHARD_BYTES)
   const vectorBytes = positiveSize(options.vectorBytes, 'vectorBytes', cellCount > 0 ? ANN_VECTOR_SHARD_BYTES : DEFAULT_VECTOR_SHARD_BYTES)
   const refinementBytes = positiveSize(options.refinementBytes, 'refinementBytes', cellCount > 0 ? ANN_REFINEMENT_SHARD_BYTES : DEFAULT_REFINEMENT_SHARD_BYTES)

@@ -5,7 +5,8 @@
 // in parallel, while the query model loads, and then the refinement bits of
 // the few documents near its cut only (int8). A core with vector cells
 // (ann/cells.ts) makes vector search approximate: once the query is embedded,
-// it loads the cells nearest it (low-bit codes of their chunks), then the rows
+// it loads the cells nearest it (low-bit codes of their chunks; all of them,
+// with the centroids, where a search reads every cell), then the rows
 // of the documents their codes rank highest and of those lexical search ranks
 // highest, and ranks those only (ann/candidates.ts), until every row is in
 // (loadVectors, loadAll), when it is exact again.
@@ -66,7 +67,8 @@ export interface ShardedSnapshot {
   loadLexical: (query: string) => Promise<void>
   /**
    * Loads every vector shard (in parallel): the vectors, without the refinement bits that {@link ranked} loads as needed.
-   * With vector cells, their centroids only: which cells a search reads depends on its query, so {@link ranked} loads them.
+   * With vector cells, their centroids, and every cell when a search reads every cell (probe ≥ cells);
+   * otherwise which cells a search reads depends on its query, so {@link ranked} loads them.
    */
   loadVectorRows: () => Promise<void>
   /** Loads every vector and refinement shard: any vector search is exact from then on. */
@@ -282,8 +284,13 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
     }))
   }
   const loadVectorRows = async (): Promise<void> => {
-    if (partition)
-      return load(centroidShard)
+    if (partition) {
+      await load(centroidShard)
+      // A search that reads every cell reads them whatever its query: they come with the centroids, not a round trip after the embedding.
+      if (partition.probe >= partition.count)
+        await Promise.all(cellShards.map(load))
+      return
+    }
     if (filled[ShardKind.vectors] !== vectorShards.length)
       await Promise.all(vectorShards.map(load))
   }

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { encodeSnapshot } from '../../../../src/knowledge/snapshot'
 import { encodeShardedSnapshot } from '../../../../src/knowledge/snapshot-shards'
 import { createKnowledgeBase, decodeSnapshot, KnowledgeError } from '../../../../src/runtime'
+import { PEAK_DEPTH } from '../../../../src/runtime/knowledge/fusion-weight'
 import { openShardedSnapshot, ShardKind } from '../../../../src/runtime/knowledge/snapshot-shards'
 import { rng, unitVector } from '../../../random'
 
@@ -133,7 +134,25 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
       const fetched: number[] = []
       expect(await sharded(narrow, fetched).search(query, { mode: 'vector' }), query).toEqual(await whole.search(query, { mode: 'vector' }))
       expect(fetched.filter(i => shards[i]!.kind === ShardKind.cell)).toHaveLength(8)
-      expect(fetched.filter(i => shards[i]!.kind === ShardKind.vectors)).toHaveLength(rescore * 5)
+      // rescore a result, of at least the ten results a fused search's weight reads.
+      expect(fetched.filter(i => shards[i]!.kind === ShardKind.vectors)).toHaveLength(rescore * PEAK_DEPTH)
+    }
+  })
+
+  it('fetches every cell with the centroids where a search reads every cell, then only the rows of 2 documents a result', async () => {
+    const all = encodeShardedSnapshot(corpus.snapshot, { lexicalBytes: 2048, vectorBytes: 1, cells: 8, probe: 8 })
+    const shards = await shardsOf(all)
+    const kindsOf = (fetched: number[]) => fetched.map(i => shards[i]!.kind)
+    for (const query of [...corpus.queryVectors.keys()].slice(0, 10)) {
+      const fetched: number[] = []
+      const fresh = sharded(all, fetched)
+      // Before the query: the centroids and all 8 cells (which cells a search reads does not depend on it), no rows.
+      await fresh.preload()
+      expect(kindsOf(fetched).sort()).toEqual([ShardKind.centroids, ...Array.from({ length: 8 }, () => ShardKind.cell)].sort())
+      fetched.length = 0
+      expect(await fresh.search(query, { mode: 'vector', topK: 10 }), query).toEqual(await whole.search(query, { mode: 'vector', topK: 10 }))
+      // The query's own requests: the rows of the 2·10 documents its codes rank highest (a vector shard each), their refinement bits near the cut.
+      expect(kindsOf(fetched).filter(k => k !== ShardKind.refinement), query).toEqual(Array.from({ length: 20 }, () => ShardKind.vectors))
     }
   })
 
