@@ -104,10 +104,16 @@ export const ANN_REFINEMENT_SHARD_BYTES = 8 * 1024
  * The default number of cells for `chunkCount` chunks: 2√n, which balances
  * the centroids' bytes (n cells) against the codes of the cells a query reads
  * (n / cells each), but no
- * more than one per {@link MIN_CELL_CHUNKS} chunks; none below {@link ANN_MIN_CHUNKS}.
+ * more than one per {@link MIN_CELL_CHUNKS} chunks; none below {@link ANN_MIN_CHUNKS};
+ * and one where a search would read every cell anyway (no more than `probe`):
+ * the same codes in one request instead of several (the guides: 8 requests of
+ * about 14 KB, which held up the query table's rows on HTTP/1.1's six connections).
  */
-export function cellCountFor(chunkCount: number): number {
-  return chunkCount < ANN_MIN_CHUNKS ? 0 : Math.max(1, Math.round(Math.min(2 * Math.sqrt(chunkCount), chunkCount / MIN_CELL_CHUNKS)))
+export function cellCountFor(chunkCount: number, probe = DEFAULT_PROBE): number {
+  if (chunkCount < ANN_MIN_CHUNKS)
+    return 0
+  const count = Math.max(1, Math.round(Math.min(2 * Math.sqrt(chunkCount), chunkCount / MIN_CELL_CHUNKS)))
+  return count <= probe ? 1 : count
 }
 
 /** A sharded snapshot: the core, fetched first, and the shards in the order the core lists them. */
@@ -163,8 +169,8 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
   const { bytes, sections, dimensions: dims, chunkCount, documentCount } = container
   const withVectors = decoded.encoding !== 'none'
   const cellOption = countOption(options.cells, 'cells')
-  const cellCount = !withVectors ? 0 : cellOption === 'auto' ? cellCountFor(chunkCount) : Math.min(cellOption, chunkCount)
   const probe = positiveSize(options.probe, 'probe', DEFAULT_PROBE)
+  const cellCount = !withVectors ? 0 : cellOption === 'auto' ? cellCountFor(chunkCount, probe) : Math.min(cellOption, chunkCount)
   const codeBits = positiveSize(options.codeBits, 'codeBits', DEFAULT_CODE_BITS)
   if (!(CODE_BITS as readonly number[]).includes(codeBits))
     fail(`codeBits must be 1, 2 or 4, got ${codeBits}.`)

@@ -67,7 +67,7 @@ export interface ShardedSnapshot {
   loadLexical: (query: string) => Promise<void>
   /**
    * Loads every vector shard (in parallel): the vectors, without the refinement bits that {@link ranked} loads as needed.
-   * With vector cells, their centroids, and every cell when a search reads every cell (probe ≥ cells);
+   * With vector cells, their centroids, and asks for every cell when a search reads every cell (probe ≥ cells);
    * otherwise which cells a search reads depends on its query, so {@link ranked} loads them.
    */
   loadVectorRows: () => Promise<void>
@@ -286,9 +286,10 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
   const loadVectorRows = async (): Promise<void> => {
     if (partition) {
       await load(centroidShard)
-      // A search that reads every cell reads them whatever its query: they come with the centroids, not a round trip after the embedding.
+      // A search that reads every cell reads them whatever its query: they are asked for with the centroids, not a
+      // round trip after the embedding, and not awaited (the search that reads them awaits them; a failed one is asked for again).
       if (partition.probe >= partition.count)
-        await Promise.all(cellShards.map(load))
+        cellShards.forEach(i => load(i).catch(() => {}))
       return
     }
     if (filled[ShardKind.vectors] !== vectorShards.length)

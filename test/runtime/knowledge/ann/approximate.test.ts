@@ -227,6 +227,16 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
     expect(fetched.filter(i => kinds[i] === ShardKind.cell).length).toBe(8 * float.queryVectors.size)
   })
 
+  it('makes one cell by default where a search would read every cell, and more where it would not', async () => {
+    const cellsOf = async (snapshot: Uint8Array, probe?: number) => (await shardsOf(encodeShardedSnapshot(snapshot, { probe }), decodeSnapshot(snapshot).documents)).filter(s => s.kind === ShardKind.cell).length
+    // 1,600 chunks: 6 cells of 250 or more, all of them read (probe 8): one request for the same codes.
+    const middling = clusteredCorpus(10, 20, 8, 5)
+    expect(await cellsOf(middling.snapshot)).toBe(1)
+    expect(await cellsOf(middling.snapshot, 4)).toBe(6)
+    // 2,880 chunks: 12 cells, 8 of them read.
+    expect(await cellsOf(corpus.snapshot)).toBe(12)
+  })
+
   it('stays exact by default below 1,000 chunks', async () => {
     const small = clusteredCorpus(10, 5, 8, 3)
     const shards = openShardedSnapshot(encodeShardedSnapshot(small.snapshot).core, decodeSnapshot(small.snapshot).documents, { load: async () => new Uint8Array(0), name: String }).shards
