@@ -29,7 +29,8 @@ export interface ShardOptions {
   /**
    * Bytes of refinement bits per refinement shard (default 65,536; int8
    * snapshots): whole chunk rows. A vector search fetches those of the chunks
-   * it rescores, the documents near its cut.
+   * it rescores, the documents near its cut. With vector cells there are no
+   * refinement shards: each vector shard holds its rows' bits.
    */
   refinementBytes?: number
   /**
@@ -96,9 +97,8 @@ export const DEFAULT_RESCORE = 4
 export const ALL_CELLS_RESCORE = 2
 /** Chunks a cell holds at least, by default. */
 export const MIN_CELL_CHUNKS = 250
-/** Range shards of an approximate snapshot serve the rows of a few documents lexical search ranks high, so they are small. */
+/** Range shards of an approximate snapshot serve the rows (and their refinement bits) of a few documents a search rescores, so they are small. */
 export const ANN_VECTOR_SHARD_BYTES = 4 * 1024
-export const ANN_REFINEMENT_SHARD_BYTES = 8 * 1024
 
 /**
  * The default number of cells for `chunkCount` chunks: 2√n, which balances
@@ -177,7 +177,7 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
   const rescore = positiveSize(options.rescore, 'rescore', cellCount > 0 && probe >= cellCount ? ALL_CELLS_RESCORE : DEFAULT_RESCORE)
   const lexicalBytes = positiveSize(options.lexicalBytes, 'lexicalBytes', DEFAULT_LEXICAL_SHARD_BYTES)
   const vectorBytes = positiveSize(options.vectorBytes, 'vectorBytes', cellCount > 0 ? ANN_VECTOR_SHARD_BYTES : DEFAULT_VECTOR_SHARD_BYTES)
-  const refinementBytes = positiveSize(options.refinementBytes, 'refinementBytes', cellCount > 0 ? ANN_REFINEMENT_SHARD_BYTES : DEFAULT_REFINEMENT_SHARD_BYTES)
+  const refinementBytes = positiveSize(options.refinementBytes, 'refinementBytes', DEFAULT_REFINEMENT_SHARD_BYTES)
   const raw = (tag: string, from = 0, to?: number): PendingSection[] => {
     const section = sections.get(tag)
     if (!section)
@@ -213,11 +213,12 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
   }
   const refineRow = decoded.refinement ? refineRowBytes(dims, decoded.refinement.bits) : 0
   if (withVectors) {
-    const rowBytes = dims * vectorElement + (decoded.scales ? 4 : 0)
+    // With cells, a row's refinement bits are in its vector shard: a search fetches the rows it rescores and their bits in one round trip.
+    const rowBytes = dims * vectorElement + (decoded.scales ? 4 : 0) + (cells ? refineRow : 0)
     for (const [from, to] of rowRanges(rowBytes, vectorBytes))
       planned.push({ kind: ShardKind.vectors, from, to })
   }
-  if (refineRow > 0) {
+  if (refineRow > 0 && !cells) {
     for (const [from, to] of rowRanges(refineRow, refinementBytes))
       planned.push({ kind: ShardKind.refinement, from, to })
   }
@@ -244,7 +245,7 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
       slices = [...raw('LPST', first * elementBytes('LPST'), last * elementBytes('LPST')), ...raw('LFRQ', first, last)]
     }
     else if (kind === ShardKind.vectors) {
-      slices = [...raw('SCAL', from * 4, to * 4), ...raw('VECT', from * dims * vectorElement, to * dims * vectorElement)]
+      slices = [...raw('SCAL', from * 4, to * 4), ...raw('VECT', from * dims * vectorElement, to * dims * vectorElement), ...(cells ? raw('VREF', from * refineRow, to * refineRow) : [])]
     }
     else if (kind === ShardKind.cell) {
       slices = cellSlices(cells!.chunks[from]!, chunkCount, dims, codeBits, decoded.vectors, decoded.scales)

@@ -139,7 +139,7 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
     }
   })
 
-  it('fetches every cell with the centroids where a search reads every cell, then only the rows of 2 documents a result', async () => {
+  it('fetches every cell with the centroids where a search reads every cell, then only the rows of 2 documents a result and their refinement bits, in one round trip', async () => {
     const all = encodeShardedSnapshot(corpus.snapshot, { lexicalBytes: 2048, vectorBytes: 1, cells: 8, probe: 8 })
     const shards = await shardsOf(all)
     const kindsOf = (fetched: number[]) => fetched.map(i => shards[i]!.kind)
@@ -151,8 +151,8 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
       expect(kindsOf(fetched).sort()).toEqual([ShardKind.centroids, ...Array.from({ length: 8 }, () => ShardKind.cell)].sort())
       fetched.length = 0
       expect(await fresh.search(query, { mode: 'vector', topK: 10 }), query).toEqual(await whole.search(query, { mode: 'vector', topK: 10 }))
-      // The query's own requests: the rows of the 2·10 documents its codes rank highest (a vector shard each), their refinement bits near the cut.
-      expect(kindsOf(fetched).filter(k => k !== ShardKind.refinement), query).toEqual(Array.from({ length: 20 }, () => ShardKind.vectors))
+      // The query's own requests: the rows of the 2·10 documents its codes rank highest, a vector shard each, with their refinement bits.
+      expect(kindsOf(fetched), query).toEqual(Array.from({ length: 20 }, () => ShardKind.vectors))
     }
   })
 
