@@ -19,7 +19,7 @@
 // centroids (fetched while the query is embedded, usually in already), then
 // the cells (their codes say which documents to score exactly; where a search
 // reads every cell, they came with the centroids), then those
-// documents' rows and the lexical leaders', then refinement bits.
+// documents' rows and the lexical leaders', with their refinement bits.
 
 import type { Snapshot } from '../snapshot-reader'
 import type { CellCodes, CellPartition } from './cells'
