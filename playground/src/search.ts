@@ -94,7 +94,7 @@ async function rank(el: SearchElements, query: string, mode: KnowledgeSearchMode
   fill(el.list, ...results.map(resultItem))
 }
 
-/** Lexical results at once; the chosen ranking alongside once the model is ready (else when it is). */
+/** Lexical results at once; the chosen ranking alongside, which waits for what it reads itself (the query table's rows, or the model). */
 async function runSearch(el: SearchElements): Promise<void> {
   const query = el.input.value.trim()
   const id = ++sequence
@@ -112,10 +112,10 @@ async function runSearch(el: SearchElements): Promise<void> {
     await rank(el, query, 'lexical', id)
     return
   }
-  // Both at once: the lexical ranking shows first, unless the chosen one is in before it.
+  // Both at once: the lexical ranking shows first, unless the chosen one is in before it. The chosen one starts now,
+  // not once `preload` is done: its query's rows are asked for as soon as the query table's core is in.
   const standIn = rank(el, query, 'lexical', id, true)
-  if (state === 'ready')
-    await rank(el, query, wanted, id)
+  await rank(el, query, wanted, id)
   await standIn
 }
 
@@ -207,7 +207,9 @@ export function setupSearch(onType: () => void): void {
   showModelState(el, modelState())
   onModelState((state) => {
     showModelState(el, state)
-    search()
+    // A search typed while the model loaded ranks in the chosen mode already; one that failed with it is run lexically.
+    if (state.state === 'failed')
+      search()
   })
   // A rebuilt index in the dev server: the same query, answered from it.
   guides.onUpdate(() => {

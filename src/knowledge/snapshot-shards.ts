@@ -29,7 +29,8 @@ export interface ShardOptions {
   /**
    * Bytes of refinement bits per refinement shard (default 65,536; int8
    * snapshots): whole chunk rows. A vector search fetches those of the chunks
-   * it rescores, the documents near its cut.
+   * it rescores, the documents near its cut. With vector cells there are no
+   * refinement shards: each vector shard holds its rows' bits.
    */
   refinementBytes?: number
   /**
@@ -46,9 +47,10 @@ export interface ShardOptions {
   codeBits?: number
   /**
    * Documents per result an approximate search scores exactly, the best by
-   * their first-pass codes (default {@link DEFAULT_RESCORE}): their int8 rows
-   * (and refinement bits near the cut) are fetched, the other documents of
-   * the cells it reads are not.
+   * their first-pass codes, of at least ten results (default
+   * {@link DEFAULT_RESCORE}; {@link ALL_CELLS_RESCORE} where it reads every
+   * cell): their int8 rows (and refinement bits near the cut) are fetched,
+   * the other documents of the cells it reads are not.
    */
   rescore?: number
 }
@@ -78,26 +80,40 @@ export const DEFAULT_PROBE = 8
 /** Bits a component of the cells' first-pass codes has, by default: on the guides, 1 bit and 3 documents a result rescored beat 2 bits and 2 (bench/cells.bench.mjs). */
 export const DEFAULT_CODE_BITS = 1
 /**
- * Documents per result an approximate search scores exactly, by default. On
- * the guides, 2 kept the exact top 5 for 94 % of queries, 3 for 98.5 %; on
- * the synthetic corpus (bench/shards.bench.mjs), whose documents of a topic
- * are about equally near a query, 3 kept it for 95 % at 1,000 and 100,000 chunks.
+ * Documents per result an approximate search scores exactly, by default, of
+ * at least ten results (the vector side's top ten make a fused search's
+ * weight), where it reads some of the cells. On a synthetic corpus of 2,880
+ * chunks in 48 cells, 8 read (test/runtime/knowledge/ann/), 2 kept the exact
+ * top 5 for under 98 % of queries.
  */
 export const DEFAULT_RESCORE = 4
+/**
+ * The same where a search reads every cell (small snapshots: the guides'
+ * 2,044 chunks in 8 cells): 2 keeps the exact top 5 of `auto` for 99.4 % of
+ * the guides' 1,181 queries (bench/cells.bench.mjs; 4: 100 %, for twice the
+ * rows: 246 KiB against 126) and for every query of bench/shards.bench.mjs at
+ * 1,000 chunks, in `auto` and `vector` alike.
+ */
+export const ALL_CELLS_RESCORE = 2
 /** Chunks a cell holds at least, by default. */
 export const MIN_CELL_CHUNKS = 250
-/** Range shards of an approximate snapshot serve the rows of a few documents lexical search ranks high, so they are small. */
+/** Range shards of an approximate snapshot serve the rows (and their refinement bits) of a few documents a search rescores, so they are small. */
 export const ANN_VECTOR_SHARD_BYTES = 4 * 1024
-export const ANN_REFINEMENT_SHARD_BYTES = 8 * 1024
 
 /**
  * The default number of cells for `chunkCount` chunks: 2√n, which balances
  * the centroids' bytes (n cells) against the codes of the cells a query reads
  * (n / cells each), but no
- * more than one per {@link MIN_CELL_CHUNKS} chunks; none below {@link ANN_MIN_CHUNKS}.
+ * more than one per {@link MIN_CELL_CHUNKS} chunks; none below {@link ANN_MIN_CHUNKS};
+ * and one where a search would read every cell anyway (no more than `probe`):
+ * the same codes in one request instead of several (the guides: 8 requests of
+ * about 14 KB, which held up the query table's rows on HTTP/1.1's six connections).
  */
-export function cellCountFor(chunkCount: number): number {
-  return chunkCount < ANN_MIN_CHUNKS ? 0 : Math.max(1, Math.round(Math.min(2 * Math.sqrt(chunkCount), chunkCount / MIN_CELL_CHUNKS)))
+export function cellCountFor(chunkCount: number, probe = DEFAULT_PROBE): number {
+  if (chunkCount < ANN_MIN_CHUNKS)
+    return 0
+  const count = Math.max(1, Math.round(Math.min(2 * Math.sqrt(chunkCount), chunkCount / MIN_CELL_CHUNKS)))
+  return count <= probe ? 1 : count
 }
 
 /** A sharded snapshot: the core, fetched first, and the shards in the order the core lists them. */
@@ -153,15 +169,15 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
   const { bytes, sections, dimensions: dims, chunkCount, documentCount } = container
   const withVectors = decoded.encoding !== 'none'
   const cellOption = countOption(options.cells, 'cells')
-  const cellCount = !withVectors ? 0 : cellOption === 'auto' ? cellCountFor(chunkCount) : Math.min(cellOption, chunkCount)
   const probe = positiveSize(options.probe, 'probe', DEFAULT_PROBE)
+  const cellCount = !withVectors ? 0 : cellOption === 'auto' ? cellCountFor(chunkCount, probe) : Math.min(cellOption, chunkCount)
   const codeBits = positiveSize(options.codeBits, 'codeBits', DEFAULT_CODE_BITS)
   if (!(CODE_BITS as readonly number[]).includes(codeBits))
     fail(`codeBits must be 1, 2 or 4, got ${codeBits}.`)
-  const rescore = positiveSize(options.rescore, 'rescore', DEFAULT_RESCORE)
+  const rescore = positiveSize(options.rescore, 'rescore', cellCount > 0 && probe >= cellCount ? ALL_CELLS_RESCORE : DEFAULT_RESCORE)
   const lexicalBytes = positiveSize(options.lexicalBytes, 'lexicalBytes', DEFAULT_LEXICAL_SHARD_BYTES)
   const vectorBytes = positiveSize(options.vectorBytes, 'vectorBytes', cellCount > 0 ? ANN_VECTOR_SHARD_BYTES : DEFAULT_VECTOR_SHARD_BYTES)
-  const refinementBytes = positiveSize(options.refinementBytes, 'refinementBytes', cellCount > 0 ? ANN_REFINEMENT_SHARD_BYTES : DEFAULT_REFINEMENT_SHARD_BYTES)
+  const refinementBytes = positiveSize(options.refinementBytes, 'refinementBytes', DEFAULT_REFINEMENT_SHARD_BYTES)
   const raw = (tag: string, from = 0, to?: number): PendingSection[] => {
     const section = sections.get(tag)
     if (!section)
@@ -197,11 +213,12 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
   }
   const refineRow = decoded.refinement ? refineRowBytes(dims, decoded.refinement.bits) : 0
   if (withVectors) {
-    const rowBytes = dims * vectorElement + (decoded.scales ? 4 : 0)
+    // With cells, a row's refinement bits are in its vector shard: a search fetches the rows it rescores and their bits in one round trip.
+    const rowBytes = dims * vectorElement + (decoded.scales ? 4 : 0) + (cells ? refineRow : 0)
     for (const [from, to] of rowRanges(rowBytes, vectorBytes))
       planned.push({ kind: ShardKind.vectors, from, to })
   }
-  if (refineRow > 0) {
+  if (refineRow > 0 && !cells) {
     for (const [from, to] of rowRanges(refineRow, refinementBytes))
       planned.push({ kind: ShardKind.refinement, from, to })
   }
@@ -228,7 +245,7 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
       slices = [...raw('LPST', first * elementBytes('LPST'), last * elementBytes('LPST')), ...raw('LFRQ', first, last)]
     }
     else if (kind === ShardKind.vectors) {
-      slices = [...raw('SCAL', from * 4, to * 4), ...raw('VECT', from * dims * vectorElement, to * dims * vectorElement)]
+      slices = [...raw('SCAL', from * 4, to * 4), ...raw('VECT', from * dims * vectorElement, to * dims * vectorElement), ...(cells ? raw('VREF', from * refineRow, to * refineRow) : [])]
     }
     else if (kind === ShardKind.cell) {
       slices = cellSlices(cells!.chunks[from]!, chunkCount, dims, codeBits, decoded.vectors, decoded.scales)

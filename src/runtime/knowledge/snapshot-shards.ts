@@ -5,9 +5,10 @@
 // in parallel, while the query model loads, and then the refinement bits of
 // the few documents near its cut only (int8). A core with vector cells
 // (ann/cells.ts) makes vector search approximate: once the query is embedded,
-// it loads the cells nearest it (low-bit codes of their chunks), then the rows
+// it loads the cells nearest it (low-bit codes of their chunks; all of them,
+// with the centroids, where a search reads every cell), then the rows
 // of the documents their codes rank highest and of those lexical search ranks
-// highest, and ranks those only (ann/candidates.ts), until every row is in
+// highest, with their refinement bits, and ranks those only (ann/candidates.ts), until every row is in
 // (loadVectors, loadAll), when it is exact again.
 //
 // The core is a snapshot file (see snapshot-reader.ts) flagged SHARDED_CORE:
@@ -30,8 +31,9 @@
 // of cells [from, to) (all; ann/cells.ts). Each shard is a snapshot
 // file flagged SHARD with
 //   SHRD  u32  [CRC-32 of the whole snapshot, shard index, kind, from, to]
-// and the slices: LPST and LFRQ (lexical); SCAL (int8) and VECT (vectors);
-// VREF (refinement, int8 snapshots with refinement bits only); CROW, CSTP and
+// and the slices: LPST and LFRQ (lexical); SCAL (int8), VECT and, with vector
+// cells, VREF (vectors: no refinement shards then); VREF (refinement, int8
+// snapshots with refinement bits only); CROW, CSTP and
 // CCOD (cell); ACSC, SDIR and ACEN (centroids).
 //
 // The reader fills full-size typed arrays as shards arrive, so the ordinary
@@ -42,7 +44,7 @@
 // core or shard (`snapshot-unavailable`, the SnapshotError as its cause), so
 // that callers handle one documented error.
 
-import type { IndexArray, Snapshot, SnapshotContainer, SnapshotDocument } from './snapshot-reader'
+import type { IndexArray, Section, Snapshot, SnapshotContainer, SnapshotDocument } from './snapshot-reader'
 import { createCandidateIndex, setCandidateIndex } from './ann/candidates'
 import type { CellCodes } from './ann/cells'
 import { fillCentroids, readCell, readPartition } from './ann/cells'
@@ -66,7 +68,8 @@ export interface ShardedSnapshot {
   loadLexical: (query: string) => Promise<void>
   /**
    * Loads every vector shard (in parallel): the vectors, without the refinement bits that {@link ranked} loads as needed.
-   * With vector cells, their centroids only: which cells a search reads depends on its query, so {@link ranked} loads them.
+   * With vector cells, their centroids, and asks for every cell when a search reads every cell (probe ≥ cells);
+   * otherwise which cells a search reads depends on its query, so {@link ranked} loads them.
    */
   loadVectorRows: () => Promise<void>
   /** Loads every vector and refinement shard: any vector search is exact from then on. */
@@ -126,7 +129,7 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
       ends[shard.kind] = shard.to
     }
     const rows = (here: boolean) => listed && here ? snapshot.chunkCount : 0
-    if (ends[ShardKind.lexical] !== (lexical?.terms.length ?? 0) || ends[ShardKind.vectors] !== rows(withVectors) || ends[ShardKind.refinement] !== rows(snapshot.refinement !== null)
+    if (ends[ShardKind.lexical] !== (lexical?.terms.length ?? 0) || ends[ShardKind.vectors] !== rows(withVectors) || ends[ShardKind.refinement] !== (partition ? 0 : rows(snapshot.refinement !== null))
       || ends[ShardKind.cell] !== (listed ? partition?.count ?? 0 : 0) || ends[ShardKind.centroids] !== (partition?.count ?? 0) || (listed && shards.length !== total))
       corrupt('its shards do not tile the terms, chunks and cells')
   }
@@ -155,9 +158,9 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
           throw unreadableSnapshot(error, `knowledge snapshot shard ${source.name(index)}`)
         }
         loaded[index] = 1
-        // Once every refinement shard is in, searches have no bits left to ask for.
-        if (++filled[kind]! === refinementShards.length && kind === ShardKind.refinement)
-          delete snapshot.refinement!.pending
+        // Once every refinement shard is in (with cells, every vector shard, which holds its rows' bits), searches have no bits left to ask for.
+        if (++filled[kind]! === (partition ? vectorShards : refinementShards).length && kind === (partition ? ShardKind.vectors : ShardKind.refinement) && listed)
+          delete snapshot.refinement?.pending
         // Once every row is in, vector search is exact again.
         if (listed && partition && filled[ShardKind.vectors] === vectorShards.length)
           setCandidateIndex(snapshot, undefined)
@@ -238,6 +241,13 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
       checkScales(scales, from)
       snapshot.scales.set(scales, from)
     }
+    // With cells, a row's refinement bits come with it: a search reads them for the rows it rescores, in the same request.
+    if (partition && snapshot.refinement) {
+      const vref = sections.get('VREF')
+      if (!vref || vref.type !== ElementType.u8)
+        corrupt('a vector shard of a snapshot with vector cells and refinement bits lacks its u8 VREF section (a snapshot of an earlier version: build it again)')
+      fillRefinementRows(bytes, vref, from, to)
+    }
     rowLoaded?.fill(1, from, to)
   }
 
@@ -245,8 +255,12 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
     const vref = sections.get('VREF')
     if (!snapshot.refinement || !vref || vref.type !== ElementType.u8)
       corrupt('a refinement shard lacks its u8 VREF section, or the core has no refinement bits')
-    const row = refineRowBytes(snapshot.dimensions, snapshot.refinement.bits)
-    snapshot.refinement.data.set(view(bytes, vref, ElementType.u8, (to - from) * row) as Uint8Array, from * row)
+    fillRefinementRows(bytes, vref, from, to)
+  }
+
+  const fillRefinementRows = (bytes: Uint8Array, vref: Section, from: number, to: number): void => {
+    const row = refineRowBytes(snapshot.dimensions, snapshot.refinement!.bits)
+    snapshot.refinement!.data.set(view(bytes, vref, ElementType.u8, (to - from) * row) as Uint8Array, from * row)
   }
 
   /** The shard of `kinds` (in order) whose range holds `at`: the last that starts at or before it. */
@@ -263,8 +277,10 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
   }
 
   // Refinement bits are fetched for the chunks a search rescores: until all are in, searches say which they want.
+  /** The shard holding chunk `c`'s refinement bits: with cells, its vector shard. */
+  const refinementShardOf = (c: number): number => partition ? shardAt(vectorShards, c) : shardAt(refinementShards, c)
   if (snapshot.refinement && (refinementShards!.length > 0 || !listed))
-    snapshot.refinement.pending = { missing: chunk => !listed || loaded[shardAt(refinementShards, chunk)] === 0, wanted: new Set() }
+    snapshot.refinement.pending = { missing: chunk => !listed || loaded[refinementShardOf(chunk)] === 0, wanted: new Set() }
   // With vector cells, searches read the candidates their query selects until every row is in.
   const rowLoaded = partition ? new Uint8Array(snapshot.chunkCount) : undefined
   const cells: (CellCodes | undefined)[] = []
@@ -282,8 +298,14 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
     }))
   }
   const loadVectorRows = async (): Promise<void> => {
-    if (partition)
-      return load(centroidShard)
+    if (partition) {
+      await load(centroidShard)
+      // A search that reads every cell reads them whatever its query: they are asked for with the centroids, not a
+      // round trip after the embedding, and not awaited (the search that reads them awaits them; a failed one is asked for again).
+      if (partition.probe >= partition.count)
+        cellShards.forEach(i => load(i).catch(() => {}))
+      return
+    }
     if (filled[ShardKind.vectors] !== vectorShards.length)
       await Promise.all(vectorShards.map(load))
   }
@@ -323,7 +345,7 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
         }
         if (!pending || pending.wanted.size === 0)
           return result
-        const wanted = new Set([...pending.wanted].map(chunk => shardAt(refinementShards, chunk)))
+        const wanted = new Set([...pending.wanted].map(refinementShardOf))
         pending.wanted.clear()
         await Promise.all([...wanted].map(load))
       }

@@ -1,9 +1,9 @@
 // Approximate vector search of a sharded snapshot: which chunks a search
 // reads. A first pass scores the chunks of the cells nearest the query by
 // their low-bit codes (codes.ts; a cell holds whole documents) and keeps the
-// documents it ranks highest: `rescore` a result; in a fused search, by their
-// code score plus the most their lexical score can add, and also `rescore` a
-// document of the vector side's top ten, which make the fusion weight. To
+// documents it ranks highest: `rescore` a result, of at least ten results (the
+// vector side's top ten make a fused search's weight); in a fused search also
+// `rescore` a result by their code score plus the most their lexical score can add. To
 // those it adds the documents of the top 4·K by lexical score that are not in
 // the cells read, so that a fused (`auto`) search gives them their exact
 // vector score, as exact search would, instead of leaving them out. Every
@@ -17,8 +17,9 @@
 // Until the shards holding them are in, `select` says which it wants and the
 // search is run again once they are (`ShardedSnapshot.ranked`): first the
 // centroids (fetched while the query is embedded, usually in already), then
-// the cells (their codes say which documents to score exactly), then those
-// documents' rows and the lexical leaders', then refinement bits.
+// the cells (their codes say which documents to score exactly; where a search
+// reads every cell, they came with the centroids), then those
+// documents' rows and the lexical leaders', with their refinement bits.
 
 import type { Snapshot } from '../snapshot-reader'
 import type { CellCodes, CellPartition } from './cells'
@@ -142,7 +143,8 @@ export function createCandidateIndex(source: CandidateSource): CandidateIndex {
       firstPass(partition, cells.map(j => source.cell(j)!), unit, snapshot.chunkDocuments, logCounts, approximate)
       mask ??= new Uint8Array(snapshot.chunkCount)
       mask.fill(0)
-      const read = leaders(approximate, partition.rescore * (lexical ? PEAK_DEPTH : topK), -Infinity)
+      // At least the vector side's top ten: a fused search's fusion weight reads them, and a vector search asking for fewer still ranks by their exact scores.
+      const read = leaders(approximate, partition.rescore * Math.max(topK, PEAK_DEPTH), -Infinity)
       // Fused, a document's first-pass score gets the most lexical search can add to it; the
       // vector side's own leaders above are read too, whose top ten make the fusion weight.
       if (lexical) {

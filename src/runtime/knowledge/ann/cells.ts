@@ -6,7 +6,7 @@
 // fetched by vector searches only, while the query is embedded (a lexical
 // search, which does not need them, fetches the core alone), holding
 //   ACSC  f32  per cell, the scale of its 4-bit centroid
-//   SDIR  u32  the directory of the shards after it (vectors, refinement, cells), as the core's,
+//   SDIR  u32  the directory of the shards after it (vectors with their refinement bits, cells), as the core's,
 //              which lists the shards up to the centroid shard only: a lexical search needs no more
 //   ACEN  u8   the unit centroids, row-major (K × dimensions), 4 bits a component (two a byte, the
 //              lower nibble first; a nibble n stands for n − 8), each component ≈ (n − 8) · ACSC.

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { encodeSnapshot } from '../../../../src/knowledge/snapshot'
 import { encodeShardedSnapshot } from '../../../../src/knowledge/snapshot-shards'
 import { createKnowledgeBase, decodeSnapshot, KnowledgeError } from '../../../../src/runtime'
+import { PEAK_DEPTH } from '../../../../src/runtime/knowledge/fusion-weight'
 import { openShardedSnapshot, ShardKind } from '../../../../src/runtime/knowledge/snapshot-shards'
 import { rng, unitVector } from '../../../random'
 
@@ -133,7 +134,25 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
       const fetched: number[] = []
       expect(await sharded(narrow, fetched).search(query, { mode: 'vector' }), query).toEqual(await whole.search(query, { mode: 'vector' }))
       expect(fetched.filter(i => shards[i]!.kind === ShardKind.cell)).toHaveLength(8)
-      expect(fetched.filter(i => shards[i]!.kind === ShardKind.vectors)).toHaveLength(rescore * 5)
+      // rescore a result, of at least the ten results a fused search's weight reads.
+      expect(fetched.filter(i => shards[i]!.kind === ShardKind.vectors)).toHaveLength(rescore * PEAK_DEPTH)
+    }
+  })
+
+  it('fetches every cell with the centroids where a search reads every cell, then only the rows of 2 documents a result and their refinement bits, in one round trip', async () => {
+    const all = encodeShardedSnapshot(corpus.snapshot, { lexicalBytes: 2048, vectorBytes: 1, cells: 8, probe: 8 })
+    const shards = await shardsOf(all)
+    const kindsOf = (fetched: number[]) => fetched.map(i => shards[i]!.kind)
+    for (const query of [...corpus.queryVectors.keys()].slice(0, 10)) {
+      const fetched: number[] = []
+      const fresh = sharded(all, fetched)
+      // Before the query: the centroids and all 8 cells (which cells a search reads does not depend on it), no rows.
+      await fresh.preload()
+      expect(kindsOf(fetched).sort()).toEqual([ShardKind.centroids, ...Array.from({ length: 8 }, () => ShardKind.cell)].sort())
+      fetched.length = 0
+      expect(await fresh.search(query, { mode: 'vector', topK: 10 }), query).toEqual(await whole.search(query, { mode: 'vector', topK: 10 }))
+      // The query's own requests: the rows of the 2·10 documents its codes rank highest, a vector shard each, with their refinement bits.
+      expect(kindsOf(fetched), query).toEqual(Array.from({ length: 20 }, () => ShardKind.vectors))
     }
   })
 
@@ -206,6 +225,16 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
     expect(agree).toBeGreaterThanOrEqual(0.98 * float.queryVectors.size)
     const kinds = (await shardsOf(f, floatDocuments)).map(s => s.kind)
     expect(fetched.filter(i => kinds[i] === ShardKind.cell).length).toBe(8 * float.queryVectors.size)
+  })
+
+  it('makes one cell by default where a search would read every cell, and more where it would not', async () => {
+    const cellsOf = async (snapshot: Uint8Array, probe?: number) => (await shardsOf(encodeShardedSnapshot(snapshot, { probe }), decodeSnapshot(snapshot).documents)).filter(s => s.kind === ShardKind.cell).length
+    // 1,600 chunks: 6 cells of 250 or more, all of them read (probe 8): one request for the same codes.
+    const middling = clusteredCorpus(10, 20, 8, 5)
+    expect(await cellsOf(middling.snapshot)).toBe(1)
+    expect(await cellsOf(middling.snapshot, 4)).toBe(6)
+    // 2,880 chunks: 12 cells, 8 of them read.
+    expect(await cellsOf(corpus.snapshot)).toBe(12)
   })
 
   it('stays exact by default below 1,000 chunks', async () => {
