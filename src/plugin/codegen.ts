@@ -8,6 +8,26 @@ function jsonModule(value: unknown): string {
   return `export default /*#__PURE__*/ JSON.parse(${JSON.stringify(JSON.stringify(value))})\n`
 }
 
+/** What a template literal's text must escape: the backslash, the backtick and `${`. */
+const TEMPLATE_SPECIAL = /[\\`]|\$\{/g
+
+/** `String.prototype.isWellFormed` (Node 20 has it; the ES2023 types lack it): one-byte strings answer at once. */
+const isWellFormed = (text: string): boolean => (text as string & { isWellFormed: () => boolean }).isWellFormed()
+
+/**
+ * A text module. Skill text goes as a template literal: escaping it costs
+ * half what `JSON.stringify` does (lines break as they are), and the parsed
+ * value is the same (bundlers that print it back, as Vite does, print the
+ * same string). Text that a template literal would not keep verbatim goes as
+ * JSON: a carriage return (read as a line feed there) and lone surrogates
+ * (which no UTF-8 file holds, so the bundler would not get them back).
+ */
+function textModule(text: string): string {
+  if (text.includes('\r') || !isWellFormed(text))
+    return `export default ${JSON.stringify(text)}\n`
+  return `export default \`${text.replace(TEMPLATE_SPECIAL, '\\$&')}\`\n`
+}
+
 /** Where generated code finds the runtime, and how it writes paths it ships. */
 export interface CodegenContext {
   runtime: () => string
@@ -104,7 +124,7 @@ function generateData(skill: CompiledSkill, query: SkillQuery, context: CodegenC
           + `export default /*#__PURE__*/ ${skillExpression(skill, context)}\n`,
       }
     case 'cover':
-      return { code: `export default ${JSON.stringify(skill.cover)}\n` }
+      return { code: textModule(skill.cover) }
     case 'meta':
       return { code: jsonModule(skillMeta(skill, context.relativize)) }
     case 'sections':
@@ -115,7 +135,7 @@ function generateData(skill: CompiledSkill, query: SkillQuery, context: CodegenC
       const section = skill.sections.find(s => s.id === query.id)
       if (!section)
         return { error: `Skill "${skill.name}" has no section "${query.id}". Known section IDs: ${skill.sections.map(s => s.id).join(', ')}.` }
-      return { code: `export default ${JSON.stringify(section.content)}\n` }
+      return { code: textModule(section.content) }
     }
   }
 }

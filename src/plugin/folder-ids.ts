@@ -13,7 +13,8 @@ const BUNDLER_KEYS = new Set(['t', 'v', 'import'])
 /** `./folder?<query>` (with or without bundler keys such as `&t=…`): the folder part; else `undefined`. */
 function folderImportPath(source: string, query: string): string | undefined {
   const mark = source.indexOf('?')
-  if (mark < 0)
+  // Every skill import passes here too: a query without the key (nor an escape that could spell it) is not ours.
+  if (mark < 0 || (!source.includes(query, mark) && !source.includes('%', mark)))
     return undefined
   const keys = [...new URLSearchParams(source.slice(mark + 1)).keys()].filter(k => !BUNDLER_KEYS.has(k))
   return keys.length === 1 && keys[0] === query ? source.slice(0, mark) : undefined

@@ -107,13 +107,27 @@ export const DEFAULT_SKILL_DIRS = ['skills', '.agents/skills']
 
 export const DEFAULT_INCLUDE = ['**/SKILL.md', '**/*.skill.md']
 
+/**
+ * Compiled globs, by glob: a plugin compiles its patterns when it is made and
+ * again when Vite sets the root, and compiling costs more than the build's
+ * matching. A matcher is a pure function of its glob.
+ */
+const matchers = new Map<string, (path: string) => boolean>()
+
+function globMatcher(glob: string): (path: string) => boolean {
+  let matcher = matchers.get(glob)
+  if (!matcher)
+    matchers.set(glob, matcher = picomatch(glob, { dot: true }))
+  return matcher
+}
+
 /** `(absolutePath) => boolean` for include/exclude patterns, the way Rollup's `createFilter` reads them. */
 export function createFileFilter(include: FilterPattern | undefined, exclude: FilterPattern | undefined, root: string): (file: string) => boolean {
   const compile = (pattern: FilterPattern | undefined) => [pattern ?? []].flat().map((p) => {
     if (p instanceof RegExp)
       return (file: string) => p.test(file)
     const glob = isAbsolute(p) || p.startsWith('**') ? p : resolve(root, p)
-    return picomatch(glob.replace(/\\/g, '/'), { dot: true })
+    return globMatcher(glob.replace(/\\/g, '/'))
   })
   const included = compile(include ?? DEFAULT_INCLUDE)
   const excluded = compile(exclude)

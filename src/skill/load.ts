@@ -32,12 +32,21 @@ function kindOf(path: string): EntryKind {
   }
 }
 
+/** Entries a folder listing leaves out: hidden ones and `node_modules`. */
+function skipped(name: string): boolean {
+  return name.startsWith('.') || name === 'node_modules'
+}
+
 /** Files of a skill folder, relative and sorted; hidden entries, `node_modules` and symlinks skipped. */
 function listFolder(root: string, skip: string): string[] {
+  // Most skills are alone in their folder: names alone say so, without an entry object each.
+  const own = basename(skip)
+  if (readdirSync(root).every(name => name === own || skipped(name)))
+    return []
   const files: string[] = []
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.name.startsWith('.') || entry.name === 'node_modules')
+      if (skipped(entry.name))
         continue
       const path = join(dir, entry.name)
       if (entry.isDirectory())

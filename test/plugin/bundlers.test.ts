@@ -8,6 +8,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { BuildResult, Settled } from './build'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { SkillLoader } from '../../src/skill/load'
 import { build, BUNDLERS, settle, unwrap } from './build'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -179,6 +180,13 @@ describe.each(BUNDLERS)('%s', (bundler) => {
       expect(code).toContain('Sections you can read on demand:')
       expect(code).not.toContain(SENTINEL)
       expect(code).not.toContain('Look for `#REF!`')
+    })
+
+    it('a ?cover carries its text exactly: backticks, ${, backslashes, separators, control characters', () => {
+      const file = join(app, 'texts', 'escapes.skill.md')
+      const expected = new SkillLoader().load(file).compiled.cover
+      expect(expected).toContain('String.raw`\\d`')
+      expect(coverOnly().module.escapes).toBe(expected)
     })
   })
 

@@ -43,6 +43,21 @@ describe('SkillLoader cache', () => {
     expect(loader.load(a).compiled.resources).toEqual([])
   })
 
+  it('lists a skill folder\'s files but not hidden entries, node_modules or the skill file, alone or not', () => {
+    const a = skill('a')
+    mkdirSync(join(dir, 'a', '.git'))
+    writeFileSync(join(dir, 'a', '.git', 'HEAD'), 'ref')
+    mkdirSync(join(dir, 'a', 'node_modules'))
+    writeFileSync(join(dir, 'a', 'node_modules', 'x.js'), '')
+    writeFileSync(join(dir, 'a', '.env'), 'X=1')
+    expect(new SkillLoader().load(a).compiled.resources).toEqual([])
+    mkdirSync(join(dir, 'a', 'scripts', 'node_modules'), { recursive: true })
+    writeFileSync(join(dir, 'a', 'scripts', 'run.sh'), '')
+    writeFileSync(join(dir, 'a', 'scripts', 'node_modules', 'y.js'), '')
+    writeFileSync(join(dir, 'a', 'README.md'), '')
+    expect(new SkillLoader().load(a).compiled.resources).toEqual(['README.md', 'scripts/run.sh'])
+  })
+
   it('trusting its cache, reads a skill again only when invalidate names one of its files or folders', () => {
     const a = skill('a')
     const b = skill('b')
