@@ -6,7 +6,7 @@ import { searchVectors } from '../../../src/runtime/knowledge/search'
 import { dotFloat32, dotInt8, quantizeQuery, scoreChunks } from '../../../src/runtime/knowledge/search-kernels'
 import { searchWasmModule } from '../../../src/runtime/knowledge/search-wasm'
 import { decodeSnapshot } from '../../../src/runtime/knowledge/snapshot-reader'
-import { rng, unitVector } from '../../random'
+import { rng, unitVector } from '../../support/random'
 
 /** A vector at cosine `cos` from the first axis (the query below). */
 function at(cos: number, dims = 16, axis = 1): number[] {

@@ -10,7 +10,7 @@ import { encodeSnapshot } from '../../../../src/knowledge/snapshot'
 import { encodeShardedSnapshot } from '../../../../src/knowledge/snapshot-shards'
 import { createKnowledgeBase, decodeSnapshot, KnowledgeError } from '../../../../src/runtime'
 import { openShardedSnapshot, ShardKind } from '../../../../src/runtime/knowledge/snapshot-shards'
-import { rng, unitVector } from '../../../random'
+import { rng, unitVector } from '../../../support/random'
 
 const DIMS = 48
 
