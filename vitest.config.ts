@@ -63,6 +63,8 @@ export default defineConfig({
           include: INTEGRATION,
           exclude: [...configDefaults.exclude, ...E2E],
           sequence: { groupOrder: 1 },
+          // Each file builds in its own test/.tmp folder and its own temporary folders, and the
+          // test models are published atomically: two files at once share nothing they write.
           maxWorkers: 2,
         },
       },
