@@ -5,8 +5,7 @@ import { configDefaults, defineConfig } from 'vitest/config'
 
 /**
  * End to end: headless Chromium, the real all-MiniLM-L6-v2 (rebuilt into .cache/models),
- * the package installed from its tarball. One file at a time: each drives a browser or a
- * 90 MB model, and two at once on two cores only make both slower.
+ * the package installed from its tarball.
  */
 const E2E = [
   'test/browser/**/*.test.ts',
@@ -74,7 +73,9 @@ export default defineConfig({
           name: 'e2e',
           include: E2E,
           sequence: { groupOrder: 2 },
-          maxWorkers: 1,
+          // Much of a browser's or an installed app's time is spent waiting on another process,
+          // and two first builds of a test model at once both succeed (publishDir).
+          maxWorkers: 2,
         },
       },
     ],
