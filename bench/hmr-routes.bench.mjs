@@ -9,7 +9,7 @@
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createServer } from 'vite'
-import { watcherReports } from '../test/plugin/watcher-ready.mjs'
+import { watcherReports } from '../test/support/watcher-ready.mjs'
 import { benchCache, bundleSource, guidesDir } from './knowledge.mjs'
 import { emitResult, fmtMs, importDist, isMain, median, numberArg } from './util.mjs'
 

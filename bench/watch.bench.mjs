@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import { buildMiniLM } from '../scripts/models/minilm.mjs'
-import { bundleCli } from '../test/cli/bundle-cli.mjs'
+import { bundleCli } from '../test/support/bundle-cli.mjs'
 import { benchCache, modelsDir, root } from './knowledge.mjs'
 import { emitResult, fmtMs, isMain, median, numberArg } from './util.mjs'
 

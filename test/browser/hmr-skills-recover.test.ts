@@ -12,12 +12,12 @@
  */
 import type { Browser } from 'playwright-core'
 import type { ViteDevServer } from 'vite'
-import type { DevPage } from './dev-skills'
+import type { DevPage } from '../support/dev-skills'
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
-import { openPage, startServer } from './dev-skills'
-import { launchChromium, repo } from './knowledge-app'
+import { openPage, startServer } from '../support/dev-skills'
+import { launchChromium, repo } from '../support/knowledge-app'
 
 const root = join(repo, 'test/.tmp/hmr-skills-recover')
 

@@ -14,12 +14,12 @@
  */
 import type { Browser } from 'playwright-core'
 import type { ViteDevServer } from 'vite'
-import type { DevPage, Message } from './dev-skills'
+import type { DevPage, Message } from '../support/dev-skills'
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openPage, skillSource, startServer, writeApp } from './dev-skills'
-import { launchChromium, repo } from './knowledge-app'
+import { openPage, skillSource, startServer, writeApp } from '../support/dev-skills'
+import { launchChromium, repo } from '../support/knowledge-app'
 
 const root = join(repo, 'test/.tmp/hmr-skills')
 const REGISTRY_URL = '\0virtual:skill-kit/skills'

@@ -8,12 +8,12 @@
  * Needs Chromium at /usr/bin/chromium (or CHROMIUM_PATH); .ci/run installs it.
  */
 import type { Browser } from 'playwright-core'
-import type { AppPage } from './knowledge-app'
+import type { AppPage } from '../support/knowledge-app'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { autoSearch, cachedUrls, dist, expectLexicalWithoutModel, expectLocalAndQuiet, expectNodeRanking, expectSameRanking, filesOf, indexHtml, launchChromium, LEXICAL_QUERIES, lexicalSearch, nodeDefaultRankings, nodeRanking, openApp, prepareApp, repo, TINY_MODEL_ID, TRANSFORMERS_MARKERS, transformersChunks, VECTOR_QUERIES, vectorSearch } from './knowledge-app'
+import { autoSearch, cachedUrls, dist, expectLexicalWithoutModel, expectLocalAndQuiet, expectNodeRanking, expectSameRanking, filesOf, indexHtml, launchChromium, LEXICAL_QUERIES, lexicalSearch, nodeDefaultRankings, nodeRanking, openApp, prepareApp, repo, TINY_MODEL_ID, TRANSFORMERS_MARKERS, transformersChunks, VECTOR_QUERIES, vectorSearch } from '../support/knowledge-app'
 
 const work = join(repo, 'test/.tmp/browser-knowledge')
 const outDir = join(work, 'dist')

@@ -11,11 +11,11 @@
  * Needs Chromium at /usr/bin/chromium (or CHROMIUM_PATH); .ci/run installs it.
  */
 import type { Browser } from 'playwright-core'
-import type { AppPage } from './knowledge-app'
+import type { AppPage } from '../support/knowledge-app'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildBrowserApp, BROWSER_ENTRY, expectLexicalWithoutModel, expectLocalAndQuiet, expectNodeRanking, filesOf, launchChromium, nodeRanking, openApp, prepareApp, repo, TINY_MODEL_ID, TRANSFORMERS_MARKERS, transformersChunks, vectorSearch } from './knowledge-app'
+import { buildBrowserApp, BROWSER_ENTRY, expectLexicalWithoutModel, expectLocalAndQuiet, expectNodeRanking, filesOf, launchChromium, nodeRanking, openApp, prepareApp, repo, TINY_MODEL_ID, TRANSFORMERS_MARKERS, transformersChunks, vectorSearch } from '../support/knowledge-app'
 
 const work = join(repo, 'test/.tmp/browser-knowledge-bundlers')
 const outDirOf = (bundler: string) => join(work, `dist-${bundler}`)

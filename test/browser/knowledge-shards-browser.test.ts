@@ -8,7 +8,7 @@
  */
 import type { Browser } from 'playwright-core'
 import type { PreviewServer } from 'vite'
-import type { AppPage } from './knowledge-app'
+import type { AppPage } from '../support/knowledge-app'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -19,7 +19,7 @@ import { decodeSnapshot } from '../../src/runtime'
 import { scoredTerms } from '../../src/runtime/knowledge/lexical'
 import { ElementType, FLAG_SHARD, readContainer, view } from '../../src/runtime/knowledge/snapshot-reader'
 import { openShardedSnapshot, ShardKind } from '../../src/runtime/knowledge/snapshot-shards'
-import { autoSearch, dist, expectLocalAndQuiet, filesOf, indexHtml, launchChromium, LEXICAL_QUERIES, LEXICAL_QUERY, lexicalSearch, openApp, openServedApp, prepareApp, repo, vectorSearch } from './knowledge-app'
+import { autoSearch, dist, expectLocalAndQuiet, filesOf, indexHtml, launchChromium, LEXICAL_QUERIES, LEXICAL_QUERY, lexicalSearch, openApp, openServedApp, prepareApp, repo, vectorSearch } from '../support/knowledge-app'
 
 const work = join(repo, 'test/.tmp/browser-knowledge-shards')
 const oneDir = join(work, 'dist-one')

@@ -9,7 +9,7 @@
  * Needs Chromium at /usr/bin/chromium (or CHROMIUM_PATH); .ci/run installs it.
  */
 import type { Browser } from 'playwright-core'
-import type { AppPage } from './knowledge-app'
+import type { AppPage } from '../support/knowledge-app'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -18,7 +18,7 @@ import { openKnowledgeProject } from '../../src/knowledge/project'
 import { readPublishedIndex, readQueryTable } from '../../src/knowledge/publish'
 import { decodeSnapshot, searchFused, searchVectors } from '../../src/runtime'
 import { staticQueryEmbedder } from '../../src/runtime/knowledge/encoder/static-embedder'
-import { autoSearch, buildBrowserApp, dist, expectLocalAndQuiet, expectSameRanking, filesOf, indexHtml, launchChromium, openApp, prepareApp, repo, transformersChunks, VECTOR_QUERIES, vectorSearch } from './knowledge-app'
+import { autoSearch, buildBrowserApp, dist, expectLocalAndQuiet, expectSameRanking, filesOf, indexHtml, launchChromium, openApp, prepareApp, repo, transformersChunks, VECTOR_QUERIES, vectorSearch } from '../support/knowledge-app'
 
 const work = join(repo, 'test/.tmp/browser-knowledge-static')
 const BUNDLERS = ['vite', 'webpack', 'esbuild'] as const

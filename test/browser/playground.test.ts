@@ -14,12 +14,12 @@
  */
 import type { Browser, Page } from 'playwright-core'
 import type { PreviewServer, ViteDevServer } from 'vite'
-import type { PlaygroundPage } from './playground-app'
+import type { PlaygroundPage } from '../support/playground-app'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchChromium, repo } from './knowledge-app'
-import { nodeRankings, openPlayground, preparePlayground } from './playground-app'
+import { launchChromium, repo } from '../support/knowledge-app'
+import { nodeRankings, openPlayground, preparePlayground } from '../support/playground-app'
 
 const work = join(repo, 'test/.tmp/playground-e2e')
 const artifacts = join(repo, 'test/.artifacts/playground')

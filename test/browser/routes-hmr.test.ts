@@ -14,13 +14,13 @@ import type { Browser, Page } from 'playwright-core'
 import type { Logger, ViteDevServer } from 'vite'
 import type { SkillKitViteApi } from '../../src/plugin/vite-api'
 import type { RoutesRebuildEvent } from '../../src/plugin/vite-routes'
-import type { HmrMessage } from './knowledge-app'
+import type { HmrMessage } from '../support/knowledge-app'
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { createLogger, createServer } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { dist, indexHtml, openHmrApp, repo } from './knowledge-app'
+import { dist, indexHtml, openHmrApp, repo } from '../support/knowledge-app'
 
 const work = join(repo, 'test/.tmp/routes-hmr')
 

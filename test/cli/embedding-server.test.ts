@@ -2,8 +2,8 @@
 // (a loopback server in this process plays it), run in a Node process where
 // Transformers.js cannot be resolved: a server build needs no local model.
 
-import type { CliRun } from './cli'
-import type { EmbeddingServer } from '../knowledge/embedding-server'
+import type { CliRun } from '../support/cli'
+import type { EmbeddingServer } from '../support/embedding-server'
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -11,12 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultProjectConfig } from '../../src/knowledge/config'
 import { readManifest } from '../../src/knowledge/publish'
 import { decodeSnapshot } from '../../src/runtime'
-import { startEmbeddingServer } from '../knowledge/embedding-server'
-import { bundleCli, runCli } from './cli'
+import { startEmbeddingServer } from '../support/embedding-server'
+import { bundleCli, runCli } from '../support/cli'
 
 const repo = resolve(import.meta.dirname, '../..')
 const work = join(repo, 'test/.tmp/cli-embedding-server')
-const hideTransformers = ['--import', join(import.meta.dirname, 'no-transformers.mjs')]
+const hideTransformers = ['--import', join(import.meta.dirname, '../support/no-transformers.mjs')]
 let script: string
 let server: EmbeddingServer
 /** Whether the server refuses every request (HTTP 400) or answers. */

@@ -1,12 +1,12 @@
 // Paths that cannot be read or written as a command needs: the message names
 // the path and the fix, the exit code is 1, and no stack trace is printed.
 
-import type { CliRun } from './cli'
+import type { CliRun } from '../support/cli'
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { defaultProjectConfig } from '../../src/knowledge/config'
-import { bundleCli, runCli } from './cli'
+import { bundleCli, runCli } from '../support/cli'
 
 const repo = resolve(import.meta.dirname, '../..')
 const work = join(repo, 'test/.tmp/cli-fs-errors')

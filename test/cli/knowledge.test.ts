@@ -1,4 +1,4 @@
-import type { CliRun } from './cli'
+import type { CliRun } from '../support/cli'
 import type { ProjectBuild } from '../../src/knowledge/project'
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
@@ -11,7 +11,7 @@ import { buildKnowledgeProject, disposeProjectEmbedders, openKnowledgeProject } 
 import { readManifest, readPublishedIndex, readQueryTable } from '../../src/knowledge/publish'
 import { decodeSnapshot, searchFused } from '../../src/runtime'
 import { staticQueryEmbedder } from '../../src/runtime/knowledge/encoder/static-embedder'
-import { bundleCli, runCli } from './cli'
+import { bundleCli, runCli } from '../support/cli'
 
 const repo = resolve(import.meta.dirname, '../..')
 const work = join(repo, 'test/.tmp/cli-knowledge')
@@ -164,7 +164,7 @@ describe('skill-kit build', () => {
 
   it('fails at once with --offline when the model is missing, trying no network, without a stack trace', async () => {
     await skillKit('init', 'no-model')
-    const run = await runCli(script, work, ['build', '--offline', '--project', 'no-model'], ['--import', join(import.meta.dirname, 'no-network.mjs')])
+    const run = await runCli(script, work, ['build', '--offline', '--project', 'no-model'], ['--import', join(import.meta.dirname, '../support/no-network.mjs')])
     expect(run.stderr).not.toContain('NETWORK ATTEMPT')
     expect(run.code).toBe(1)
     expect(run.stdout).toBe('')

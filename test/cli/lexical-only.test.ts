@@ -1,8 +1,8 @@
 // The knowledge commands on a project with "model": false, run in a Node process
-// where Transformers.js and ONNX Runtime cannot be resolved (test/cli/no-transformers.mjs):
+// where Transformers.js and ONNX Runtime cannot be resolved (test/support/no-transformers.mjs):
 // building, searching and status need neither.
 
-import type { CliRun } from './cli'
+import type { CliRun } from '../support/cli'
 import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -10,11 +10,11 @@ import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mj
 import { defaultProjectConfig } from '../../src/knowledge/config'
 import { readManifest } from '../../src/knowledge/publish'
 import { decodeSnapshot } from '../../src/runtime'
-import { bundleCli, runCli } from './cli'
+import { bundleCli, runCli } from '../support/cli'
 
 const repo = resolve(import.meta.dirname, '../..')
 const work = join(repo, 'test/.tmp/cli-lexical-only')
-const hideTransformers = ['--import', join(import.meta.dirname, 'no-transformers.mjs')]
+const hideTransformers = ['--import', join(import.meta.dirname, '../support/no-transformers.mjs')]
 let script: string
 
 /** Runs `skill-kit …args` from the work folder, without Transformers.js. */

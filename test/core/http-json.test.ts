@@ -5,10 +5,10 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { HttpJsonOptions, HttpJsonRole } from '../../src/core/http-json'
-import type { LoopbackServer } from './loopback-server'
+import type { LoopbackServer } from '../support/loopback-server'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createHttpJsonClient, FaultyAnswerError } from '../../src/core/http-json'
-import { listenLoopback } from './loopback-server'
+import { listenLoopback } from '../support/loopback-server'
 
 const KEY = 'sk-Test-7d3F9a1C5e2B4068'
 

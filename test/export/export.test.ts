@@ -4,7 +4,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { CliRun } from '../cli/cli'
+import type { CliRun } from '../support/cli'
 import type { RoutedSkill } from '../../src/routing/layout'
 import { execFile, spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
@@ -21,7 +21,7 @@ import { createTransformersEmbedder } from '../../src/knowledge/embedder'
 import { disposeProjectEmbedders, openKnowledgeProject } from '../../src/knowledge/project'
 import { crawlRoutedSkill } from '../../src/routing/crawl'
 import { DEFAULT_ROUTING } from '../../src/routing/config'
-import { bundleCli, runCli } from '../cli/cli'
+import { bundleCli, runCli } from '../support/cli'
 
 const repo = resolve(import.meta.dirname, '../..')
 const work = join(repo, 'test/.tmp/export')

@@ -4,14 +4,14 @@
 // SKILL.md, llms.txt and index pages, as marked renders them, link only to what
 // the program wrote; the key is in no file, cache or line the CLI printed.
 
-import type { CliRun } from '../cli/cli'
-import type { Reply } from '../routing/model-server'
+import type { CliRun } from '../support/cli'
+import type { Reply } from '../support/model-server'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bundleCli, runCli } from '../cli/cli'
-import { FORBIDDEN, HOSTILE_KEY, hostileReply, markdownProblems, PAYLOADS, routedPages, textsUnder } from '../routing/hostile-model'
-import { startModelServer } from '../routing/model-server'
+import { bundleCli, runCli } from '../support/cli'
+import { FORBIDDEN, HOSTILE_KEY, hostileReply, markdownProblems, PAYLOADS, routedPages, textsUnder } from '../support/hostile-model'
+import { startModelServer } from '../support/model-server'
 
 const repo = resolve(import.meta.dirname, '../..')
 const work = join(repo, 'test/.tmp/export-hostile-routing')

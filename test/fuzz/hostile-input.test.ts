@@ -17,7 +17,7 @@ import { createActivation, createSkillTool } from '../../src/runtime'
 import { editDistance } from '../../src/runtime/closest'
 import { work } from '../../src/runtime/work'
 import { compileSkill } from '../../src/skill/compile'
-import { registrySkill } from '../runtime/skill/registry-skill'
+import { registrySkill } from '../support/registry-skill'
 
 /** mulberry32: a small seeded generator, so a failure names its seed and input. */
 function random(seed: number) {

@@ -6,7 +6,7 @@
 
 import type { EmbeddedProject } from '../../src/knowledge/project'
 import type { ServerEmbedderOptions } from '../../src/knowledge/server-embedder'
-import type { EmbeddingCall, EmbeddingReply, EmbeddingServer } from './embedding-server'
+import type { EmbeddingCall, EmbeddingReply, EmbeddingServer } from '../support/embedding-server'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildKnowledgeProject, disposeProjectEmbedders } from '../../src/knowledge/project'
 import { readManifest } from '../../src/knowledge/publish'
 import { createServerEmbedder, EmbeddingServerError } from '../../src/knowledge/server-embedder'
-import { openEmbeddedProject, startEmbeddingServer, wordVector } from './embedding-server'
+import { openEmbeddedProject, startEmbeddingServer, wordVector } from '../support/embedding-server'
 
 const work = mkdtempSync(join(tmpdir(), 'skill-kit-server-answers-'))
 const KEY = 'sk-Test-2b7E9c4A1d6F3085'

@@ -5,7 +5,7 @@
 import type { KnowledgeProgress } from '../../src/knowledge/progress'
 import type { EmbeddedProject, ProjectBuild } from '../../src/knowledge/project'
 import type { ServerEmbedderOptions } from '../../src/knowledge/server-embedder'
-import type { EmbeddingCall, EmbeddingReply, EmbeddingServer } from './embedding-server'
+import type { EmbeddingCall, EmbeddingReply, EmbeddingServer } from '../support/embedding-server'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -18,7 +18,7 @@ import { buildKnowledgeProject, disposeProjectEmbedders } from '../../src/knowle
 import { readManifest } from '../../src/knowledge/publish'
 import { CHARS_PER_TOKEN, createServerEmbedder, EmbeddingServerError, planRequests } from '../../src/knowledge/server-embedder'
 import { createKnowledgeBase, decodeSnapshot, KnowledgeError, searchVectors, serverQueryEmbedder } from '../../src/runtime'
-import { openEmbeddedProject, startEmbeddingServer, wordVector } from './embedding-server'
+import { openEmbeddedProject, startEmbeddingServer, wordVector } from '../support/embedding-server'
 
 const work = mkdtempSync(join(tmpdir(), 'skill-kit-server-embedder-'))
 const models = join(work, 'models')

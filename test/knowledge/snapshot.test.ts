@@ -6,7 +6,7 @@ import { encodeSnapshot, REFINE_BITS } from '../../src/knowledge/snapshot'
 import { buildLexicalIndex, searchLexical } from '../../src/runtime/knowledge/lexical'
 import { searchVectors } from '../../src/runtime/knowledge/search'
 import { chunkHeading, crc32, decodeSnapshot, DIRECTORY_ENTRY_BYTES, HEADER_BYTES, SnapshotError } from '../../src/runtime/knowledge/snapshot-reader'
-import { rng, unitVector } from '../random'
+import { rng, unitVector } from '../support/random'
 
 const DOCS = [
   { id: 'plants/watering', description: 'Water plants.', category: 'plants', categories: ['plants', 'garden'], tags: ['water'], path: 'plants/watering.md', tokenCount: 120 },

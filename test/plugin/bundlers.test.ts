@@ -6,10 +6,10 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { BuildResult, Settled } from './build'
+import type { BuildResult, Settled } from '../support/build'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { SkillLoader } from '../../src/skill/load'
-import { build, BUNDLERS, settle, unwrap } from './build'
+import { build, BUNDLERS, settle, unwrap } from '../support/build'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const repo = resolve(here, '../..')

@@ -14,8 +14,8 @@ import { join, resolve } from 'node:path'
 import { createLogger, createServer } from 'vite'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import skillKitVite from '../../dist/vite.mjs'
-import { launchChromium } from '../browser/knowledge-app'
-import { BROKEN } from './broken-skill'
+import { launchChromium } from '../support/knowledge-app'
+import { BROKEN } from '../support/broken-skill'
 
 const repo = resolve(import.meta.dirname, '../..')
 const work = join(repo, 'test/.tmp/diagnostics-dev')

@@ -4,13 +4,13 @@
  * bytes); one code frame per message; one error per invalid skill per build,
  * however many of its modules are imported. The plugins come from `dist/`.
  */
-import type { Bundler } from './build'
+import type { Bundler } from '../support/build'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { BUNDLERS } from './build'
-import { BROKEN } from './broken-skill'
+import { BUNDLERS } from '../support/build'
+import { BROKEN } from '../support/broken-skill'
 
 const repo = resolve(import.meta.dirname, '../..')
 const work = join(repo, 'test/.tmp/diagnostics')

@@ -2,7 +2,7 @@
 // the exported skill folder into their output, the same bytes as `skill-kit
 // export`, and its search runs with Node alone once the output is moved away.
 
-import type { Bundler } from './build'
+import type { Bundler } from '../support/build'
 import { execFile } from 'node:child_process'
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -13,7 +13,7 @@ import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mj
 import { exportKnowledgeProject } from '../../src/export/export'
 import { defaultProjectConfig } from '../../src/knowledge/config'
 import { disposeProjectEmbedders, openKnowledgeProject } from '../../src/knowledge/project'
-import { build, BUNDLERS, esbuildNodeOptions, nodeModuleConfig } from './build'
+import { build, BUNDLERS, esbuildNodeOptions, nodeModuleConfig } from '../support/build'
 
 const repo = resolve(import.meta.dirname, '../..')
 const work = join(repo, 'test/.tmp/plugin-export')

@@ -1,10 +1,10 @@
 import type { Options } from '../../src/plugin/options'
-import type { Bundler } from './build'
+import type { Bundler } from '../support/build'
 import { cpSync, existsSync, mkdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
-import { build } from './build'
+import { build } from '../support/build'
 
 const repo = resolve(import.meta.dirname, '../..')
 const work = join(repo, 'test/.tmp/knowledge-errors')

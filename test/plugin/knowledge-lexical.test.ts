@@ -2,12 +2,12 @@
 // lexically, vector search refused with a KnowledgeError that says why. Transformers.js
 // is made unavailable in this file, as in an app that never installed it.
 
-import type { Bundler, BuildResult, Settled } from './build'
+import type { Bundler, BuildResult, Settled } from '../support/build'
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { buildTinyModel } from '../../scripts/models/tiny-bert.mjs'
-import { build, settle, unwrap } from './build'
+import { build, settle, unwrap } from '../support/build'
 
 vi.mock('@huggingface/transformers', () => {
   throw new Error('Transformers.js is not installed')

@@ -15,7 +15,7 @@
  * the default (`auto`), with the static query encoder, run without any
  * package and search semantically all the same.
  */
-import type { PluginOptions } from './build'
+import type { PluginOptions } from '../support/build'
 import { execFile } from 'node:child_process'
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'

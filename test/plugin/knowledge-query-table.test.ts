@@ -6,7 +6,7 @@
 // reads it in place. `queryEncoder: 'model'` emits no table; `static` with no
 // way to write it fails the build.
 
-import type { Bundler, BuildResult, Settled } from './build'
+import type { Bundler, BuildResult, Settled } from '../support/build'
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -17,7 +17,7 @@ import { openKnowledgeProject } from '../../src/knowledge/project'
 import { readPublishedIndex, readQueryTable } from '../../src/knowledge/publish'
 import { decodeSnapshot, searchFused } from '../../src/runtime'
 import { staticQueryEmbedder } from '../../src/runtime/knowledge/encoder/static-embedder'
-import { build, BUNDLERS, settle, unwrap } from './build'
+import { build, BUNDLERS, settle, unwrap } from '../support/build'
 
 const repo = resolve(import.meta.dirname, '../..')
 const work = join(repo, 'test/.tmp/knowledge-query-table')

@@ -2,14 +2,14 @@
 // `model` option: a loopback server in this process plays it. Transformers.js
 // is made unavailable in this file: a server build needs no local model.
 
-import type { Bundler } from './build'
-import type { EmbeddingServer } from '../knowledge/embedding-server'
+import type { Bundler } from '../support/build'
+import type { EmbeddingServer } from '../support/embedding-server'
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { serverQueryEmbedder } from '../../src/runtime'
-import { startEmbeddingServer } from '../knowledge/embedding-server'
-import { build } from './build'
+import { startEmbeddingServer } from '../support/embedding-server'
+import { build } from '../support/build'
 
 vi.mock('@huggingface/transformers', () => {
   throw new Error('Transformers.js is not installed')

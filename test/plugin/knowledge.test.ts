@@ -1,4 +1,4 @@
-import type { Bundler, BuildResult, Settled } from './build'
+import type { Bundler, BuildResult, Settled } from '../support/build'
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -8,7 +8,7 @@ import { createTransformersEmbedder } from '../../src/knowledge/embedder'
 import { openKnowledgeProject } from '../../src/knowledge/project'
 import { readPublishedIndex } from '../../src/knowledge/publish'
 import { decodeSnapshot, KnowledgeError, searchFused, searchVectors } from '../../src/runtime'
-import { build, BUNDLERS, settle, unwrap } from './build'
+import { build, BUNDLERS, settle, unwrap } from '../support/build'
 
 const repo = resolve(import.meta.dirname, '../..')
 const work = join(repo, 'test/.tmp/knowledge-app')

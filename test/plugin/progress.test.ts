@@ -4,7 +4,7 @@
 // this process's stderr stays untouched). Every app starts with an empty
 // vector cache, so every build has windows to embed.
 
-import type { Bundler } from './build'
+import type { Bundler } from '../support/build'
 import { execFile } from 'node:child_process'
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'

@@ -1,5 +1,5 @@
 import type { OutputChunk, RollupOutput } from 'rollup'
-import type { Settled } from './build'
+import type { Settled } from '../support/build'
 import { cpSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url'
 import { build as viteBuild, createServer } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import skillKitVite from '../../dist/vite.mjs'
-import { build, BUNDLERS, settle, unwrap } from './build'
+import { build, BUNDLERS, settle, unwrap } from '../support/build'
 
 const fixtures = join(import.meta.dirname, '../fixtures')
 const registryApp = join(fixtures, 'registry')

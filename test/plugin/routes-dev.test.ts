@@ -8,14 +8,14 @@
 import type { Logger, ViteDevServer } from 'vite'
 import type { SkillKitViteApi } from '../../src/plugin/vite-api'
 import type { RoutesRebuildEvent } from '../../src/plugin/vite-routes'
-import type { Call } from '../routing/model-server'
+import type { Call } from '../support/model-server'
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { build, createLogger, createServer } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import skillKitVite from '../../dist/vite.mjs'
-import { startModelServer } from '../routing/model-server'
-import { watcherReports } from './watcher-ready.mjs'
+import { startModelServer } from '../support/model-server'
+import { watcherReports } from '../support/watcher-ready.mjs'
 
 const repo = resolve(import.meta.dirname, '../..')
 const work = join(repo, 'test/.tmp/routes-dev')

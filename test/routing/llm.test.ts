@@ -4,7 +4,7 @@
 import type { KnowledgeProject } from '../../src/knowledge/project'
 import type { RoutedSkill } from '../../src/routing/layout'
 import type { RouteProjectOptions } from '../../src/routing/project'
-import type { Call, Reply } from './model-server'
+import type { Call, Reply } from '../support/model-server'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -18,7 +18,7 @@ import { documentWindows } from '../../src/routing/llm'
 import { newRoutingStats, RoutingMemo } from '../../src/routing/memo'
 import { routeKnowledgeProject, routingCacheDir } from '../../src/routing/project'
 import { writeRoutedSkill } from '../../src/routing/write'
-import { startModelServer } from './model-server'
+import { startModelServer } from '../support/model-server'
 
 const KEY = 'sk-test-3f9a7c1e5b2d4068SECRET'
 

@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest'
 import { escapeMarkdown, inertText } from '../../src/routing/plain-text'
-import { tokensOf } from './hostile-model'
+import { tokensOf } from '../support/hostile-model'
 
 /** What a page writes of a model's words. */
 const markdownText = (text: string) => escapeMarkdown(inertText(text))

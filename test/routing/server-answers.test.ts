@@ -2,7 +2,7 @@
 // servers on 127.0.0.1: routing.retryBudgetMs bounds the waits of a request,
 // and a redirect to another origin is never followed.
 
-import type { Call, Reply } from './model-server'
+import type { Call, Reply } from '../support/model-server'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { openKnowledgeProject } from '../../src/knowledge/project'
 import { RoutingError } from '../../src/routing/client'
 import { routeKnowledgeProject } from '../../src/routing/project'
-import { startModelServer } from './model-server'
+import { startModelServer } from '../support/model-server'
 
 const KEY = 'sk-Test-9e4B2a7C5d1F3068'
 

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { buildKnowledgeIndex } from '../../../src/knowledge/build'
 import { queryTableCorpus } from '../../../src/knowledge/query-table/corpus'
-import { fakeEmbedder, fakeVector } from './fake-model'
+import { fakeEmbedder, fakeVector } from '../../support/fake-model'
 
 describe('the corpus of a built index', () => {
   let dir: string

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { distilQueryTable } from '../../../src/knowledge/query-table/distil'
 import { parseModelVocabulary } from '../../../src/knowledge/query-table/vocabulary'
-import { FAKE_PIECES, fakeEmbedder, fakeTokenize, fakeTokenizerJson, fakeVector } from './fake-model'
+import { FAKE_PIECES, fakeEmbedder, fakeTokenize, fakeTokenizerJson, fakeVector } from '../../support/fake-model'
 
 const vocabulary = parseModelVocabulary(fakeTokenizerJson())!
 

@@ -4,7 +4,7 @@ import { encodeQueryTable } from '../../../src/knowledge/query-table/encode'
 import { staticQueryEmbedder } from '../../../src/runtime/knowledge/encoder/static-embedder'
 import { readQueryTableCore, readQueryTableShard } from '../../../src/runtime/knowledge/encoder/read'
 import { crc32 } from '../../../src/runtime/knowledge/snapshot-reader'
-import { seededTable } from '../../runtime/knowledge/encoder/seeded-table'
+import { seededTable } from '../../support/seeded-table'
 
 const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex').slice(0, 16)
 

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { buildMiniLM } from '../../../scripts/models/minilm.mjs'
 import { DEFAULT_EMBEDDING_MODEL, DEFAULT_EMBEDDING_REVISION } from '../../../src/knowledge/embedder'
 import { loadModelVocabulary, parseModelVocabulary } from '../../../src/knowledge/query-table/vocabulary'
-import { FAKE_PIECES, fakeTokenizerJson } from './fake-model'
+import { FAKE_PIECES, fakeTokenizerJson } from '../../support/fake-model'
 
 describe('the model vocabulary a query table is cut from', () => {
   const modelsDir = resolve(process.env.SKILL_KIT_TEST_MODELS ?? '.cache/models')

@@ -12,8 +12,8 @@ import { createKnowledgeBase, decodeSnapshot, KnowledgeError, QueryModelUnavaila
 import { queryTableShardName } from '../../../src/runtime/knowledge/encoder/read'
 import { defineKnowledge } from '../../../src/runtime/knowledge/knowledge-module'
 import { openShardedSnapshot, ShardKind } from '../../../src/runtime/knowledge/snapshot-shards'
-import { rng, unitVector } from '../../random'
-import { seededTable } from './encoder/seeded-table'
+import { rng, unitVector } from '../../support/random'
+import { seededTable } from '../../support/seeded-table'
 
 const DIMS = 6
 

@@ -3,12 +3,12 @@
 // refused, components no 32-bit float holds are named, and the key reaches
 // no error, its causes included.
 
-import type { EmbeddingCall, EmbeddingReply, EmbeddingServer } from '../../knowledge/embedding-server'
+import type { EmbeddingCall, EmbeddingReply, EmbeddingServer } from '../../support/embedding-server'
 import { inspect } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { QueryModelUnavailableError, serverQueryEmbedder } from '../../../src/runtime'
 import { unitVector } from '../../../src/runtime/knowledge/pooling'
-import { startEmbeddingServer } from '../../knowledge/embedding-server'
+import { startEmbeddingServer } from '../../support/embedding-server'
 
 const KEY = 'sk-Test-5c1A8e3D7b2F9046'
 

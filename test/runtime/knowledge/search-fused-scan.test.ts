@@ -12,7 +12,7 @@ import { searchVectors } from '../../../src/runtime/knowledge/search'
 import { searchFused } from '../../../src/runtime/knowledge/search-fused'
 import { scoreChunks } from '../../../src/runtime/knowledge/search-kernels'
 import { decodeSnapshot } from '../../../src/runtime/knowledge/snapshot-reader'
-import { rng, unitVector } from '../../random'
+import { rng, unitVector } from '../../support/random'
 
 vi.mock('../../../src/runtime/knowledge/search-kernels', async (importOriginal) => {
   const kernels = await importOriginal<typeof import('../../../src/runtime/knowledge/search-kernels')>()

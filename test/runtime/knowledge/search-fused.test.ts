@@ -7,7 +7,7 @@ import { searchLexical } from '../../../src/runtime/knowledge/lexical'
 import { searchVectors } from '../../../src/runtime/knowledge/search'
 import { searchFused } from '../../../src/runtime/knowledge/search-fused'
 import { decodeSnapshot } from '../../../src/runtime/knowledge/snapshot-reader'
-import { rng, unitVector } from '../../random'
+import { rng, unitVector } from '../../support/random'
 
 /** A vector at cosine `cos` from the first axis (the query below), tilted towards `axis`. */
 function at(cos: number, dims = 8, axis = 1): number[] {

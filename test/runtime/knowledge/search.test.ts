@@ -6,7 +6,7 @@ import { searchVectors } from '../../../src/runtime/knowledge/search'
 import { dotFloat32, dotInt8, quantizeQuery, scoreChunks } from '../../../src/runtime/knowledge/search-kernels'
 import { searchWasmModule } from '../../../src/runtime/knowledge/search-wasm'
 import { decodeSnapshot } from '../../../src/runtime/knowledge/snapshot-reader'
-import { rng, unitVector } from '../../random'
+import { rng, unitVector } from '../../support/random'
 
 /** A vector at cosine `cos` from the first axis (the query below). */
 function at(cos: number, dims = 16, axis = 1): number[] {
@@ -264,20 +264,32 @@ describe('kernels', () => {
 })
 
 describe('int8 with refinement bits', () => {
-  /** The ranking of the refined vectors (hi and lo of every component), computed plainly. */
-  function refinedRank(snapshot: Snapshot, query: number[], topK: number, threshold: number, pooling: 'max' | 'soft') {
+  /** Every chunk's refined components (the int8 value and the low bits under it), read plainly from the bit stream. */
+  function refinedComponents(snapshot: Snapshot): Float64Array {
     const dims = snapshot.dimensions
-    const norm = Math.hypot(...query)
     const { bits, data } = snapshot.refinement!
     const levels = 2 ** bits
+    const refined = new Float64Array(snapshot.chunkCount * dims)
+    for (let c = 0; c < snapshot.chunkCount; c++) {
+      for (let i = 0; i < dims; i++) {
+        const bit = c * Math.ceil(dims * bits / 8) * 8 + i * bits
+        const lo = (((data[bit >> 3]! | ((data[(bit >> 3) + 1] ?? 0) << 8)) >> (bit & 7)) & (levels - 1)) - levels / 2
+        refined[c * dims + i] = levels * snapshot.vectors[c * dims + i]! + lo
+      }
+    }
+    return refined
+  }
+
+  /** The ranking of the refined vectors, computed plainly. */
+  function refinedRank(snapshot: Snapshot, refined: Float64Array, query: number[], topK: number, threshold: number, pooling: 'max' | 'soft') {
+    const dims = snapshot.dimensions
+    const norm = Math.hypot(...query)
+    const levels = 2 ** snapshot.refinement!.bits
     const all = new Map<number, number[]>()
     for (let c = 0; c < snapshot.chunkCount; c++) {
       let dot = 0
-      for (let i = 0; i < dims; i++) {
-        const bit = c * Math.ceil(dims * bits / 8) * 8 + i * bits
-        const lo = Number((BigInt(data[bit >> 3]! | ((data[(bit >> 3) + 1] ?? 0) << 8)) >> BigInt(bit & 7)) & BigInt(levels - 1)) - levels / 2
-        dot += query[i]! / norm * (levels * snapshot.vectors[c * dims + i]! + lo)
-      }
+      for (let i = 0; i < dims; i++)
+        dot += query[i]! / norm * refined[c * dims + i]!
       const score = dot * snapshot.scales![c]! / levels
       const d = snapshot.chunkDocuments[c]!
       all.set(d, [...all.get(d) ?? [], score])
@@ -298,9 +310,10 @@ describe('int8 with refinement bits', () => {
     const { documents, chunks, random } = corpus(300, 10, dims, 11)
     const i8 = snapshotOf(documents, chunks, 'int8')
     expect(i8.refinement).not.toBeNull()
+    const refined = refinedComponents(i8)
     for (let q = 0; q < 60; q++) {
       const [query, threshold, topK] = q % 2 ? [unitVector(dims, random), -1, 5] : [plantedQuery(chunks, dims, random), 0.3, 3 + (q % 7)]
-      const expected = refinedRank(i8, query, topK, threshold, pooling)
+      const expected = refinedRank(i8, refined, query, topK, threshold, pooling)
       const found = searchVectors(i8, query, { topK, threshold, accelerate, pooling })
       expect(found.map(r => r.documentIndex)).toEqual(expected.map(([d]) => d))
       found.forEach((r, i) => expect(r.score).toBeCloseTo(expected[i]![1], 12))

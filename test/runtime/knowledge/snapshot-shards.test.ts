@@ -14,7 +14,7 @@ import { encodeShardedSnapshot } from '../../../src/knowledge/snapshot-shards'
 import { createKnowledgeBase, decodeSnapshot, KnowledgeError, SnapshotError } from '../../../src/runtime'
 import { scoredTerms } from '../../../src/runtime/knowledge/lexical'
 import { openShardedSnapshot, ShardKind } from '../../../src/runtime/knowledge/snapshot-shards'
-import { rng, unitVector } from '../../random'
+import { rng, unitVector } from '../../support/random'
 
 const repo = join(import.meta.dirname, '../../..')
 

@@ -2,8 +2,8 @@ import type { CompileOptions } from '../../../src/skill/compile'
 import type { RegistrySkill, SkillToolArgs } from '../../../src/runtime'
 import { describe, expect, it } from 'vitest'
 import { createActivation, createSkillTool } from '../../../src/runtime'
-import { registrySkill as makeRegistrySkill } from './registry-skill'
-import { ACADEMIC, CODE_REVIEW, RELEASE_NOTES } from './skill-sources'
+import { registrySkill as makeRegistrySkill } from '../../support/registry-skill'
+import { ACADEMIC, CODE_REVIEW, RELEASE_NOTES } from '../../support/skill-sources'
 
 /*
  * One agent session, turn by turn: the user's messages, the files the agent

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createActivation } from '../../../src/runtime'
-import { registrySkill } from './registry-skill'
+import { registrySkill } from '../../support/registry-skill'
 
 // The strict form of context_trigger (flat string keys under metadata, which
 // the Agent Skills reference validator accepts) activates skills exactly as

@@ -2,8 +2,8 @@ import type { Activated, Activation, RegistrySkill, SkillToolArgs } from '../../
 import { describe, expect, it } from 'vitest'
 import { createSkillTool, listingLine } from '../../../src/runtime'
 import { compileSkill } from '../../../src/skill/compile'
-import { registrySkill } from './registry-skill'
-import { ACADEMIC, CODE_REVIEW, RELEASE_NOTES } from './skill-sources'
+import { registrySkill } from '../../support/registry-skill'
+import { ACADEMIC, CODE_REVIEW, RELEASE_NOTES } from '../../support/skill-sources'
 
 const ROOT = '/project'
 

@@ -11,7 +11,7 @@ import { encodeShardedSnapshot } from '../../../../src/knowledge/snapshot-shards
 import { createKnowledgeBase, decodeSnapshot, KnowledgeError } from '../../../../src/runtime'
 import { PEAK_DEPTH } from '../../../../src/runtime/knowledge/fusion-weight'
 import { openShardedSnapshot, ShardKind } from '../../../../src/runtime/knowledge/snapshot-shards'
-import { rng, unitVector } from '../../../random'
+import { rng, unitVector } from '../../../support/random'
 
 const DIMS = 48
 

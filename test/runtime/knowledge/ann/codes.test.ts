@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { encodeCodes } from '../../../../src/knowledge/vector-codes'
 import { codeRowBytes, codeScorer, levelValue } from '../../../../src/runtime/knowledge/ann/codes'
-import { rng, unitVector } from '../../../random'
+import { rng, unitVector } from '../../../support/random'
 
 const DIMS = 384
 

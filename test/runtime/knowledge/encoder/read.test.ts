@@ -3,7 +3,7 @@ import { encodeQueryTable } from '../../../../src/knowledge/query-table/encode'
 import { readQueryTableCore, readQueryTableShard } from '../../../../src/runtime/knowledge/encoder/read'
 import { KnowledgeError } from '../../../../src/runtime/knowledge/errors'
 import { crc32 } from '../../../../src/runtime/knowledge/snapshot-reader'
-import { seededTable } from './seeded-table'
+import { seededTable } from '../../../support/seeded-table'
 
 const files = encodeQueryTable(seededTable(10, 8), { rowsPerShard: 4 })
 const core = readQueryTableCore(files.core)

@@ -4,7 +4,7 @@ import { encodeQueryTable } from '../../../../src/knowledge/query-table/encode'
 import { readQueryTableCore, readQueryTableShard } from '../../../../src/runtime/knowledge/encoder/read'
 import { staticQueryEmbedder } from '../../../../src/runtime/knowledge/encoder/static-embedder'
 import { KnowledgeError } from '../../../../src/runtime/knowledge/errors'
-import { seededTable } from './seeded-table'
+import { seededTable } from '../../../support/seeded-table'
 
 /** A table of real pieces: words, their continuations and every letter, 3 rows a shard. */
 const WORDS = ['search', 'vector', 'the', 'fast', '##er', 'index', 'static', 'query', 'table', 'row', 'shard', 'model', 'encoder', 'page']

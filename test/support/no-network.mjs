@@ -5,7 +5,7 @@ import net from 'node:net'
 
 const attempt = (where) => {
   process.stderr.write(`NETWORK ATTEMPT ${where}\n`)
-  return new Error(`network disabled by test/cli/no-network.mjs (${where})`)
+  return new Error(`network disabled by test/support/no-network.mjs (${where})`)
 }
 globalThis.fetch = async input => Promise.reject(attempt(String(input?.url ?? input)))
 const connect = net.Socket.prototype.connect

@@ -1,6 +1,6 @@
 // A query table of seeded values, for the tests of its writer, reader and encoder.
 
-import type { QueryTable } from '../../../../src/knowledge/query-table/table'
+import type { QueryTable } from '../../src/knowledge/query-table/table'
 
 /** A seeded table: `count` pieces × `dimensions`, values of every sign and size, one row of zeros. */
 export function seededTable(count: number, dimensions: number, seed = 1): QueryTable {

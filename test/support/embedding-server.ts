@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { EmbeddedProject } from '../../src/knowledge/project'
 import { createHash } from 'node:crypto'
 import { openKnowledgeProject } from '../../src/knowledge/project'
-import { listenLoopback } from '../core/loopback-server'
+import { listenLoopback } from './loopback-server'
 
 /** A request the server received. */
 export interface EmbeddingCall {

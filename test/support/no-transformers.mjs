@@ -7,7 +7,7 @@ const hooks = `
 const MISSING = /^(?:@huggingface\\/transformers|onnxruntime-(?:node|web|common))(?:\\/|$)/
 export async function resolve(specifier, context, next) {
   if (MISSING.test(specifier)) {
-    const error = new Error("Cannot find package '" + specifier + "' (hidden by test/cli/no-transformers.mjs)")
+    const error = new Error("Cannot find package '" + specifier + "' (hidden by test/support/no-transformers.mjs)")
     error.code = 'ERR_MODULE_NOT_FOUND'
     throw error
   }

@@ -1,9 +1,9 @@
-import type { RegistrySkill } from '../../../src/runtime'
-import type { CompileOptions } from '../../../src/skill/compile'
+import type { RegistrySkill } from '../../src/runtime'
+import type { CompileOptions } from '../../src/skill/compile'
 import { posix } from 'node:path'
-import { createRegistry, createSkill } from '../../../src/runtime'
-import { compileSkill } from '../../../src/skill/compile'
-import { registryEntry, skillData } from '../../../src/skill/shape'
+import { createRegistry, createSkill } from '../../src/runtime'
+import { compileSkill } from '../../src/skill/compile'
+import { registryEntry, skillData } from '../../src/skill/shape'
 
 /** A registry entry made from a skill's source, as `virtual:skill-kit/skills` would list it. */
 export function registrySkill(name: string, source: string, options: CompileOptions & { root?: string, folder?: string } = {}): RegistrySkill {

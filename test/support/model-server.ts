@@ -4,7 +4,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { hash } from '../../src/core/hash'
-import { listenLoopback } from '../core/loopback-server'
+import { listenLoopback } from './loopback-server'
 
 /** A request the server received. */
 export interface Call {

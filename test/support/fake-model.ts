@@ -3,7 +3,7 @@
 // window is a fixed linear function of its pieces' hidden vectors (so a
 // distilled table can match it), counting what it is asked to embed.
 
-import type { Embedder } from '../../../src/knowledge/embedder'
+import type { Embedder } from '../../src/knowledge/embedder'
 
 const WORDS = ['the', 'an', 'of', 'to', 'and', 'form', 'forms', 'input', 'validation', 'button', 'dialog', 'modal', 'focus', 'trap', 'cache', 'service', 'worker', 'offline', 'image', 'lazy', 'loading', 'font', 'layout', 'grid', 'color', 'dark', 'mode', 'theme', 'css', 'html', 'view', 'transition', 'scroll', 'animation', 'how', 'do', 'we', 'use', 'with', 'for', 'in', 'my', 'page', 'site', 'fast', 'error', 'check', 'submit', 'open', 'close']
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz'.split('')
