@@ -192,6 +192,8 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
   if (!(CODE_BITS as readonly number[]).includes(codeBits))
     fail(`codeBits must be 1, 2 or 4, got ${codeBits}.`)
   const rescore = positiveSize(options.rescore, 'rescore', cellCount > 0 && probe >= cellCount ? ALL_CELLS_RESCORE : DEFAULT_RESCORE)
+  // Checked here, before the default that depends on the postings: a bad value fails even without a lexical index.
+  const lexicalOption = options.lexicalBytes === undefined ? undefined : positiveSize(options.lexicalBytes, 'lexicalBytes', 0)
   const vectorBytes = positiveSize(options.vectorBytes, 'vectorBytes', cellCount > 0 ? ANN_VECTOR_SHARD_BYTES : DEFAULT_VECTOR_SHARD_BYTES)
   const refinementBytes = positiveSize(options.refinementBytes, 'refinementBytes', DEFAULT_REFINEMENT_SHARD_BYTES)
   const raw = (tag: string, from = 0, to?: number): PendingSection[] => {
@@ -208,7 +210,7 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
   if (lexical) {
     const perPosting = elementBytes('LPST') + 1
     const { offsets } = lexical
-    const lexicalBytes = positiveSize(options.lexicalBytes, 'lexicalBytes', lexicalShardBytesFor(offsets[lexical.terms.length]! * perPosting))
+    const lexicalBytes = lexicalOption ?? lexicalShardBytesFor(offsets[lexical.terms.length]! * perPosting)
     for (const [from, to] of ranges(lexical.terms.length, t => (offsets[t + 1]! - offsets[t]!) * perPosting, lexicalBytes))
       planned.push({ kind: ShardKind.lexical, from, to })
   }
