@@ -4,7 +4,7 @@
 // search latency, at 1k and 100k chunks.
 //
 //   node bench/shards.bench.mjs [--queries 101] [--counts 1000,100000] [--vectors clustered|random]
-//     [--lexical-bytes 16384] [--vector-bytes N] [--refinement-bytes N] [--cells auto|N] [--probe 8]
+//     [--lexical-bytes N] [--vector-bytes N] [--refinement-bytes N] [--cells auto|N] [--probe 8]
 //     [--code-bits 1|2|4] [--rescore N] [--json]
 //
 // Corpus: 40 words a chunk, a heading, 10 chunks a document, 384 dimensions,
@@ -49,7 +49,7 @@ const COUNTS = arg('counts', '1000,100000').split(',').map(Number)
 const VECTORS = arg('vectors', 'clustered')
 const cellsArg = arg('cells', 'auto')
 const optional = name => arg(name, '') === '' ? {} : { [name.replace(/-(\w)/g, (_, c) => c.toUpperCase())]: numberArg(name, 0) }
-const SIZES = { lexicalBytes: numberArg('lexical-bytes', 16_384), ...optional('vector-bytes'), ...optional('refinement-bytes'), ...optional('probe'), ...optional('code-bits'), ...optional('rescore') }
+const SIZES = { ...optional('lexical-bytes'), ...optional('vector-bytes'), ...optional('refinement-bytes'), ...optional('probe'), ...optional('code-bits'), ...optional('rescore') }
 const CELLS = cellsArg === 'auto' ? 'auto' : Number(cellsArg)
 const DIMS = 384
 /** Documents a topic (clustered corpus). */

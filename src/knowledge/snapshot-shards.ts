@@ -19,9 +19,10 @@ import { encodeCodes } from './vector-codes'
 /** How big shards are made. */
 export interface ShardOptions {
   /**
-   * Bytes of postings per lexical shard (default 16,384): terms are grouped in
-   * vocabulary order until the next would pass it (a term bigger than that is a
-   * shard of its own). A lexical search fetches the shards of its terms.
+   * Bytes of postings per lexical shard (default: by the postings' size, see
+   * {@link lexicalShardBytesFor}): terms are grouped in vocabulary order until
+   * the next would pass it (a term bigger than that is a shard of its own). A
+   * lexical search fetches the shards of its terms.
    */
   lexicalBytes?: number
   /** Bytes of vectors per vector shard (default 1,048,576): whole chunk rows. Vector search fetches them all, in parallel. */
@@ -57,6 +58,22 @@ export interface ShardOptions {
 
 /** At 100k chunks, 16 KiB shards cut a short query's first lexical bytes by a sixth against 64 KiB (bench/shards.bench.mjs), for the same number of files. */
 export const DEFAULT_LEXICAL_SHARD_BYTES = 16 * 1024
+/** The smallest lexical shards made by default: the guides' (about 280 KiB of postings) first `auto` result fetches 18.5 KiB of lexical shards with 2 KiB, 31 with 4 KiB, 69 with 16 KiB (bench/cells.bench.mjs). */
+export const MIN_LEXICAL_SHARD_BYTES = 2 * 1024
+/** Lexical shards the default size aims at: each is an entry of 20 bytes in the core's directory, which every search fetches. */
+export const LEXICAL_SHARD_COUNT = 128
+
+/**
+ * The default bytes of postings per lexical shard, for `postingBytes` bytes
+ * of postings in all: about {@link LEXICAL_SHARD_COUNT} shards, from
+ * {@link MIN_LEXICAL_SHARD_BYTES} to {@link DEFAULT_LEXICAL_SHARD_BYTES}. A
+ * query fetches a shard a term whatever their size, so smaller shards are
+ * fewer bytes for as many requests, until the core's directory of them costs
+ * more: large snapshots (100,000 chunks) keep 16 KiB.
+ */
+export function lexicalShardBytesFor(postingBytes: number): number {
+  return Math.min(DEFAULT_LEXICAL_SHARD_BYTES, Math.max(MIN_LEXICAL_SHARD_BYTES, Math.ceil(postingBytes / LEXICAL_SHARD_COUNT)))
+}
 export const DEFAULT_VECTOR_SHARD_BYTES = 1024 * 1024
 /** At 100k chunks, 64 KiB shards keep a short query's first lexical bytes where they were (a smaller shard directory in the core) for 1 % more bytes before the first vector result than 16 KiB (bench/shards.bench.mjs). */
 export const DEFAULT_REFINEMENT_SHARD_BYTES = 64 * 1024
@@ -175,7 +192,8 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
   if (!(CODE_BITS as readonly number[]).includes(codeBits))
     fail(`codeBits must be 1, 2 or 4, got ${codeBits}.`)
   const rescore = positiveSize(options.rescore, 'rescore', cellCount > 0 && probe >= cellCount ? ALL_CELLS_RESCORE : DEFAULT_RESCORE)
-  const lexicalBytes = positiveSize(options.lexicalBytes, 'lexicalBytes', DEFAULT_LEXICAL_SHARD_BYTES)
+  // Checked here, before the default that depends on the postings: a bad value fails even without a lexical index.
+  const lexicalOption = options.lexicalBytes === undefined ? undefined : positiveSize(options.lexicalBytes, 'lexicalBytes', 0)
   const vectorBytes = positiveSize(options.vectorBytes, 'vectorBytes', cellCount > 0 ? ANN_VECTOR_SHARD_BYTES : DEFAULT_VECTOR_SHARD_BYTES)
   const refinementBytes = positiveSize(options.refinementBytes, 'refinementBytes', DEFAULT_REFINEMENT_SHARD_BYTES)
   const raw = (tag: string, from = 0, to?: number): PendingSection[] => {
@@ -192,6 +210,7 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
   if (lexical) {
     const perPosting = elementBytes('LPST') + 1
     const { offsets } = lexical
+    const lexicalBytes = lexicalOption ?? lexicalShardBytesFor(offsets[lexical.terms.length]! * perPosting)
     for (const [from, to] of ranges(lexical.terms.length, t => (offsets[t + 1]! - offsets[t]!) * perPosting, lexicalBytes))
       planned.push({ kind: ShardKind.lexical, from, to })
   }
