@@ -115,6 +115,9 @@ function indexState(init: KnowledgeModuleInit): KnowledgeIndexState {
     // A new table (the corpus changed) is a new source: the table is the snapshot's, as the vectors are.
     modelKey: JSON.stringify([model, devModelPath, bundledModel !== undefined, queryEncoder, queryTable?.().href]),
   }
+  // The shards' URLs, made once: the generated list builds a URL per shard (hundreds), and a search loads dozens of shards.
+  let shards: UrlLike[] | undefined
+  const shardUrl = (index: number) => (shards ??= shardUrls!())[index]!
   const base = createKnowledgeBase({
     ...rest,
     vectors: model !== false,
@@ -122,9 +125,9 @@ function indexState(init: KnowledgeModuleInit): KnowledgeIndexState {
     snapshotName: () => assetName(snapshotUrl()),
     ...(shardUrls && {
       shards: {
-        load: index => readAsset(shardUrls()[index]!, 'knowledge snapshot shard'),
-        name: index => assetName(shardUrls()[index]!),
-        count: shardUrls().length,
+        load: index => readAsset(shardUrl(index), 'knowledge snapshot shard'),
+        name: index => assetName(shardUrl(index)),
+        count: (shards ??= shardUrls()).length,
       },
     }),
     // A getter: the knowledge base reads it at each search, so `useModel` (and an update that keeps the model) applies to the next one.

@@ -145,6 +145,7 @@ describe('preload of a knowledge module with a query table', () => {
       return body === undefined ? new Response(null, { status: 404 }) : new Response(typeof body === 'string' ? body : new Uint8Array(body))
     })
     const origin = 'http://assets.test'
+    let listed = 0
     const knowledge = defineKnowledge({
       name: 'topics',
       documents,
@@ -153,7 +154,10 @@ describe('preload of a knowledge module with a query table', () => {
       queryEncoder: 'auto',
       queryTable: () => new URL('/table/query-table.json', origin),
       snapshotUrl: () => new URL('/core.skillkit', origin),
-      shardUrls: () => files.shards.map((_, i) => new URL(`/shard-${i}.skillkit`, origin)),
+      shardUrls: () => {
+        listed++
+        return files.shards.map((_, i) => new URL(`/shard-${i}.skillkit`, origin))
+      },
     })
     await knowledge.preload()
     const centroids = fetched.filter(path => path.startsWith('/shard-'))
@@ -165,5 +169,8 @@ describe('preload of a knowledge module with a query table', () => {
     await knowledge.search('topic3 topic17', { mode: 'vector' })
     expect(fetched.filter(path => path.startsWith('/table/')).sort()).toEqual([`/table/${shardOf('topic3')}`, `/table/${shardOf('topic17')}`].sort())
     expect(fetched).not.toContain('/core.skillkit')
+    // The generated list makes a URL per shard: it is made once, not once per shard loaded.
+    expect(fetched.filter(path => path.startsWith('/shard-')).length).toBeGreaterThan(1)
+    expect(listed).toBe(1)
   })
 })
