@@ -23,7 +23,8 @@ export default defineConfig({
       // The page embeds queries itself, from this origin: with the query table, or with the model and ONNX Runtime's WebAssembly.
       includeModel: encoder === 'model',
       // shards: a search fetches the core, its terms' postings, the vector cells nearest the query and a few table rows, not the whole index.
-      knowledge: { guides: { dir: 'guides', model: { cacheDir: models }, queryEncoder: encoder === 'model' ? 'model' : 'auto', shards: true } },
+      // preloadHtml: the page's HTML asks for the snapshot's and the query table's cores, so they arrive while the JavaScript loads.
+      knowledge: { guides: { dir: 'guides', model: { cacheDir: models }, queryEncoder: encoder === 'model' ? 'model' : 'auto', shards: true, preloadHtml: true } },
     }),
   ],
   // Pre-bundled at start, so that the first vector search does not make Vite reload the page.
