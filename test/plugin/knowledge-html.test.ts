@@ -2,14 +2,16 @@
 // base statically gets `<link rel="preload" as="fetch" crossorigin>` for the
 // emitted snapshot core and query table core, at the URLs the module fetches
 // (Vite's `base` applied); a page that does not import it, and a build without
-// the option, get none; the option without shards is refused.
+// the option, get none; the option without shards is refused. In Chromium the
+// module's fetches reuse the preloaded responses (one request a core).
 
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { build } from 'vite'
+import { build, preview } from 'vite'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { buildTinyModel } from '../../scripts/models/tiny-bert.mjs'
 import skillKit from '../../dist/vite.mjs'
+import { launchChromium } from '../support/knowledge-app'
 
 const repo = resolve(import.meta.dirname, '../..')
 const work = join(repo, 'test/.tmp/knowledge-html')
@@ -42,7 +44,7 @@ beforeAll(async () => {
   mkdirSync(work, { recursive: true })
   cpSync(join(repo, 'test/fixtures/knowledge-app/docs'), join(work, 'docs'), { recursive: true })
   await buildTinyModel(join(work, 'models'))
-  writeFileSync(join(work, 'search.js'), 'import docs from \'virtual:skill-kit/knowledge/docs\'\n\ndocs.search(\'proxy\').then(r => console.log(r))\n')
+  writeFileSync(join(work, 'search.js'), 'import docs from \'virtual:skill-kit/knowledge/docs\'\n\ndocs.search(\'proxy\').then(r => console.log(`searched: ${r.length}`))\n')
   writeFileSync(join(work, 'other.js'), 'console.log(\'no search here\')\n')
   writeFileSync(join(work, 'search.html'), page('search.js'))
   writeFileSync(join(work, 'other.html'), page('other.js'))
@@ -67,6 +69,28 @@ describe('preloadHtml in a Vite build', () => {
     const core = files.find(f => /^assets\/docs-(?!shard-)[^/]+\.skillkit$/.test(f))!
     const tableCore = files.find(f => f.endsWith('/query-table.json'))!
     expect(preloads(search)).toEqual([`./${core}`, `./${tableCore}`])
+  }, 120_000)
+
+  it('makes Chromium reuse the preloaded responses: one request a core', async () => {
+    const outDir = join(work, 'out', 'relative')
+    const server = await preview({ root: work, configFile: false, logLevel: 'silent', build: { outDir }, preview: { host: '127.0.0.1', port: 0 } })
+    const browser = await launchChromium()
+    try {
+      const page = await browser.newPage()
+      const requests: string[] = []
+      page.on('request', request => requests.push(new URL(request.url()).pathname))
+      const searched = page.waitForEvent('console', message => message.text().startsWith('searched: '))
+      await page.goto(`${server.resolvedUrls!.local[0]}search.html`)
+      expect((await searched).text()).not.toBe('searched: 0')
+      const cores = preloads(readFileSync(join(outDir, 'search.html'), 'utf8')).map(href => `/${href.slice(2)}`)
+      expect(cores).toHaveLength(2)
+      for (const core of cores)
+        expect(requests.filter(path => path === core), core).toHaveLength(1)
+    }
+    finally {
+      await browser.close()
+      await server.close()
+    }
   }, 120_000)
 
   it('adds no link without the option', async () => {
