@@ -12,6 +12,8 @@ const models = join(repository, '.cache/models')
 // from the model (a few KB a query, no model download, no WebAssembly); `model` with the model
 // itself, in the page (about 23 MB, and 26 MB of ONNX Runtime's WebAssembly).
 const encoder = process.env.PLAYGROUND_QUERY_ENCODER === 'model' ? 'model' : 'static'
+// Whether the HTML preloads the knowledge cores (on; PLAYGROUND_PRELOAD_HTML=0 builds the page without, for the benchmark's before/after).
+const preloadHtml = process.env.PLAYGROUND_PRELOAD_HTML !== '0'
 
 export default defineConfig({
   plugins: [
@@ -23,7 +25,8 @@ export default defineConfig({
       // The page embeds queries itself, from this origin: with the query table, or with the model and ONNX Runtime's WebAssembly.
       includeModel: encoder === 'model',
       // shards: a search fetches the core, its terms' postings, the vector cells nearest the query and a few table rows, not the whole index.
-      knowledge: { guides: { dir: 'guides', model: { cacheDir: models }, queryEncoder: encoder === 'model' ? 'model' : 'auto', shards: true } },
+      // preloadHtml: the page's HTML asks for the snapshot's and the query table's cores, so they arrive while the JavaScript loads.
+      knowledge: { guides: { dir: 'guides', model: { cacheDir: models }, queryEncoder: encoder === 'model' ? 'model' : 'auto', shards: true, preloadHtml } },
     }),
   ],
   // Pre-bundled at start, so that the first vector search does not make Vite reload the page.

@@ -3,6 +3,7 @@ import type { DevEnvironment } from 'vite'
 import type { FileUrlRequest } from './chunk-assets'
 import type { LoadModule } from './esbuild-load'
 import type { Loaded, ModuleKind } from './kinds/kind'
+import type { HtmlContext } from './knowledge-html'
 import type { Options } from './options'
 import { dirname, resolve } from 'node:path'
 import { createUnplugin } from 'unplugin'
@@ -81,6 +82,7 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
       state.routes.reset()
       const environment = (this as { environment?: { name: string, config: { consumer?: string } } }).environment
       state.chunkAssets.reset(environment?.name ?? '')
+      state.htmlPreloads.reset()
       pendingExports = []
       // Exported skills go into builds' output: not the dev server's, nor a Vite server build's (which drops assets).
       if (state.viteServe || environment?.config.consumer === 'server')
@@ -172,6 +174,11 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
           state.viteServe = { base: config.base, files: new Map() }
         if (!options.root)
           state.setRoot(config.root)
+      },
+      // After Vite's own tags: a page's links to the knowledge cores its entry imports (`preloadHtml`).
+      transformIndexHtml: {
+        order: 'post',
+        handler: (_html, context) => state.htmlPreloads.tags(context as HtmlContext),
       },
       configureServer(server) {
         configureDevServer(server, state)

@@ -66,16 +66,19 @@ export function snapshotReference(mode: AssetMode, file: string, name: string, b
 
 /**
  * Expressions of the URLs (`URL` objects) of a sharded snapshot's core and shards (in the
- * core's order), emitted as assets under names made from their content; or
+ * core's order), emitted as assets under names made from their content (and,
+ * where the bundler emits them, the core's reference id); or
  * why this build cannot. `undefined` where the snapshot is served in place (the
  * Vite dev server and its SSR), which read the whole snapshot.
  */
-export function shardedReference(mode: AssetMode, name: string, files: ShardedSnapshotFiles): { core: string, shards: string[] } | { error: string } | undefined {
+export function shardedReference(mode: AssetMode, name: string, files: ShardedSnapshotFiles): { core: string, shards: string[], coreReference?: string } | { error: string } | undefined {
   switch (mode.kind) {
     case 'emit': {
       const url = (ref: string) => `new URL(import.meta.ROLLUP_FILE_URL_${ref}, import.meta.url)`
+      const coreReference = mode.emit(undefined, `${name}.skillkit`, files.core)
       return {
-        core: url(mode.emit(undefined, `${name}.skillkit`, files.core)),
+        coreReference,
+        core: url(coreReference),
         shards: files.shards.map(shard => url(mode.emit(undefined, `${name}-shard.skillkit`, shard))),
       }
     }

@@ -9,6 +9,7 @@ import type { AssetMode, EmitFixed, Platform } from './knowledge-assets'
 import type { Loaded } from './kinds/kind'
 import type { ProgressWrite } from './progress'
 import type { BuildReports } from './reports'
+import type { HtmlPreloads } from './knowledge-html'
 import { Buffer } from 'node:buffer'
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
@@ -40,6 +41,10 @@ export interface KnowledgeLoadEnv {
   chunkAssets: ChunkRelativeAssets
   /** Rolldown's `platform` option, when the build sets one. */
   rolldownPlatform: string | undefined
+  /** The files Vite's HTML pages preload, by module id (`preloadHtml`). */
+  htmlPreloads: HtmlPreloads
+  /** The module's id, under which its preloads are noted. */
+  moduleId: string
   /** This bundler's channel for the lines of a knowledge build (see `progress.ts`). */
   progress: ProgressWrite | undefined
 }
@@ -216,6 +221,7 @@ export async function loadKnowledgeModule(context: UnpluginBuildContext & Unplug
   // `auto` with the model in the bundle embeds with the model: the table would never be read.
   const { queryEncoder } = project.config
   let queryTable: string | undefined
+  let queryTableReferenceId: string | undefined
   if (build.queryTable && (queryEncoder === 'static' || !bundledModel)) {
     const reference = queryTableReference(mode, build.queryTable, build.queryTable.dir)
     if ('error' in reference) {
@@ -228,8 +234,12 @@ export async function loadKnowledgeModule(context: UnpluginBuildContext & Unplug
     }
     else {
       queryTable = reference.core
+      queryTableReferenceId = reference.coreReference
     }
   }
+  // A page's first search fetches both cores: its HTML may ask for them before the JavaScript runs.
+  if (framework === 'vite' && outcome.preloadHtml && sharded?.coreReference && mode.kind === 'emit' && mode.platform === 'browser')
+    env.htmlPreloads.record(env.moduleId, queryTableReferenceId ? [sharded.coreReference, queryTableReferenceId] : [sharded.coreReference])
   const paths = new Map(build.documents.map(d => [d.id, join(project.config.knowledge, d.path)]))
   const versions = new Map(build.documents.map(d => [d.id, bodyVersion(d.body)]))
   const bodyId = (id: string): string => {

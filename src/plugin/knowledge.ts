@@ -76,7 +76,7 @@ export function bodyVersion(body: string): string {
 
 /** A built knowledge base, or the report of why it could not be built. */
 export type KnowledgeOutcome =
-  | { ok: true, name: string, project: KnowledgeProject, build: ProjectBuild, documents: SnapshotDocument[], includeModel: boolean, /** Publish as a core and shards. */ shards: ShardOptions | false, warnings: Diagnostic[], watch: string[] }
+  | { ok: true, name: string, project: KnowledgeProject, build: ProjectBuild, documents: SnapshotDocument[], includeModel: boolean, /** Publish as a core and shards. */ shards: ShardOptions | false, /** Vite builds: HTML preload links for the cores (see knowledge-html.ts). */ preloadHtml: boolean, warnings: Diagnostic[], watch: string[] }
   | { ok: false, message: string, /** Where the message points: its first error. */ diagnostic?: Diagnostic, watch: string[] }
 
 /** What a module is generated from: equal for two builds, the module is the same (a folder swapped in with the same documents, a file saved unchanged). */
@@ -291,6 +291,7 @@ export class KnowledgeService {
       // The plugin-wide includeModel applies to the knowledge bases that have a model.
       includeModel: withModel && (entry.includeModel ?? this.options.includeModel ?? false),
       shards,
+      preloadHtml: entry.preloadHtml === true,
       warnings: [...opened.diagnostics, ...build.diagnostics],
       watch,
     }

@@ -77,6 +77,13 @@ export interface KnowledgeOptions {
    */
   shards?: boolean | ShardOptions
   /**
+   * Vite builds: adds `<link rel="preload" as="fetch" crossorigin>` for the
+   * sharded snapshot's core and the query table's core to each HTML page whose
+   * entry imports this base statically (default `false`), so that the browser
+   * fetches them while the page's JavaScript loads. Needs `shards`.
+   */
+  preloadHtml?: boolean
+  /**
    * Replaces `queryEncoder` of `skill-kit.json`: how queries are embedded at
    * run time. `'auto'` (default): a table distilled from the model at build
    * time (emitted as a small core and shards: a query fetches its own pieces'

@@ -18,8 +18,9 @@ const json = (value: unknown) => JSON.stringify(value)
  * An expression of the URL (a `URL` object) of the query table's core, its
  * shards written beside it; or why this build cannot write them. `dir` is the
  * published folder, which the Vite dev server serves and its SSR reads in place.
+ * `coreReference`: the core's reference id, where the bundler emits it.
  */
-export function queryTableReference(mode: AssetMode, table: QueryTableFiles, dir: string): { core: string } | { error: string } {
+export function queryTableReference(mode: AssetMode, table: QueryTableFiles, dir: string): { core: string, coreReference?: string } | { error: string } {
   const folder = `skill-kit/query-tables/${hash(table.core).slice(0, 16)}/`
   const files: [string, Uint8Array][] = [[QUERY_TABLE_CORE_NAME, table.core], ...table.shards.map((shard, s): [string, Uint8Array] => [queryTableShardName(s), shard])]
   switch (mode.kind) {
@@ -30,7 +31,7 @@ export function queryTableReference(mode: AssetMode, table: QueryTableFiles, dir
         if (name === QUERY_TABLE_CORE_NAME)
           core = reference
       }
-      return { core: `new URL(import.meta.ROLLUP_FILE_URL_${core}, import.meta.url)` }
+      return { core: `new URL(import.meta.ROLLUP_FILE_URL_${core}, import.meta.url)`, coreReference: core }
     }
     case 'url-asset':
     case 'esbuild': {

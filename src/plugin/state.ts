@@ -8,6 +8,7 @@ import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { SkillLoader } from '../skill/load'
 import { ModuleDependencies } from './dependencies'
+import { HtmlPreloads } from './knowledge-html'
 import { createFileFilter } from './options'
 import { BuildReports } from './reports'
 
@@ -32,6 +33,8 @@ export class PluginState {
   knowledge!: KnowledgeService
   routes!: RoutesService
   chunkAssets!: ChunkRelativeAssets
+  /** The knowledge files Vite's HTML pages preload (`preloadHtml`). */
+  readonly htmlPreloads = new HtmlPreloads()
 
   constructor(readonly options: Options, readonly framework: string) {
     this.root = resolve(options.root ?? process.cwd())

@@ -10,7 +10,7 @@ import { excerptForMessage, quoteForMessage } from '../runtime/redact'
 
 const TOP_KEYS = ['include', 'exclude', 'strict', 'onInvalid', 'root', 'skills', 'knowledge', 'offline', 'includeModel']
 const SKILLS_KEYS = ['dirs']
-const KNOWLEDGE_KEYS = ['dir', 'model', 'chunk', 'search', 'shards', 'queryEncoder', 'includeModel', 'export']
+const KNOWLEDGE_KEYS = ['dir', 'model', 'chunk', 'search', 'shards', 'preloadHtml', 'queryEncoder', 'includeModel', 'export']
 const MODEL_KEYS = [...Object.keys(DEFAULT_MODEL), 'provider', 'baseUrl', 'dimensions', ...Object.keys(DEFAULT_SERVER)]
 const SHARD_SIZE_KEYS = ['lexicalBytes', 'vectorBytes', 'refinementBytes']
 const SHARDS_KEYS = [...SHARD_SIZE_KEYS, 'cells', 'probe']
@@ -133,6 +133,9 @@ function knowledgeProblems(path: string, name: string, entry: unknown, { expect,
   }
   optional(join(path, 'queryEncoder'), base.queryEncoder, value => QUERY_ENCODERS.includes(value as QueryEncoder), '"auto", "static" or "model"')
   optional(join(path, 'includeModel'), base.includeModel, boolean, 'true or false')
+  optional(join(path, 'preloadHtml'), base.preloadHtml, boolean, 'true or false')
+  if (base.preloadHtml === true && (base.shards === undefined || base.shards === false))
+    expect(join(path, 'preloadHtml'), 'false without shards', true, ' It preloads the files of a sharded snapshot: set shards: true too, or remove preloadHtml.')
   if (base.export !== undefined) {
     const exported = object(join(path, 'export'), base.export, EXPORT_KEYS, 'an object ({ mode, outDir, includeModel })')
     const at = join(path, 'export')

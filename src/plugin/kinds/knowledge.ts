@@ -30,6 +30,8 @@ export function knowledgeKind(state: PluginState): ModuleKind {
         runtime: state.runtime('runtime-knowledge.mjs'),
         chunkAssets: state.chunkAssets,
         rolldownPlatform: state.rolldownPlatform,
+        htmlPreloads: state.htmlPreloads,
+        moduleId: id,
         progress: progressChannel(context, state.framework, state.viteLogger),
       })
     },
