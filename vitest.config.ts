@@ -11,6 +11,7 @@ const E2E = [
   'test/browser/**/*.test.ts',
   'test/install/**/*.test.ts',
   'test/plugin/diagnostics-dev.test.ts', // Vite's error overlay, in Chromium
+  'test/plugin/knowledge-html.test.ts', // preload links reused by the page, in Chromium
   'test/cli/model.test.ts',
   'test/cli/watch.test.ts',
   'test/knowledge/models.test.ts',
