@@ -116,18 +116,17 @@ function indexState(init: KnowledgeModuleInit): KnowledgeIndexState {
     modelKey: JSON.stringify([model, devModelPath, bundledModel !== undefined, queryEncoder, queryTable?.().href]),
   }
   // The shards' URLs, made once: the generated list builds a URL per shard (hundreds), and a search loads dozens of shards.
-  let shards: UrlLike[] | undefined
-  const shardUrl = (index: number) => (shards ??= shardUrls!())[index]!
+  const shards = shardUrls?.()
   const base = createKnowledgeBase({
     ...rest,
     vectors: model !== false,
     loadSnapshot: () => readAsset(snapshotUrl()),
     snapshotName: () => assetName(snapshotUrl()),
-    ...(shardUrls && {
+    ...(shards && {
       shards: {
-        load: index => readAsset(shardUrl(index), 'knowledge snapshot shard'),
-        name: index => assetName(shardUrl(index)),
-        count: (shards ??= shardUrls()).length,
+        load: index => readAsset(shards[index]!, 'knowledge snapshot shard'),
+        name: index => assetName(shards[index]!),
+        count: shards.length,
       },
     }),
     // A getter: the knowledge base reads it at each search, so `useModel` (and an update that keeps the model) applies to the next one.
