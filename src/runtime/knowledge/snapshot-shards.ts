@@ -142,6 +142,13 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
   reindex()
   const centroidShard = indexesOf(ShardKind.centroids)[0]!
   const loading = new Map<number, Promise<void>>()
+  /** Shard files asked for before the directory lists them (the cells, with the centroid shard): each is read once, by {@link load}. */
+  const early = new Map<number, ReturnType<ShardSource['load']>>()
+  const fetchShard = (index: number): ReturnType<ShardSource['load']> => {
+    const asked = early.get(index)
+    early.delete(index)
+    return asked ?? source.load(index)
+  }
   /** Shards filled, by kind: once all of a kind are in, searches await nothing. */
   const filled = [0, 0, 0, 0, 0]
   /** Whether each shard is filled. */
@@ -149,7 +156,7 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
   const load = (index: number): Promise<void> => {
     let promise = loading.get(index)
     if (!promise) {
-      promise = source.load(index).then((bytes) => {
+      promise = fetchShard(index).then((bytes) => {
         const { kind } = shards[index]!
         try {
           fill(index, bytesOf(bytes))
@@ -299,10 +306,21 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
   }
   const loadVectorRows = async (): Promise<void> => {
     if (partition) {
-      await load(centroidShard)
       // A search that reads every cell reads them whatever its query: they are asked for with the centroids, not a
       // round trip after the embedding, and not awaited (the search that reads them awaits them; a failed one is asked for again).
-      if (partition.probe >= partition.count)
+      // The cells are the directory's last shards, so their files are asked for before the centroid shard lists them.
+      const everyCell = partition.probe >= partition.count
+      if (everyCell && !listed) {
+        for (let index = total - partition.count; index < total; index++) {
+          if (!loading.has(index) && !early.has(index)) {
+            const asked = source.load(index)
+            asked.catch(() => {})
+            early.set(index, asked)
+          }
+        }
+      }
+      await load(centroidShard)
+      if (everyCell)
         cellShards.forEach(i => load(i).catch(() => {}))
       return
     }

@@ -156,6 +156,28 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
     }
   })
 
+  it('asks for every cell before the centroid shard that lists them is in, where a search reads every cell', async () => {
+    const all = encodeShardedSnapshot(corpus.snapshot, { lexicalBytes: 2048, vectorBytes: 1, cells: 8, probe: 8 })
+    const shards = await shardsOf(all)
+    const centroids = shards.findIndex(s => s.kind === ShardKind.centroids)
+    const asked: number[] = []
+    let answerCentroids!: () => void
+    const centroidsHeld = new Promise<void>(resolve => answerCentroids = resolve)
+    const opened = openShardedSnapshot(all.core, documents, { load: async (index) => {
+      asked.push(index)
+      if (index === centroids)
+        await centroidsHeld
+      return all.shards[index]!
+    }, name: String })
+    const rows = opened.loadVectorRows()
+    // The centroid shard is not in yet: the cells are asked for already, one request each, and nothing else.
+    expect(asked.map(i => shards[i]!.kind).sort()).toEqual([ShardKind.centroids, ...Array.from({ length: 8 }, () => ShardKind.cell)].sort())
+    answerCentroids()
+    await rows
+    // Each cell was read from its first request: none is asked for again once the directory lists it.
+    expect(asked).toHaveLength(9)
+  })
+
   it('gives the documents lexical search ranks highest their exact vector score in auto, whatever cells it reads', async () => {
     // One cell read: the fused ranking still holds the lexical leaders, each with the best chunk exact
     // search finds. Their fused scores can differ: the lexical weight comes from the vector side's top
