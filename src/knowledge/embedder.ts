@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url'
 import { makeGeneratedFolder } from '../core/folders'
 import { inspectFile, locateModelFiles, ModelNotAvailableError, onnxFileOf } from './embedder-files'
 import { DEFAULT_MODEL_HOST, ModelDownloadError, watchedFetch } from './model-download'
-import { sequenceFrame, wellFormed } from '../runtime/knowledge/pooling'
+import { sequenceFrame, wellFormed } from '../runtime/knowledge/vector/pooling'
 import { meanPoolNormalize, planBatches } from './embedder-pooling'
 import { assertTransformersInstalled, loadTransformers } from './transformers'
 

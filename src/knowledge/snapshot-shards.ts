@@ -1,17 +1,17 @@
 // Splits a knowledge snapshot into a core and shards, for browsers (layout:
-// src/runtime/knowledge/snapshot-shards.ts). Pure and deterministic: the same
+// src/runtime/knowledge/format/snapshot-shards.ts). Pure and deterministic: the same
 // snapshot and options give the same files. The sections are copied byte for
 // byte, so the sharded snapshot, once loaded, is the snapshot. A large
 // snapshot's vectors are also partitioned into k-means cells (vector-cells.ts),
 // each a shard of its chunks' low-bit codes (vector-codes.ts), for approximate
-// search (src/runtime/knowledge/ann/).
+// search (src/runtime/knowledge/vector/ann/).
 
 import type { PendingSection } from './snapshot'
-import type { ShardEntry } from '../runtime/knowledge/snapshot-shards'
-import { crc32, decodeContainer, ELEMENT_SIZE, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, readContainer, refineRowBytes } from '../runtime/knowledge/snapshot-reader'
-import { CODE_BITS } from '../runtime/knowledge/ann/codes'
-import { packNibbles } from '../runtime/knowledge/ann/cells'
-import { SDIR_HEAD, SDIR_ENTRY, ShardKind } from '../runtime/knowledge/snapshot-shards'
+import type { ShardEntry } from '../runtime/knowledge/format/snapshot-shards'
+import { crc32, decodeContainer, ELEMENT_SIZE, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, readContainer, refineRowBytes } from '../runtime/knowledge/format/snapshot-reader'
+import { CODE_BITS } from '../runtime/knowledge/vector/ann/codes'
+import { packNibbles } from '../runtime/knowledge/vector/ann/cells'
+import { SDIR_HEAD, SDIR_ENTRY, ShardKind } from '../runtime/knowledge/format/snapshot-shards'
 import { assemble } from './snapshot'
 import { partitionVectors } from './vector-cells'
 import { encodeCodes } from './vector-codes'
@@ -100,7 +100,7 @@ export const DEFAULT_CODE_BITS = 1
  * Documents per result an approximate search scores exactly, by default, of
  * at least ten results (the vector side's top ten make a fused search's
  * weight), where it reads some of the cells. On a synthetic corpus of 2,880
- * chunks in 48 cells, 8 read (test/runtime/knowledge/ann/), 2 kept the exact
+ * chunks in 48 cells, 8 read (test/runtime/knowledge/vector/ann/), 2 kept the exact
  * top 5 for under 98 % of queries.
  */
 export const DEFAULT_RESCORE = 4

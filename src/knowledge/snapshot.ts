@@ -1,14 +1,14 @@
 // Writes the binary knowledge snapshot (layout: src/runtime/snapshot-reader.ts).
 // Pure: the same input gives the same bytes, whatever the order of its documents.
 
-import type { LexicalIndex } from '../runtime/knowledge/lexical'
-import type { ElementTypeCode, SnapshotDocument } from '../runtime/knowledge/snapshot-reader'
+import type { LexicalIndex } from '../runtime/knowledge/lexical/lexical'
+import type { ElementTypeCode, SnapshotDocument } from '../runtime/knowledge/format/snapshot-reader'
 import { crc32 } from 'node:zlib'
-import { buildLexicalIndex } from '../runtime/knowledge/lexical'
-import { DIRECTORY_ENTRY_BYTES, documentRow, ElementType, FLAG_NO_VECTORS, HEADER_BYTES, refineRowBytes, SECTION_ALIGN, SNAPSHOT_MAGIC, SNAPSHOT_VERSION } from '../runtime/knowledge/snapshot-reader'
+import { buildLexicalIndex } from '../runtime/knowledge/lexical/lexical'
+import { DIRECTORY_ENTRY_BYTES, documentRow, ElementType, FLAG_NO_VECTORS, HEADER_BYTES, refineRowBytes, SECTION_ALIGN, SNAPSHOT_MAGIC, SNAPSHOT_VERSION } from '../runtime/knowledge/format/snapshot-reader'
 
-export { decodeSnapshot, SnapshotError } from '../runtime/knowledge/snapshot-reader'
-export type { Snapshot, SnapshotDocument, SnapshotErrorCode } from '../runtime/knowledge/snapshot-reader'
+export { decodeSnapshot, SnapshotError } from '../runtime/knowledge/format/snapshot-reader'
+export type { Snapshot, SnapshotDocument, SnapshotErrorCode } from '../runtime/knowledge/format/snapshot-reader'
 
 export interface SnapshotDocumentInput {
   id: string

@@ -1,11 +1,11 @@
 import type { SnapshotChunkInput, SnapshotInput } from '../../src/knowledge/snapshot'
-import type { SnapshotErrorCode } from '../../src/runtime/knowledge/snapshot-reader'
+import type { SnapshotErrorCode } from '../../src/runtime/knowledge/format/snapshot-reader'
 import { crc32 as zlibCrc32 } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { encodeSnapshot, REFINE_BITS } from '../../src/knowledge/snapshot'
-import { buildLexicalIndex, searchLexical } from '../../src/runtime/knowledge/lexical'
-import { searchVectors } from '../../src/runtime/knowledge/search'
-import { chunkHeading, crc32, decodeSnapshot, DIRECTORY_ENTRY_BYTES, HEADER_BYTES, SnapshotError } from '../../src/runtime/knowledge/snapshot-reader'
+import { buildLexicalIndex, searchLexical } from '../../src/runtime/knowledge/lexical/lexical'
+import { searchVectors } from '../../src/runtime/knowledge/vector/search'
+import { chunkHeading, crc32, decodeSnapshot, DIRECTORY_ENTRY_BYTES, HEADER_BYTES, SnapshotError } from '../../src/runtime/knowledge/format/snapshot-reader'
 import { rng, unitVector } from '../support/random'
 
 const DOCS = [

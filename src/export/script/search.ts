@@ -11,7 +11,7 @@
 
 import type { KnowledgeBase } from '../../runtime/knowledge/knowledge'
 import type { EmbedQuery, QueryModel, TransformersModule } from '../../runtime/knowledge/query-embedder'
-import type { KnowledgeSearchMode } from '../../runtime/knowledge/search-modes'
+import type { KnowledgeSearchMode } from '../../runtime/knowledge/ranking/search-modes'
 import type { ExportSettings } from '../settings'
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
@@ -20,9 +20,9 @@ import { parseArgs } from 'node:util'
 import { createKnowledgeBase, KnowledgeError, QueryModelUnavailableError } from '../../runtime/knowledge/knowledge'
 import { modelFilesOf } from '../../runtime/knowledge/model-files'
 import { transformersQueryEmbedder } from '../../runtime/knowledge/query-embedder'
-import { isSearchMode, SEARCH_MODE_LIST } from '../../runtime/knowledge/search-modes'
+import { isSearchMode, SEARCH_MODE_LIST } from '../../runtime/knowledge/ranking/search-modes'
 import { serverQueryEmbedder } from '../../runtime/knowledge/server-query-embedder'
-import { decodeSnapshot, SnapshotError } from '../../runtime/knowledge/snapshot-reader'
+import { decodeSnapshot, SnapshotError } from '../../runtime/knowledge/format/snapshot-reader'
 import { SETTINGS_FILE } from '../settings'
 
 /** The environment variable naming a folder that holds `<model id>/`, for an export without its model. */

@@ -4,7 +4,7 @@
 // embedder, so queries land in the space of the snapshot's vectors.
 
 import { QueryModelUnavailableError } from './knowledge'
-import { meanPoolNormalize, sequenceFrame, wellFormed } from './pooling'
+import { meanPoolNormalize, sequenceFrame, wellFormed } from './vector/pooling'
 
 /** Embeds one query into the snapshot's vector space. */
 export type EmbedQuery = (query: string) => Promise<ArrayLike<number>>

@@ -12,7 +12,7 @@ import { KnowledgeError } from './errors'
 import { QueryModelUnavailableError } from './knowledge'
 import { isLoopbackHost } from './loopback'
 import { nodeProcess } from './node-host'
-import { unitVector } from './pooling'
+import { unitVector } from './vector/pooling'
 import { readRedirect, redirectClause } from './redirect'
 
 /**
