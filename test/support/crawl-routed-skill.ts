@@ -1,4 +1,4 @@
-import type { RoutedSkill } from './layout'
+import type { RoutedSkill } from '../../src/routing/layout'
 import { posix } from 'node:path'
 
 /** What a crawl from `SKILL.md` reached. */

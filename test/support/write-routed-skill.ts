@@ -1,7 +1,7 @@
-import type { RoutedSkill } from './layout'
+import type { RoutedSkill } from '../../src/routing/layout'
 import { copyFile, mkdir, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import { replaceDirAtomic } from '../core/atomic'
+import { replaceDirAtomic } from '../../src/core/atomic'
 
 /**
  * Writes a routed skill as a folder: `SKILL.md`, `llms.txt`, `indexes/` and
