@@ -50,7 +50,9 @@ export function loadKnowledgeModules(name) {
     `export { decodeSnapshot } from './src/runtime/knowledge/format/snapshot-reader'`,
     `export { searchVectors } from './src/runtime/knowledge/vector/search'`,
     `export { searchFused } from './src/runtime/knowledge/ranking/search-fused'`,
-    `export { LEXICAL_THRESHOLD, queryTerms, searchLexical, searchHybrid } from './src/runtime/knowledge/lexical/lexical'`,
+    `export { LEXICAL_THRESHOLD, searchLexical } from './src/runtime/knowledge/lexical/lexical'`,
+    `export { queryTerms } from './src/runtime/knowledge/lexical/tokens'`,
+    `export { searchHybrid } from './src/runtime/knowledge/ranking/search-hybrid'`,
     '',
   ].join('\n'))
 }

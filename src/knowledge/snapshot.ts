@@ -1,10 +1,10 @@
 // Writes the binary knowledge snapshot (layout: src/runtime/snapshot-reader.ts).
 // Pure: the same input gives the same bytes, whatever the order of its documents.
 
-import type { LexicalIndex } from '../runtime/knowledge/lexical/lexical'
+import type { LexicalIndex } from '../runtime/knowledge/lexical/lexical-index'
 import type { ElementTypeCode, SnapshotDocument } from '../runtime/knowledge/format/snapshot-reader'
 import { crc32 } from 'node:zlib'
-import { buildLexicalIndex } from '../runtime/knowledge/lexical/lexical'
+import { buildLexicalIndex } from '../runtime/knowledge/lexical/lexical-index'
 import { DIRECTORY_ENTRY_BYTES, documentRow, ElementType, FLAG_NO_VECTORS, HEADER_BYTES, refineRowBytes, SECTION_ALIGN, SNAPSHOT_MAGIC, SNAPSHOT_VERSION } from '../runtime/knowledge/format/snapshot-reader'
 
 export { decodeSnapshot, SnapshotError } from '../runtime/knowledge/format/snapshot-reader'

@@ -43,7 +43,7 @@
 //   LFRQ  u8      posting → term frequency in that chunk (capped at 255)                │ or none (all
 //   LLEN  u16|u32 chunk → token count                                                   ┘ with NO_VECTORS)
 
-import type { LexicalIndex } from '../lexical/lexical'
+import type { LexicalIndex } from '../lexical/lexical-index'
 
 export const SNAPSHOT_MAGIC = /* @__PURE__ */ Uint8Array.of(0x89, 0x53, 0x4B, 0x56, 0x0D, 0x0A, 0x1A, 0x0A)
 export const SNAPSHOT_VERSION = 2

@@ -51,7 +51,7 @@ import { fillCentroids, readCell, readPartition } from '../vector/ann/cells'
 import type { ShardEntry, ShardSource } from './snapshot-shard-directory'
 import { KnowledgeError } from '../errors'
 import { documentsCrcOf, readDirectory, ShardKind, SHRD_LENGTH, unreadableSnapshot } from './snapshot-shard-directory'
-import { scoredTerms } from '../lexical/lexical'
+import { scoredTerms } from '../lexical/searched-terms'
 import { bytesOf, checkPostings, checkScales, corrupt, crc32, decodeContainer, documentRow, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, readContainer, refineRowBytes, view } from './snapshot-reader'
 
 

@@ -20,7 +20,8 @@
 // alone with the full model, but fell behind lexical search alone with a
 // weaker vector side.
 
-import type { LexicalEvidence, LexicalIndex } from '../lexical/lexical'
+import type { LexicalEvidence } from '../lexical/lexical-evidence'
+import type { LexicalIndex } from '../lexical/lexical-index'
 import type { Snapshot } from '../format/snapshot-reader'
 import type { ChunkSimilarity, VectorSearchOptions } from '../vector/search'
 import type { PooledScores, VectorPooling } from './search-pool'
@@ -28,7 +29,8 @@ import type { RefinedScores } from './search-refine'
 import type { SearchResult } from './search-rank'
 import { KnowledgeError } from '../errors'
 import { keepHighest, lexicalWeight, MAX_LEXICAL_WEIGHT, PEAK_DEPTH } from './fusion-weight'
-import { LEXICAL_THRESHOLD, lexicalEvidence, lexicalPooled, statsOf } from '../lexical/lexical'
+import { LEXICAL_THRESHOLD } from '../lexical/lexical'
+import { lexicalEvidence, lexicalPooled, statsOf } from '../lexical/lexical-evidence'
 import { bestOfDocuments, kthHighest, POOLING_TEMPERATURE } from './search-pool'
 import { documentChunks } from './search-refine'
 import { DEFAULT_THRESHOLD, DEFAULT_TOP_K, poolSimilarity, scoreSimilarity } from '../vector/search'

@@ -12,7 +12,7 @@ import { loadKnowledgeFolder } from '../../../../src/knowledge/load-folder'
 import { encodeSnapshot } from '../../../../src/knowledge/snapshot'
 import { encodeShardedSnapshot } from '../../../../src/knowledge/snapshot-shards'
 import { createKnowledgeBase, decodeSnapshot, KnowledgeError, SnapshotError } from '../../../../src/runtime'
-import { scoredTerms } from '../../../../src/runtime/knowledge/lexical/lexical'
+import { scoredTerms } from '../../../../src/runtime/knowledge/lexical/searched-terms'
 import { openShardedSnapshot, ShardKind } from '../../../../src/runtime/knowledge/format/snapshot-shards'
 import { rng, unitVector } from '../../../support/random'
 
