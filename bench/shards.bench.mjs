@@ -60,7 +60,7 @@ const S = await bundleSource('shards-bench', [
   `export { encodeShardedSnapshot } from './src/knowledge/snapshot-shards'`,
   `export { createKnowledgeBase, decodeSnapshot } from './src/runtime/knowledge/index'`,
   `export { openShardedSnapshot } from './src/runtime/knowledge/format/snapshot-shards'`,
-  `export { readContainer } from './src/runtime/knowledge/format/snapshot-reader'`,
+  `export { readContainer } from './src/runtime/knowledge/format/snapshot-container'`,
   '',
 ].join('\n'))
 

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { removeDeadTemporaries, replaceDirAtomic, writeFileAtomic, writeFileAtomicAsync } from '../core/atomic'
 import { hash } from '../core/hash'
 import { QUERY_TABLE_CORE_NAME, queryTableShardName } from '../runtime/knowledge/vector/encoder/read'
-import { SNAPSHOT_VERSION } from '../runtime/knowledge/format/snapshot-reader'
+import { SNAPSHOT_VERSION } from '../runtime/knowledge/format/snapshot-layout'
 
 export const MANIFEST_FILE = 'manifest.json'
 export const MANIFEST_FORMAT = 1

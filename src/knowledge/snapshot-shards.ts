@@ -8,7 +8,10 @@
 
 import type { PendingSection } from './snapshot'
 import type { ShardEntry } from '../runtime/knowledge/format/snapshot-shards'
-import { crc32, decodeContainer, ELEMENT_SIZE, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, readContainer, refineRowBytes } from '../runtime/knowledge/format/snapshot-reader'
+import { crc32 } from '../runtime/knowledge/format/crc32'
+import { decodeContainer } from '../runtime/knowledge/format/snapshot-reader'
+import { ELEMENT_SIZE, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, refineRowBytes } from '../runtime/knowledge/format/snapshot-layout'
+import { readContainer } from '../runtime/knowledge/format/snapshot-container'
 import { CODE_BITS } from '../runtime/knowledge/vector/ann/codes'
 import { packNibbles } from '../runtime/knowledge/vector/ann/cells'
 import { SDIR_HEAD, SDIR_ENTRY, ShardKind } from '../runtime/knowledge/format/snapshot-shards'

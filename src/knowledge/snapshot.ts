@@ -2,13 +2,15 @@
 // Pure: the same input gives the same bytes, whatever the order of its documents.
 
 import type { LexicalIndex } from '../runtime/knowledge/lexical/lexical-index'
-import type { ElementTypeCode, SnapshotDocument } from '../runtime/knowledge/format/snapshot-reader'
+import type { ElementTypeCode, SnapshotDocument } from '../runtime/knowledge/format/snapshot-layout'
 import { crc32 } from 'node:zlib'
 import { buildLexicalIndex } from '../runtime/knowledge/lexical/lexical-index'
-import { DIRECTORY_ENTRY_BYTES, documentRow, ElementType, FLAG_NO_VECTORS, HEADER_BYTES, refineRowBytes, SECTION_ALIGN, SNAPSHOT_MAGIC, SNAPSHOT_VERSION } from '../runtime/knowledge/format/snapshot-reader'
+import { DIRECTORY_ENTRY_BYTES, documentRow, ElementType, FLAG_NO_VECTORS, HEADER_BYTES, refineRowBytes, SECTION_ALIGN, SNAPSHOT_MAGIC, SNAPSHOT_VERSION } from '../runtime/knowledge/format/snapshot-layout'
 
-export { decodeSnapshot, SnapshotError } from '../runtime/knowledge/format/snapshot-reader'
-export type { Snapshot, SnapshotDocument, SnapshotErrorCode } from '../runtime/knowledge/format/snapshot-reader'
+export { decodeSnapshot } from '../runtime/knowledge/format/snapshot-reader'
+export { SnapshotError } from '../runtime/knowledge/format/snapshot-container'
+export type { Snapshot, SnapshotDocument } from '../runtime/knowledge/format/snapshot-layout'
+export type { SnapshotErrorCode } from '../runtime/knowledge/format/snapshot-container'
 
 export interface SnapshotDocumentInput {
   id: string

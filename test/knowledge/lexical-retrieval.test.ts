@@ -3,7 +3,7 @@
 // task prompts find what their keywords find, under the default threshold, with
 // about the same score. bench/lexical.bench.mjs measures the same sets in full.
 
-import type { Snapshot } from '../../src/runtime/knowledge/format/snapshot-reader'
+import type { Snapshot } from '../../src/runtime/knowledge/format/snapshot-layout'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'

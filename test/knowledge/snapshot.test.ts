@@ -1,12 +1,15 @@
 import type { SnapshotChunkInput, SnapshotInput } from '../../src/knowledge/snapshot'
-import type { SnapshotErrorCode } from '../../src/runtime/knowledge/format/snapshot-reader'
+import type { SnapshotErrorCode } from '../../src/runtime/knowledge/format/snapshot-container'
 import { crc32 as zlibCrc32 } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { encodeSnapshot, REFINE_BITS } from '../../src/knowledge/snapshot'
 import { buildLexicalIndex } from '../../src/runtime/knowledge/lexical/lexical-index'
 import { searchLexical } from '../../src/runtime/knowledge/lexical/lexical'
 import { searchVectors } from '../../src/runtime/knowledge/vector/search'
-import { chunkHeading, crc32, decodeSnapshot, DIRECTORY_ENTRY_BYTES, HEADER_BYTES, SnapshotError } from '../../src/runtime/knowledge/format/snapshot-reader'
+import { chunkHeading, DIRECTORY_ENTRY_BYTES, HEADER_BYTES } from '../../src/runtime/knowledge/format/snapshot-layout'
+import { crc32 } from '../../src/runtime/knowledge/format/crc32'
+import { decodeSnapshot } from '../../src/runtime/knowledge/format/snapshot-reader'
+import { SnapshotError } from '../../src/runtime/knowledge/format/snapshot-container'
 import { rng, unitVector } from '../support/random'
 
 const DOCS = [

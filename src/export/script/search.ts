@@ -22,7 +22,8 @@ import { modelFilesOf } from '../../runtime/knowledge/model-files'
 import { transformersQueryEmbedder } from '../../runtime/knowledge/query-embedder'
 import { isSearchMode, SEARCH_MODE_LIST } from '../../runtime/knowledge/ranking/search-modes'
 import { serverQueryEmbedder } from '../../runtime/knowledge/server-query-embedder'
-import { decodeSnapshot, SnapshotError } from '../../runtime/knowledge/format/snapshot-reader'
+import { decodeSnapshot } from '../../runtime/knowledge/format/snapshot-reader'
+import { SnapshotError } from '../../runtime/knowledge/format/snapshot-container'
 import { SETTINGS_FILE } from '../settings'
 
 /** The environment variable naming a folder that holds `<model id>/`, for an export without its model. */

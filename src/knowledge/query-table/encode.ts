@@ -7,7 +7,7 @@
 import type { FrontCodedPieces, QueryTableCore, QueryTableTokenizer } from '../../runtime/knowledge/vector/encoder/format'
 import type { QueryTable } from './table'
 import { QUERY_TABLE_FORMAT, QUERY_TABLE_MAGIC, QUERY_TABLE_SHARD_HEADER } from '../../runtime/knowledge/vector/encoder/format'
-import { crc32 } from '../../runtime/knowledge/format/snapshot-reader'
+import { crc32 } from '../../runtime/knowledge/format/crc32'
 import { DEFAULT_MAX_SHARDS, layoutRows } from './layout'
 
 /** How {@link encodeQueryTable} cuts the rows. */

@@ -6,7 +6,7 @@
 import type { EmbedQuery } from './query-embedder'
 import type { KnowledgeSearchMode } from './ranking/search-modes'
 import type { SearchResult } from './ranking/search-rank'
-import type { Snapshot, SnapshotDocument } from './format/snapshot-reader'
+import type { Snapshot, SnapshotDocument } from './format/snapshot-layout'
 import type { ShardSource } from './format/snapshot-shards'
 import { closestMatches } from '../closest'
 import { matchDocumentId } from './document-id'

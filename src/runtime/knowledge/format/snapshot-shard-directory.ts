@@ -2,9 +2,10 @@
 // what each shard holds, as the core (or, with vector cells, the centroid
 // shard) lists it, and where shards come from.
 
-import type { SnapshotContainer } from './snapshot-reader'
+import type { SnapshotContainer } from './snapshot-container'
 import { KnowledgeError } from '../errors'
-import { corrupt, ElementType, SnapshotError, view } from './snapshot-reader'
+import { corrupt, SnapshotError, view } from './snapshot-container'
+import { ElementType } from './snapshot-layout'
 
 /** What a shard holds. */
 export const ShardKind = { lexical: 0, vectors: 1, refinement: 2, cell: 3, centroids: 4 } as const

@@ -44,7 +44,8 @@
 // core or shard (`snapshot-unavailable`, the SnapshotError as its cause), so
 // that callers handle one documented error.
 
-import type { IndexArray, Section, Snapshot, SnapshotContainer, SnapshotDocument } from './snapshot-reader'
+import type { IndexArray, Snapshot, SnapshotDocument } from './snapshot-layout'
+import type { Section, SnapshotContainer } from './snapshot-container'
 import { createCandidateIndex, setCandidateIndex } from '../vector/ann/candidates'
 import type { CellCodes } from '../vector/ann/cells'
 import { fillCentroids, readCell, readPartition } from '../vector/ann/cells'
@@ -52,7 +53,10 @@ import type { ShardEntry, ShardSource } from './snapshot-shard-directory'
 import { KnowledgeError } from '../errors'
 import { documentsCrcOf, readDirectory, ShardKind, SHRD_LENGTH, unreadableSnapshot } from './snapshot-shard-directory'
 import { scoredTerms } from '../lexical/searched-terms'
-import { bytesOf, checkPostings, checkScales, corrupt, crc32, decodeContainer, documentRow, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, readContainer, refineRowBytes, view } from './snapshot-reader'
+import { bytesOf, corrupt, readContainer, view } from './snapshot-container'
+import { checkPostings, checkScales, decodeContainer } from './snapshot-reader'
+import { crc32 } from './crc32'
+import { documentRow, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, refineRowBytes } from './snapshot-layout'
 
 
 export { SDIR_ENTRY, SDIR_HEAD, ShardKind, SHRD_LENGTH, unreadableSnapshot } from './snapshot-shard-directory'

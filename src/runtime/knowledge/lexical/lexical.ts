@@ -30,7 +30,7 @@
 // chunk 53.0 / 77.8 / 67.5 / 87.5 %; with the Porter stemmer, fields, task
 // words as stopwords and soft pooling 67.7 / 79.0 / 72.7 / 94.4 %.
 
-import type { Snapshot } from '../format/snapshot-reader'
+import type { Snapshot } from '../format/snapshot-layout'
 import type { SearchHit, SearchResult } from '../ranking/search-rank'
 import type { VectorPooling } from '../ranking/search-pool'
 import type { LexicalIndex } from './lexical-index'

@@ -22,7 +22,7 @@
 
 import type { LexicalEvidence } from '../lexical/lexical-evidence'
 import type { LexicalIndex } from '../lexical/lexical-index'
-import type { Snapshot } from '../format/snapshot-reader'
+import type { Snapshot } from '../format/snapshot-layout'
 import type { ChunkSimilarity, VectorSearchOptions } from '../vector/search'
 import type { PooledScores, VectorPooling } from './search-pool'
 import type { RefinedScores } from './search-refine'

@@ -1,8 +1,8 @@
 // What vector, lexical and hybrid search share: the result shapes and the
 // top-K selection over per-document best scores.
 
-import type { Snapshot, SnapshotDocument } from '../format/snapshot-reader'
-import { chunkHeading } from '../format/snapshot-reader'
+import type { Snapshot, SnapshotDocument } from '../format/snapshot-layout'
+import { chunkHeading } from '../format/snapshot-layout'
 
 /** A ranked document: its index in the snapshot, its best chunk and that chunk's score. */
 export interface SearchHit {

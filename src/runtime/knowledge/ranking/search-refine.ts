@@ -7,10 +7,10 @@
 // their chunks are scored again with every bit, and pooled again. The result is the ranking of the
 // refined vectors, at the cost of a few documents' dot products.
 
-import type { Snapshot } from '../format/snapshot-reader'
+import type { Snapshot } from '../format/snapshot-layout'
 import type { PooledScores, VectorPooling } from './search-pool'
 import { kthHighest, poolDocument } from './search-pool'
-import { refineRowBytes } from '../format/snapshot-reader'
+import { refineRowBytes } from '../format/snapshot-layout'
 
 /**
  * How far a chunk's int8 score may be from its refined score for this query:

@@ -2,7 +2,7 @@
 // WebAssembly SIMD kernels where they run, else plain JavaScript loops with the
 // same arithmetic (bit-identical results; see search-wasm.ts).
 
-import type { Snapshot } from '../format/snapshot-reader'
+import type { Snapshot } from '../format/snapshot-layout'
 import type { PooledScores } from '../ranking/search-pool'
 import type { SearchWasmExports } from './search-wasm'
 import { searchWasmModule } from './search-wasm'

@@ -3,7 +3,7 @@
 // keeps the seed's best-chunk rule), documents whose best chunk is below the
 // threshold dropped, the rest best first, ties by ID, the first topK.
 
-import type { Snapshot } from '../format/snapshot-reader'
+import type { Snapshot } from '../format/snapshot-layout'
 import type { SearchResult } from '../ranking/search-rank'
 import type { PooledScores, VectorPooling } from '../ranking/search-pool'
 import type { FusionTerms, RefinedScores } from '../ranking/search-refine'

@@ -236,7 +236,7 @@ describe('a damaged or mismatched shard', () => {
     expect(error).toBeInstanceOf(KnowledgeError)
     expect((error as KnowledgeError).code).toBe('snapshot-mismatch')
     const crc = (bytes: Uint8Array) => new DataView(bytes.buffer, bytes.byteOffset).getUint32(12, true).toString(16).padStart(8, '0')
-    const { crc32 } = await import('../../../../src/runtime/knowledge/format/snapshot-reader')
+    const { crc32 } = await import('../../../../src/runtime/knowledge/format/crc32')
     expect((error as Error).message).toBe(`The knowledge snapshot shard shard-${last}.skillkit does not belong to its core (${damaged[last]!.length} bytes with CRC-32 ${crc32(damaged[last]!, 16).toString(16).padStart(8, '0')}; the core lists ${files.shards[last]!.length} bytes with ${crc(files.shards[last]!)}): the core and its shards come from different builds, or the shard was damaged in transfer. Deploy the build's whole output folder again, so that all of its files match.`)
   })
 

@@ -1,5 +1,5 @@
 import type { SnapshotChunkInput, SnapshotDocumentInput } from '../../../../src/knowledge/snapshot'
-import type { Snapshot } from '../../../../src/runtime/knowledge/format/snapshot-reader'
+import type { Snapshot } from '../../../../src/runtime/knowledge/format/snapshot-layout'
 import { describe, expect, it } from 'vitest'
 import { encodeSnapshot } from '../../../../src/knowledge/snapshot'
 import { searchVectors } from '../../../../src/runtime/knowledge/vector/search'

@@ -21,7 +21,7 @@
 // reads every cell, they came with the centroids), then those
 // documents' rows and the lexical leaders', with their refinement bits.
 
-import type { Snapshot } from '../../format/snapshot-reader'
+import type { Snapshot } from '../../format/snapshot-layout'
 import type { CellCodes, CellPartition } from './cells'
 import { PEAK_DEPTH } from '../../ranking/fusion-weight'
 import { POOLING_TEMPERATURE } from '../../ranking/search-pool'

@@ -19,8 +19,10 @@
 // An approximate search ranks a cell's documents by their codes, then fetches the int8 (or
 // float32) rows of the best few from the vector shards (candidates.ts).
 
-import type { IndexArray, SnapshotContainer } from '../../format/snapshot-reader'
-import { corrupt, ElementType, view } from '../../format/snapshot-reader'
+import type { IndexArray } from '../../format/snapshot-layout'
+import type { SnapshotContainer } from '../../format/snapshot-container'
+import { corrupt, view } from '../../format/snapshot-container'
+import { ElementType } from '../../format/snapshot-layout'
 import { CODE_BITS, codeRowBytes } from './codes'
 
 /** The cells of a sharded snapshot. */

@@ -6,7 +6,7 @@
 // approximate snapshot's rows arrive a cell at a time.
 
 import type { ChunkScores } from '../search-kernels'
-import type { Snapshot } from '../../format/snapshot-reader'
+import type { Snapshot } from '../../format/snapshot-layout'
 import { dotFloat32, dotInt8, quantizeQuery, searchState } from '../search-kernels'
 
 /** Scores the chunks `mask` marks against `unit` (a unit-length query); the other entries of the result are stale. */

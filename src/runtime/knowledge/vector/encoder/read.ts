@@ -9,7 +9,8 @@
 import type { QueryTableCore, QueryTableTokenizer } from './format'
 import { quoteForMessage } from '../../../redact'
 import { KnowledgeError } from '../../errors'
-import { bytesOf, crc32 } from '../../format/snapshot-reader'
+import { bytesOf } from '../../format/snapshot-container'
+import { crc32 } from '../../format/crc32'
 import { QUERY_TABLE_FORMAT, QUERY_TABLE_MAGIC, QUERY_TABLE_SHARD_HEADER } from './format'
 
 /** The rows of one shard, checked against its core. */

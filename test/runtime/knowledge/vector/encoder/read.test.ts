@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { encodeQueryTable } from '../../../../../src/knowledge/query-table/encode'
 import { readQueryTableCore, readQueryTableShard } from '../../../../../src/runtime/knowledge/vector/encoder/read'
 import { KnowledgeError } from '../../../../../src/runtime/knowledge/errors'
-import { crc32 } from '../../../../../src/runtime/knowledge/format/snapshot-reader'
+import { crc32 } from '../../../../../src/runtime/knowledge/format/crc32'
 import { seededTable } from '../../../../support/seeded-table'
 
 const files = encodeQueryTable(seededTable(10, 8), { rowsPerShard: 4 })
