@@ -10,7 +10,7 @@ import type { Snapshot, SnapshotDocument } from './format/snapshot-layout'
 import type { ShardSource } from './format/snapshot-shards'
 import { closestMatches } from '../closest'
 import { matchDocumentId } from './document-id'
-import { KnowledgeError } from './errors'
+import { KnowledgeError, QueryModelUnavailableError } from './errors'
 import { LEXICAL_THRESHOLD, searchLexical } from './lexical/lexical'
 import { searchHybrid } from './ranking/search-hybrid'
 import { DEFAULT_THRESHOLD, DEFAULT_TOP_K, searchVectors } from './vector/search'
@@ -19,7 +19,7 @@ import { isSearchMode, SEARCH_MODES } from './ranking/search-modes'
 import { decodeSnapshot } from './format/snapshot-reader'
 import { openShardedSnapshot, unreadableSnapshot } from './format/snapshot-shards'
 
-export { KnowledgeError } from './errors'
+export { KnowledgeError, QueryModelUnavailableError } from './errors'
 export type { KnowledgeErrorCode } from './errors'
 
 /** A document's metadata (its body comes from `retrieve`). */
@@ -98,23 +98,6 @@ function checkedMode(mode: unknown): KnowledgeSearchMode {
   if (!isSearchMode(requested))
     throw new KnowledgeError('invalid-options', `mode must be ${SEARCH_MODES.map(m => `'${m}'`).join(', ')}; got ${shown(requested)}.`)
   return requested
-}
-
-/**
- * Thrown by a query embedder whose model cannot be loaded where it runs (no
- * model files, no Transformers.js): an `auto` search then falls back to
- * lexical, and a `vector` or `hybrid` one fails with a {@link KnowledgeError}
- * (`model-unavailable`) built from `reason` and `fix`.
- */
-export class QueryModelUnavailableError extends Error {
-  override name = 'QueryModelUnavailableError'
-  /**
-   * @param reason Why, as a clause: `/srv/app/models/Xenova/all-MiniLM-L6-v2 lacks config.json`.
-   * @param fix What gives vector search, as a clause: `build with includeModel`.
-   */
-  constructor(readonly reason: string, readonly fix: string, options?: { cause?: unknown }) {
-    super(`${reason}. To search by vector, ${fix}.`, options)
-  }
 }
 
 const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)

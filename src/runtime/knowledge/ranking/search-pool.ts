@@ -11,8 +11,6 @@
 // about as well, a penalty of b · ln(n) on the best score or an expected-maximum
 // correction did not help.
 
-import type { FusionTerms } from './search-refine'
-
 /** `soft`: log-mean-exp of the chunk scores (the default); `max`: the best chunk's score (the seed's rule). */
 export type VectorPooling = 'soft' | 'max'
 
@@ -27,6 +25,21 @@ export interface PooledScores {
   bestChunk: Int32Array
   /** The document's score: `best`, or its soft maximum. */
   pooled: Float64Array
+}
+
+/**
+ * What fusion adds to a document's vector score: it lies between `lower[d]`
+ * and `upper[d]`, and is `exact(d)`, which pooling calls for the documents
+ * that can make the cut only and keeps in `bonus[d]` (exact, so refinement has
+ * to bound the vector part only). `eligible[d]` = 1 for documents that compete
+ * whatever their vector score.
+ */
+export interface FusionTerms {
+  lower: Float64Array
+  upper: Float64Array
+  exact: (d: number) => number
+  bonus: Float64Array
+  eligible: Uint8Array
 }
 
 /**

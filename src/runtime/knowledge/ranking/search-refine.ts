@@ -8,7 +8,7 @@
 // refined vectors, at the cost of a few documents' dot products.
 
 import type { Snapshot } from '../format/snapshot-layout'
-import type { PooledScores, VectorPooling } from './search-pool'
+import type { FusionTerms, PooledScores, VectorPooling } from './search-pool'
 import { kthHighest, poolDocument } from './search-pool'
 import { refineRowBytes } from '../format/snapshot-layout'
 
@@ -70,21 +70,6 @@ export function documentChunks(snapshot: Snapshot): { offsets: Uint32Array, chun
     chunksByDocument.set(snapshot, index = { offsets, chunks, logCounts: Float64Array.from(counts, k => Math.log(k || 1)) })
   }
   return index
-}
-
-/**
- * What fusion adds to a document's vector score: it lies between `lower[d]`
- * and `upper[d]`, and is `exact(d)`, which pooling calls for the documents
- * that can make the cut only and keeps in `bonus[d]` (exact, so refinement has
- * to bound the vector part only). `eligible[d]` = 1 for documents that compete
- * whatever their vector score.
- */
-export interface FusionTerms {
-  lower: Float64Array
-  upper: Float64Array
-  exact: (d: number) => number
-  bonus: Float64Array
-  eligible: Uint8Array
 }
 
 /**

@@ -5,8 +5,8 @@
 
 import type { Snapshot } from '../format/snapshot-layout'
 import type { SearchResult } from '../ranking/search-rank'
-import type { PooledScores, VectorPooling } from '../ranking/search-pool'
-import type { FusionTerms, RefinedScores } from '../ranking/search-refine'
+import type { FusionTerms, PooledScores, VectorPooling } from '../ranking/search-pool'
+import type { RefinedScores } from '../ranking/search-refine'
 import { scoreCandidates } from './ann/score'
 import { candidateIndexOf } from './ann/candidates'
 import { KnowledgeError } from '../errors'
