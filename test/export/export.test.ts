@@ -20,7 +20,7 @@ import { defaultProjectConfig } from '../../src/knowledge/config'
 import { createTransformersEmbedder } from '../../src/knowledge/embedder'
 import { disposeProjectEmbedders, openKnowledgeProject } from '../../src/knowledge/project'
 import { crawlRoutedSkill } from '../support/crawl-routed-skill'
-import { DEFAULT_ROUTING } from '../../src/routing/config'
+import { DEFAULT_ROUTING } from '../../src/core/routing-config'
 import { bundleCli, runCli } from '../support/cli'
 
 const repo = resolve(import.meta.dirname, '../..')

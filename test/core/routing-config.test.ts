@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { DiagnosticBag } from '../../src/core/diagnostics'
 import { parseProjectConfig } from '../../src/knowledge/config'
 import { createChatClient, RoutingError } from '../../src/routing/client'
-import { DEFAULT_ROUTING } from '../../src/routing/config'
+import { DEFAULT_ROUTING } from '../../src/core/routing-config'
 
 const project = '/projects/home'
 const parse = (text: string) => {

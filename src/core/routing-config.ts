@@ -1,8 +1,8 @@
-import type { DiagnosticBag, Position } from '../core/diagnostics'
-import type { YamlValue } from '../core/yaml-value'
-import { baseUrlProblem as sharedBaseUrlProblem, DEFAULT_RETRY_BUDGET_MS, MAX_RETRY_BUDGET_MS } from '../core/http-json'
-import { didYouMean } from '../core/did-you-mean'
-import { isYamlMapping } from '../core/yaml-value'
+import type { DiagnosticBag, Position } from './diagnostics'
+import type { YamlValue } from './yaml-value'
+import { baseUrlProblem as sharedBaseUrlProblem, DEFAULT_RETRY_BUDGET_MS, MAX_RETRY_BUDGET_MS } from './http-json'
+import { didYouMean } from './did-you-mean'
+import { isYamlMapping } from './yaml-value'
 
 /** How routed index pages are built (`routing` in `skill-kit.json`). */
 export interface RoutingConfig {
