@@ -6,17 +6,15 @@
 // as they are. The embedder adds the special tokens and the prefix around each input.
 
 import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers'
-import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { dirname, join, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { join, resolve } from 'node:path'
 import { makeGeneratedFolder } from '../core/folders'
+import { sha256 } from '../core/hash'
 import { inspectFile, locateModelFiles, ModelNotAvailableError, onnxFileOf } from './embedder-files'
 import { DEFAULT_MODEL_HOST, ModelDownloadError, watchedFetch } from './model-download'
 import { sequenceFrame, wellFormed } from '../runtime/knowledge/vector/pooling'
 import { meanPoolNormalize, planBatches } from './embedder-pooling'
-import { assertTransformersInstalled, loadTransformers } from './transformers'
+import { assertTransformersInstalled, loadTransformers, pinWasmPaths, withEnvLock } from './transformers'
 
 export { ModelNotAvailableError } from './embedder-files'
 export { ModelDownloadError } from './model-download'
@@ -145,40 +143,6 @@ export interface TransformersEmbedderOptions {
 export interface TransformersEmbedder extends Embedder {
   /** Inputs per ONNX run: the `batchSize` option, or 1 for a model with per-tensor dynamic quantization. */
   readonly batchSize: number
-}
-
-// Transformers.js keeps its settings in one global `env`: embedders are created one at a time.
-let envLock: Promise<unknown> = Promise.resolve()
-function withEnvLock<T>(fn: () => Promise<T>): Promise<T> {
-  const run = envLock.then(fn, fn)
-  envLock = run.catch(() => {})
-  return run
-}
-
-/** Points ONNX Runtime Web at the installed WASM files instead of a CDN (a no-op under onnxruntime-node). */
-function pinWasmPaths(wasm: { wasmPaths?: unknown } | undefined): void {
-  if (!wasm)
-    return
-  const current = wasm.wasmPaths
-  const text = typeof current === 'string' ? current : current ? Object.values(current).join(' ') : ''
-  if (text && !/^https?:/.test(text))
-    return
-  try {
-    const entry = createRequire(import.meta.url).resolve('onnxruntime-web')
-    wasm.wasmPaths = `${pathToFileURL(dirname(entry)).href}/`
-  }
-  catch {
-    // onnxruntime-web is not installed: nothing can fetch its WASM files either.
-  }
-}
-
-function sha256(...parts: (string | Uint8Array)[]): string {
-  const h = createHash('sha256')
-  for (const part of parts) {
-    h.update(part)
-    h.update('\0')
-  }
-  return h.digest('hex')
 }
 
 /** A model's tokenizer, loaded alone from local files. */
