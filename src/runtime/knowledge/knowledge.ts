@@ -16,6 +16,7 @@ import { searchHybrid } from './ranking/search-hybrid'
 import { DEFAULT_THRESHOLD, DEFAULT_TOP_K, searchVectors } from './vector/search'
 import { searchFused } from './ranking/search-fused'
 import { isSearchMode, SEARCH_MODES } from './ranking/search-modes'
+import { THRESHOLD_RULE, TOP_K_RULE } from './ranking/search-options'
 import { decodeSnapshot } from './format/snapshot-reader'
 import { openShardedSnapshot, unreadableSnapshot } from './format/snapshot-shards'
 
@@ -234,10 +235,10 @@ export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
       const requested = checkedMode(options.mode)
       const mode = requested === 'auto' ? (vectors && embedQuery ? 'fused' : 'lexical') : requested
       const topK = options.topK ?? topKDefault
-      if (!Number.isSafeInteger(topK) || topK < 1)
-        throw new KnowledgeError('invalid-options', `topK must be a positive integer, got ${shown(topK)}.`)
-      if (options.threshold !== undefined && (typeof options.threshold !== 'number' || !(options.threshold >= -1 && options.threshold <= 1)))
-        throw new KnowledgeError('invalid-options', `threshold must be a number from -1 to 1, got ${shown(options.threshold)}.`)
+      if (!TOP_K_RULE.test(topK))
+        throw new KnowledgeError('invalid-options', `topK must be ${TOP_K_RULE.expected}, got ${shown(topK)}.`)
+      if (options.threshold !== undefined && !THRESHOLD_RULE.test(options.threshold))
+        throw new KnowledgeError('invalid-options', `threshold must be ${THRESHOLD_RULE.expected}, got ${shown(options.threshold)}.`)
       if ((mode === 'vector' || mode === 'hybrid') && !vectors)
         throw new KnowledgeError('no-vectors', `"${init.name}" was built without a model ("model": false), so it has no vectors for a ${mode} search: search with mode 'lexical' or 'auto', or replace "model": false with the model's settings and build again.`)
       if (mode !== 'lexical' && !embedQuery)

@@ -35,6 +35,7 @@ import type { SearchHit, SearchResult } from '../ranking/search-rank'
 import type { VectorPooling } from '../ranking/search-pool'
 import type { LexicalIndex } from './lexical-index'
 import { KnowledgeError } from '../errors'
+import { LEXICAL_THRESHOLD_RULE, POOLING_RULE, TOP_K_RULE } from '../ranking/search-options'
 import { kthHighest, POOLING_TEMPERATURE } from '../ranking/search-pool'
 import { selectTop, toResult } from '../ranking/search-rank'
 import { lexicalEvidence, lexicalPooled, statsOf } from './lexical-evidence'
@@ -54,10 +55,10 @@ export interface LexicalSearchOptions {
 export const LEXICAL_THRESHOLD = 0.25
 
 function validate(topK: number, threshold: number): void {
-  if (!Number.isSafeInteger(topK) || topK < 1)
-    throw new KnowledgeError('invalid-options', `topK must be a positive integer, got ${String(topK)}.`)
-  if (!Number.isFinite(threshold) || threshold < 0 || threshold > 1)
-    throw new KnowledgeError('invalid-options', `threshold must be a number from 0 to 1, got ${String(threshold)}.`)
+  if (!TOP_K_RULE.test(topK))
+    throw new KnowledgeError('invalid-options', `topK must be ${TOP_K_RULE.expected}, got ${String(topK)}.`)
+  if (!LEXICAL_THRESHOLD_RULE.test(threshold))
+    throw new KnowledgeError('invalid-options', `threshold must be ${LEXICAL_THRESHOLD_RULE.expected}, got ${String(threshold)}.`)
 }
 
 function isSnapshot(source: Snapshot | LexicalIndex): source is Snapshot {
@@ -103,8 +104,8 @@ export function searchLexical(source: Snapshot | LexicalIndex, query: string, { 
   const index = snapshot ? snapshot.lexical : source as LexicalIndex
   if (!index)
     throw new KnowledgeError('no-lexical-index', 'This snapshot has no lexical index: build it with the lexical option.')
-  if (pooling !== 'soft' && pooling !== 'max')
-    throw new KnowledgeError('invalid-options', `pooling must be 'soft' or 'max', got ${String(pooling)}.`)
+  if (!POOLING_RULE.test(pooling))
+    throw new KnowledgeError('invalid-options', `pooling must be ${POOLING_RULE.expected}, got ${String(pooling)}.`)
   const evidence = lexicalEvidence(index, query)
   if (!evidence)
     return []

@@ -28,6 +28,7 @@ import type { PooledScores, VectorPooling } from './search-pool'
 import type { RefinedScores } from './search-refine'
 import type { SearchResult } from './search-rank'
 import { KnowledgeError } from '../errors'
+import { LEXICAL_THRESHOLD_RULE, TOP_K_RULE } from './search-options'
 import { keepHighest, lexicalWeight, MAX_LEXICAL_WEIGHT, PEAK_DEPTH } from './fusion-weight'
 import { LEXICAL_THRESHOLD } from '../lexical/lexical'
 import { lexicalEvidence, lexicalPooled, statsOf } from '../lexical/lexical-evidence'
@@ -60,10 +61,10 @@ export { lexicalWeight } from './fusion-weight'
  * needs vectors and a lexical index. Ties go to the lower document ID.
  */
 export function searchFused(snapshot: Snapshot, query: string, queryVector: ArrayLike<number>, { topK = DEFAULT_TOP_K, threshold = DEFAULT_THRESHOLD, lexicalThreshold = LEXICAL_THRESHOLD, pooling = 'soft', accelerate = true }: FusedSearchOptions = {}): SearchResult[] {
-  if (!Number.isSafeInteger(topK) || topK < 1)
-    throw new KnowledgeError('invalid-options', `topK must be a positive integer, got ${String(topK)}.`)
-  if (!Number.isFinite(lexicalThreshold) || lexicalThreshold < 0 || lexicalThreshold > 1)
-    throw new KnowledgeError('invalid-options', `lexicalThreshold must be a number from 0 to 1, got ${String(lexicalThreshold)}.`)
+  if (!TOP_K_RULE.test(topK))
+    throw new KnowledgeError('invalid-options', `topK must be ${TOP_K_RULE.expected}, got ${String(topK)}.`)
+  if (!LEXICAL_THRESHOLD_RULE.test(lexicalThreshold))
+    throw new KnowledgeError('invalid-options', `lexicalThreshold must be ${LEXICAL_THRESHOLD_RULE.expected}, got ${String(lexicalThreshold)}.`)
   if (!snapshot.lexical)
     throw new KnowledgeError('no-lexical-index', 'This snapshot has no lexical index: search it with searchVectors.')
   const index = snapshot.lexical

@@ -3,6 +3,7 @@
 
 import type { SearchHit } from './search-rank'
 import { KnowledgeError } from '../errors'
+import { TOP_K_RULE } from './search-options'
 
 export interface HybridOptions {
   /** Documents to return (default 5). */
@@ -34,8 +35,8 @@ export type HybridHit<T extends SearchHit> = T & {
  * other fields come from the vector list when it is there.
  */
 export function searchHybrid<T extends SearchHit>(vectorResults: readonly T[], lexicalResults: readonly T[], { topK = 5, k = 60 }: HybridOptions = {}): HybridHit<T>[] {
-  if (!Number.isSafeInteger(topK) || topK < 1)
-    throw new KnowledgeError('invalid-options', `topK must be a positive integer, got ${String(topK)}.`)
+  if (!TOP_K_RULE.test(topK))
+    throw new KnowledgeError('invalid-options', `topK must be ${TOP_K_RULE.expected}, got ${String(topK)}.`)
   if (!Number.isFinite(k) || k < 0)
     throw new KnowledgeError('invalid-options', `k must be a non-negative number, got ${String(k)}.`)
   const fused = new Map<number, HybridHit<T>>()

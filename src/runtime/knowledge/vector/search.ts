@@ -12,6 +12,7 @@ import { candidateIndexOf } from './ann/candidates'
 import { KnowledgeError } from '../errors'
 import { scoreChunks, searchState } from './search-kernels'
 import { poolScores } from '../ranking/search-pool'
+import { POOLING_RULE, THRESHOLD_RULE, TOP_K_RULE } from '../ranking/search-options'
 import { selectTop, toResult } from '../ranking/search-rank'
 import { documentChunks, margin, refinePooled } from '../ranking/search-refine'
 
@@ -57,8 +58,8 @@ export const DEFAULT_THRESHOLD = 0.3
  * document bodies.
  */
 export function searchVectors(snapshot: Snapshot, queryVector: ArrayLike<number>, { topK = DEFAULT_TOP_K, threshold = DEFAULT_THRESHOLD, pooling = 'soft', accelerate = true }: VectorSearchOptions = {}): SearchResult[] {
-  if (!Number.isSafeInteger(topK) || topK < 1)
-    throw new KnowledgeError('invalid-options', `topK must be a positive integer, got ${String(topK)}.`)
+  if (!TOP_K_RULE.test(topK))
+    throw new KnowledgeError('invalid-options', `topK must be ${TOP_K_RULE.expected}, got ${String(topK)}.`)
   const documents = scoreDocuments(snapshot, queryVector, { topK, threshold, pooling, accelerate })
   if (!documents)
     return []
@@ -102,10 +103,10 @@ export interface ChunkSimilarity {
  * `threshold` and `pooling` are only checked here.
  */
 export function scoreSimilarity(snapshot: Snapshot, queryVector: ArrayLike<number>, { topK, threshold, pooling, accelerate, lexical }: { topK: number, threshold: number, pooling: VectorPooling, accelerate: boolean, lexical?: Float64Array }): ChunkSimilarity | null {
-  if (!Number.isFinite(threshold) || threshold < -1 || threshold > 1)
-    throw new KnowledgeError('invalid-options', `threshold must be a number from -1 to 1, got ${String(threshold)}.`)
-  if (pooling !== 'soft' && pooling !== 'max')
-    throw new KnowledgeError('invalid-options', `pooling must be 'soft' or 'max', got ${String(pooling)}.`)
+  if (!THRESHOLD_RULE.test(threshold))
+    throw new KnowledgeError('invalid-options', `threshold must be ${THRESHOLD_RULE.expected}, got ${String(threshold)}.`)
+  if (!POOLING_RULE.test(pooling))
+    throw new KnowledgeError('invalid-options', `pooling must be ${POOLING_RULE.expected}, got ${String(pooling)}.`)
   if (snapshot.encoding === 'none')
     throw new KnowledgeError('no-vectors', 'This snapshot has no vectors (it was built with no model): search it with searchLexical.')
   const dims = snapshot.dimensions
