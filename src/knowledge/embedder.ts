@@ -97,9 +97,8 @@ export const DEFAULT_EMBEDDING_REVISION = '751bff37182d3f1213fa05d7196b954e230ab
  * Inputs per ONNX run, for models that batch without changing vectors (fp32, fp16). Inputs
  * are sorted by length first, so a batch pads little (batches in input order pad to their
  * longest input: 2x slower than one input per run on the guides' chunks). Batching pays for
- * short inputs only: on 2 cores, fp32 MiniLM, texts cut to 64 tokens ran 1.5x faster in
- * sorted batches of 8 than one per run, while on the guides' chunks (mean 197 tokens, up to
- * 512) one per run was ~10% faster than batches of 8. See bench/embed.bench.mjs.
+ * short inputs only: short texts run faster in sorted batches of 8, the guides' long chunks
+ * a little faster one per run (bench/embed.bench.mjs; figures: bench/RESULTS.md, "Figures behind the defaults").
  */
 export const DEFAULT_BATCH_SIZE = 8
 

@@ -1,9 +1,10 @@
 // The default sizes of a sharded snapshot's shards and cells (the plugin's
-// shards option; see snapshot-shards.ts), and why each is what it is.
+// shards option; see snapshot-shards.ts), and why each is what it is
+// (figures: bench/RESULTS.md, "Figures behind the defaults").
 
-/** At 100k chunks, 16 KiB shards cut a short query's first lexical bytes by a sixth against 64 KiB (bench/shards.bench.mjs), for the same number of files. */
+/** The largest lexical shards made by default: at 100k chunks, smaller than 64 KiB cuts a short query's first lexical bytes for as many files (bench/shards.bench.mjs). */
 export const DEFAULT_LEXICAL_SHARD_BYTES = 16 * 1024
-/** The smallest lexical shards made by default: the guides' (about 280 KiB of postings) first `auto` result fetches 18.5 KiB of lexical shards with 2 KiB, 31 with 4 KiB, 69 with 16 KiB (bench/cells.bench.mjs). */
+/** The smallest lexical shards made by default: the guides' first `auto` result fetches the fewest lexical bytes with 2 KiB (bench/cells.bench.mjs). */
 export const MIN_LEXICAL_SHARD_BYTES = 2 * 1024
 /** Lexical shards the default size aims at: each is an entry of 20 bytes in the core's directory, which every search fetches. */
 export const LEXICAL_SHARD_COUNT = 128
@@ -22,41 +23,37 @@ export function lexicalShardBytesFor(postingBytes: number): number {
 
 /** Bytes of vectors per vector shard, by default. */
 export const DEFAULT_VECTOR_SHARD_BYTES = 1024 * 1024
-/** At 100k chunks, 64 KiB shards keep a short query's first lexical bytes where they were (a smaller shard directory in the core) for 1 % more bytes before the first vector result than 16 KiB (bench/shards.bench.mjs). */
+/** Bytes of refinement bits per shard: at 100k chunks, 64 KiB keeps the core's shard directory small for little more before the first vector result than 16 KiB (bench/shards.bench.mjs). */
 export const DEFAULT_REFINEMENT_SHARD_BYTES = 64 * 1024
 
 /**
  * Below this many chunks, exact search is the default. A first pass over
  * 1-bit codes reads a chunk for an eighth of its int8 row, so cells pay from
- * far fewer chunks than when they held rows (2,000): at 1,000 chunks
+ * far fewer chunks than when they held rows: at 1,000 chunks
  * (bench/shards.bench.mjs) the first `auto` result fetches a fraction of
  * exact search's bytes, for one more round trip (cells are fetched once the
  * query is embedded, vector shards while it is).
  */
 export const ANN_MIN_CHUNKS = 1000
 /**
- * Cells an approximate search reads by default. On real embeddings
- * (bench/cells.bench.mjs: the guides, 2,044 chunks in 8 cells), reading 4
- * left the exact top 5 on 96 % of queries whatever was rescored; with codes,
- * reading more cells costs little.
+ * Cells an approximate search reads by default: on real embeddings
+ * (bench/cells.bench.mjs), reading fewer lost some of the exact top 5
+ * whatever was rescored, and with codes reading more cells costs little.
  */
 export const DEFAULT_PROBE = 8
-/** Bits a component of the cells' first-pass codes has, by default: on the guides, 1 bit and 3 documents a result rescored beat 2 bits and 2 (bench/cells.bench.mjs). */
+/** Bits a component of the cells' first-pass codes has, by default: on the guides, 1 bit with more documents rescored beat 2 bits (bench/cells.bench.mjs). */
 export const DEFAULT_CODE_BITS = 1
 /**
  * Documents per result an approximate search scores exactly, by default, of
  * at least ten results (the vector side's top ten make a fused search's
- * weight), where it reads some of the cells. On a synthetic corpus of 2,880
- * chunks in 48 cells, 8 read (test/runtime/knowledge/vector/ann/), 2 kept the exact
- * top 5 for under 98 % of queries.
+ * weight), where it reads some of the cells: with 2, a synthetic corpus
+ * (test/runtime/knowledge/vector/ann/) lost too much of the exact top 5.
  */
 export const DEFAULT_RESCORE = 4
 /**
- * The same where a search reads every cell (small snapshots: the guides'
- * 2,044 chunks in 8 cells): 2 keeps the exact top 5 of `auto` for 99.4 % of
- * the guides' 1,181 queries (bench/cells.bench.mjs; 4: 100 %, for twice the
- * rows: 246 KiB against 126) and for every query of bench/shards.bench.mjs at
- * 1,000 chunks, in `auto` and `vector` alike.
+ * The same where a search reads every cell (small snapshots): 2 keeps nearly
+ * every exact top 5 of the guides' queries for half the rows 4 fetches
+ * (bench/cells.bench.mjs, bench/shards.bench.mjs).
  */
 export const ALL_CELLS_RESCORE = 2
 /** Chunks a cell holds at least, by default. */

@@ -61,9 +61,9 @@ export interface SnapshotInput {
 }
 
 /**
- * Bits stored beyond each int8 component. With 2, the vector top 5 of 739 queries over
- * the Modern Web Guidance guides equalled float32's on 98.9 %; with 3, on 99.5 % (the
- * issue's bar for the default is 99 %), for 3/8 more vector bytes.
+ * Bits stored beyond each int8 component: the fewest whose vector top 5 equals
+ * float32's on 99 % of real queries, for 3/8 more vector bytes
+ * (figures: bench/RESULTS.md, "Figures behind the defaults").
  */
 export const REFINE_BITS = 3
 

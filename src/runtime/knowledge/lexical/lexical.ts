@@ -23,12 +23,8 @@
 // boxes get typos and words written apart: a short query's term the index
 // lacks is corrected to the index term one edit away, and two neighbouring
 // words the index holds as one term are searched as that term too (see
-// `searchedTerms`).
-//
-// Measured on bench/retrieval.bench.mjs (tune halves, lexical top-1, short
-// queries / task prompts / dev / descriptions): plural folding, no fields, best
-// chunk 53.0 / 77.8 / 67.5 / 87.5 %; with the Porter stemmer, fields, task
-// words as stopwords and soft pooling 67.7 / 79.0 / 72.7 / 94.4 %.
+// `searchedTerms`). Each choice was measured on bench/retrieval.bench.mjs
+// (figures: bench/RESULTS.md, "Figures behind the defaults").
 
 import type { Snapshot } from '../format/snapshot-layout'
 import type { SearchHit, SearchResult } from '../ranking/search-rank'

@@ -29,9 +29,8 @@ export const TYPO_QUERY_TERMS = 5
  *   searched as that term too: identifiers and compounds written apart
  *   (`show modal` finds `showModal()`, `wi fi` finds `wifi`, `scrolly telling`
  *   finds `scrollytelling`).
- * Measured on bench/retrieval.bench.mjs (tune halves, fused top-1): short
- * queries 78.0 → 79.3 %, prompts, dev and descriptions unchanged; lexical
- * search alone gains on short queries, prompts and dev.
+ * Both gain on short queries and lose nowhere on bench/retrieval.bench.mjs
+ * (figures: bench/RESULTS.md, "Figures behind the defaults").
  */
 export function searchedTerms(index: LexicalIndex, query: string): number[] {
   const all = words(query)

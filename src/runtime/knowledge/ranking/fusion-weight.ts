@@ -14,18 +14,9 @@
 // queries, task prompts, hard prompts, dev questions, Google's descriptions),
 // under the constraint that fused top-1 and MRR@5 reach the better side's on
 // every tune half, with the model's query vectors and with a much weaker vector
-// side (a static token table). bench/fusion.bench.mjs compares it with the
-// fixed weight it replaces (0.5 up to five informative terms, else 0.4): with
-// the model, the fixed weight is 1.7 points of top-1 ahead summed over the five
-// tune halves and this rule 1.2 behind summed over the report halves, both
-// always ahead of either side; with the static encoder's query vectors, the
-// fixed weight falls behind lexical search alone on two of the ten halves,
-// this rule on none, and it gains 8.9 points summed over the report halves.
-// Peakedness over the next 1, 2, 4, 6 or 19 documents, an exponential of the
-// difference instead of a power of the ratio, caps of 1–3, a floor of
-// 0.1–0.4, factors for the query's length or for the share of its terms the
-// lexical leader holds: no better; lexical features alone cannot keep up with
-// weak vectors.
+// side (a static token table); bench/fusion.bench.mjs compares it with the
+// fixed weight it replaces and with the variants tried
+// (figures: bench/RESULTS.md, "Figures behind the defaults").
 
 /** Documents whose scores make a side's peakedness: its best and the next {@link PEAK_DEPTH} − 1. */
 export const PEAK_DEPTH = 10

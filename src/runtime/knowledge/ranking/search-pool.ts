@@ -5,11 +5,10 @@
 // so long overview guides beat the specific one. A soft maximum, the
 // log-mean-exp T · ln(mean over the document's chunks of e^(s / T)), is the best
 // chunk's score when one chunk stands out, and lower when the document's other
-// chunks are far from the query: by at most T · ln(n) for n chunks. On the
-// Modern Web Guidance benchmarks (bench/retrieval.bench.mjs, tune halves) T =
-// 0.05 raised top-1 on every set (short queries 68.5 → 73.7 %); T = 0.03–0.06 did
-// about as well, a penalty of b · ln(n) on the best score or an expected-maximum
-// correction did not help.
+// chunks are far from the query: by at most T · ln(n) for n chunks. T = 0.05
+// raised top-1 on every set of bench/retrieval.bench.mjs, where a penalty on the
+// best score or an expected-maximum correction did not help
+// (figures: bench/RESULTS.md, "Figures behind the defaults").
 
 /** `soft`: log-mean-exp of the chunk scores (the default); `max`: the best chunk's score (the seed's rule). */
 export type VectorPooling = 'soft' | 'max'

@@ -71,11 +71,10 @@ export interface CandidateSource {
 }
 
 /**
- * Documents read whole for their lexical score, per result asked for: on real
- * embeddings (bench/cells.bench.mjs, 1,181 queries of the guides), 4 a result
- * gave the exact search's top 5 for 96.4 % of queries where 1 did for 86.5 %
- * (16 cells of 2,044 chunks, 4 read): a fused ranking's 4th and 5th are often
- * documents of middling vector and lexical scores alike.
+ * Documents read whole for their lexical score, per result asked for: a fused
+ * ranking's 4th and 5th are often documents of middling vector and lexical
+ * scores alike, which 1 a result misses (bench/cells.bench.mjs;
+ * figures: bench/RESULTS.md, "Figures behind the defaults").
  */
 export const LEXICAL_LEADERS = 4
 
