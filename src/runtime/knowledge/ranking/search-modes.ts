@@ -5,7 +5,8 @@
 /**
  * How a search ranks: `vector` (cosine similarity of the query's embedding,
  * a soft maximum of each document's chunks), `lexical` (BM25 over the same
- * chunks, no model), `hybrid` (both, fused by reciprocal rank), or `auto` (the
+ * chunks, no model), `hybrid` (both, fused by reciprocal rank: behind `auto` on
+ * each whole benchmark set, kept for a ranking made of ranks alone), or `auto` (the
  * default: with a query embedder, both fused by score, the lexical side
  * weighted by how much surer of itself it is than the vector side on this
  * query, see `fusion-weight.ts`; without one, `lexical`).

@@ -10,7 +10,13 @@
 // best score or an expected-maximum correction did not help
 // (figures: bench/RESULTS.md, "Figures behind the defaults").
 
-/** `soft`: log-mean-exp of the chunk scores (the default); `max`: the best chunk's score (the seed's rule). */
+/**
+ * `soft`: log-mean-exp of the chunk scores (the default); `max`: the best
+ * chunk's score (the seed's rule). Knowledge bases always pool soft; `max`
+ * stays in the exported low-level searches (`searchVectors`, `searchLexical`,
+ * `searchFused`) for code that ranks as the seed did, and for the benchmarks
+ * that compare the two.
+ */
 export type VectorPooling = 'soft' | 'max'
 
 /** Temperature of the soft maximum, in cosine similarity. */
