@@ -18,7 +18,7 @@ const E2E = [
   'test/knowledge/retrieval.test.ts',
   'test/knowledge/query-table/distil-minilm.test.ts',
   'test/knowledge/query-table/vocabulary.test.ts',
-  'test/runtime/knowledge/encoder/wordpiece.test.ts',
+  'test/runtime/knowledge/vector/encoder/wordpiece.test.ts',
 ]
 
 /**

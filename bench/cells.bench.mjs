@@ -32,7 +32,7 @@ const KINDS = ['lexical', 'vectors', 'refinement', 'cells', 'centroids']
 const S = await bundleSource('cells-bench', [
   `export { encodeShardedSnapshot } from './src/knowledge/snapshot-shards'`,
   `export { createKnowledgeBase, decodeSnapshot } from './src/runtime/knowledge/index'`,
-  `export { openShardedSnapshot } from './src/runtime/knowledge/snapshot-shards'`,
+  `export { openShardedSnapshot } from './src/runtime/knowledge/format/snapshot-shards'`,
   '',
 ].join('\n'))
 

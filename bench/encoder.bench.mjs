@@ -41,7 +41,7 @@ export function loadTableModules() {
     `export { trainingTexts } from './src/knowledge/query-table/training'`,
     `export { queryTableCorpus } from './src/knowledge/query-table/corpus'`,
     `export { encodeQueryTable } from './src/knowledge/query-table/encode'`,
-    `export { staticQueryEmbedder } from './src/runtime/knowledge/encoder/static-embedder'`,
+    `export { staticQueryEmbedder } from './src/runtime/knowledge/vector/encoder/static-embedder'`,
     '',
   ].join('\n'))
 }

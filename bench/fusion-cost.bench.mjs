@@ -26,10 +26,10 @@ import { arg, emitResult, isMain, median, numberArg } from './util.mjs'
 function loadSearch(name, tree) {
   const at = file => JSON.stringify(join(tree, 'src', file))
   return bundleSource(name, [
-    `export { searchFused } from ${at('runtime/knowledge/search-fused.ts')}`,
-    `export { searchVectors } from ${at('runtime/knowledge/search.ts')}`,
+    `export { searchFused } from ${at('runtime/knowledge/ranking/search-fused.ts')}`,
+    `export { searchVectors } from ${at('runtime/knowledge/vector/search.ts')}`,
     `export { encodeSnapshot } from ${at('knowledge/snapshot.ts')}`,
-    `export { decodeSnapshot } from ${at('runtime/knowledge/snapshot-reader.ts')}`,
+    `export { decodeSnapshot } from ${at('runtime/knowledge/format/snapshot-reader.ts')}`,
     '',
   ].join('\n'))
 }

@@ -9,7 +9,7 @@
 //   fixed     the former `auto`: vector + 0.5 · lexical for queries of up to five informative
 //             terms, + 0.4 · for longer ones (computed here from every document's two scores)
 //   auto      searchFused: vector + w · lexical, w from how peaked each side's top ten are
-//             (src/runtime/knowledge/fusion-weight.ts)
+//             (src/runtime/knowledge/ranking/fusion-weight.ts)
 // and whether the goal holds: top-1 and MRR@5 at least the better of vector and lexical.
 //
 // With --static, the same with query vectors from the static query encoder instead of the
@@ -35,12 +35,12 @@ import { arg, emitResult, isMain, rankingMetrics } from './util.mjs'
 /** The fusion rule and the static encoder's build and run sides, from src/. */
 export function loadFusionModules() {
   return bundleSource('fusion-bench', [
-    `export * from './src/runtime/knowledge/fusion-weight'`,
+    `export * from './src/runtime/knowledge/ranking/fusion-weight'`,
     `export { distilQueryTable } from './src/knowledge/query-table/distil'`,
     `export { queryTableCorpus } from './src/knowledge/query-table/corpus'`,
     `export { loadModelVocabulary } from './src/knowledge/query-table/vocabulary'`,
     `export { encodeQueryTable } from './src/knowledge/query-table/encode'`,
-    `export { staticQueryEmbedder } from './src/runtime/knowledge/encoder/static-embedder'`,
+    `export { staticQueryEmbedder } from './src/runtime/knowledge/vector/encoder/static-embedder'`,
     '',
   ].join('\n'))
 }

@@ -47,10 +47,12 @@ export function loadKnowledgeModules(name) {
     `export { loadKnowledgeFolder } from './src/knowledge/load-folder'`,
     `export { tokenWindows } from './src/knowledge/windows'`,
     `export { DEFAULT_CHUNK, DEFAULT_MODEL, DEFAULT_SEARCH } from './src/knowledge/config'`,
-    `export { decodeSnapshot } from './src/runtime/knowledge/snapshot-reader'`,
-    `export { searchVectors } from './src/runtime/knowledge/search'`,
-    `export { searchFused } from './src/runtime/knowledge/search-fused'`,
-    `export { LEXICAL_THRESHOLD, queryTerms, searchLexical, searchHybrid } from './src/runtime/knowledge/lexical'`,
+    `export { decodeSnapshot } from './src/runtime/knowledge/format/snapshot-reader'`,
+    `export { searchVectors } from './src/runtime/knowledge/vector/search'`,
+    `export { searchFused } from './src/runtime/knowledge/ranking/search-fused'`,
+    `export { LEXICAL_THRESHOLD, searchLexical } from './src/runtime/knowledge/lexical/lexical'`,
+    `export { queryTerms } from './src/runtime/knowledge/lexical/tokens'`,
+    `export { searchHybrid } from './src/runtime/knowledge/ranking/search-hybrid'`,
     '',
   ].join('\n'))
 }

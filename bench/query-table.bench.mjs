@@ -43,8 +43,8 @@ try {
   const entry = [
     `export { encodeQueryTable } from ${JSON.stringify(`${src}knowledge/query-table/encode.ts`)}`,
     `export { DEFAULT_MAX_SHARDS } from ${JSON.stringify(`${src}knowledge/query-table/layout.ts`)}`,
-    `export { staticQueryEmbedder } from ${JSON.stringify(`${src}runtime/knowledge/encoder/static-embedder.ts`)}`,
-    `export { wordPieceTokenizer, UNKNOWN_PIECE } from ${JSON.stringify(`${src}runtime/knowledge/encoder/wordpiece.ts`)}`,
+    `export { staticQueryEmbedder } from ${JSON.stringify(`${src}runtime/knowledge/vector/encoder/static-embedder.ts`)}`,
+    `export { wordPieceTokenizer, UNKNOWN_PIECE } from ${JSON.stringify(`${src}runtime/knowledge/vector/encoder/wordpiece.ts`)}`,
   ].join('\n')
   const out = join(tmp, 'encoder.mjs')
   await build({ stdin: { contents: entry, resolveDir: src, loader: 'ts' }, bundle: true, format: 'esm', platform: 'node', outfile: out, logLevel: 'error' })

@@ -54,10 +54,12 @@ const tmp = mkdtempSync(join(tmpdir(), 'skill-kit-search-'))
 try {
   const entry = [
     `export { encodeSnapshot } from ${JSON.stringify(`${src}knowledge/snapshot.ts`)}`,
-    `export { decodeSnapshot } from ${JSON.stringify(`${src}runtime/knowledge/snapshot-reader.ts`)}`,
-    `export { searchVectors } from ${JSON.stringify(`${src}runtime/knowledge/search.ts`)}`,
-    `export { buildLexicalIndex, searchLexical, searchHybrid } from ${JSON.stringify(`${src}runtime/knowledge/lexical.ts`)}`,
-    `export { searchFused } from ${JSON.stringify(`${src}runtime/knowledge/search-fused.ts`)}`,
+    `export { decodeSnapshot } from ${JSON.stringify(`${src}runtime/knowledge/format/snapshot-reader.ts`)}`,
+    `export { searchVectors } from ${JSON.stringify(`${src}runtime/knowledge/vector/search.ts`)}`,
+    `export { searchLexical } from ${JSON.stringify(`${src}runtime/knowledge/lexical/lexical.ts`)}`,
+    `export { buildLexicalIndex } from ${JSON.stringify(`${src}runtime/knowledge/lexical/lexical-index.ts`)}`,
+    `export { searchHybrid } from ${JSON.stringify(`${src}runtime/knowledge/ranking/search-hybrid.ts`)}`,
+    `export { searchFused } from ${JSON.stringify(`${src}runtime/knowledge/ranking/search-fused.ts`)}`,
   ].join('\n')
   const out = join(tmp, 'search.mjs')
   await build({ stdin: { contents: entry, resolveDir: src, loader: 'ts' }, bundle: true, format: 'esm', platform: 'node', outfile: out, logLevel: 'error' })

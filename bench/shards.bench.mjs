@@ -59,8 +59,8 @@ const S = await bundleSource('shards-bench', [
   `export { encodeSnapshot } from './src/knowledge/snapshot'`,
   `export { encodeShardedSnapshot } from './src/knowledge/snapshot-shards'`,
   `export { createKnowledgeBase, decodeSnapshot } from './src/runtime/knowledge/index'`,
-  `export { openShardedSnapshot } from './src/runtime/knowledge/snapshot-shards'`,
-  `export { readContainer } from './src/runtime/knowledge/snapshot-reader'`,
+  `export { openShardedSnapshot } from './src/runtime/knowledge/format/snapshot-shards'`,
+  `export { readContainer } from './src/runtime/knowledge/format/snapshot-container'`,
   '',
 ].join('\n'))
 

@@ -1,4 +1,4 @@
-import type { YamlValue } from './yaml'
+import type { YamlValue } from './yaml-value'
 import { work } from '../runtime/work'
 
 /**

@@ -1,13 +1,11 @@
 import type { Node, Pair } from 'yaml'
 import type { Position } from './diagnostics'
+import type { YamlValue } from './yaml-value'
 import { isAlias, isCollection, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit } from 'yaml'
 import { work } from '../runtime/work'
 import { DiagnosticBag } from './diagnostics'
 import { MAX_YAML_DEPTH, yamlDepthExceeded } from './yaml-depth'
 import { parseSimpleYaml } from './yaml-simple'
-
-/** A plain JSON-like value read from YAML. */
-export type YamlValue = string | number | boolean | null | YamlValue[] | { [key: string]: YamlValue }
 
 /** A parsed YAML document: its value and a way back to source positions. */
 export interface YamlDocument {
@@ -278,9 +276,4 @@ function toValue(node: unknown, doc: ReturnType<typeof parseDocument>, budget: B
     return out
   }
   return null
-}
-
-/** True for a YAML mapping read by {@link parseYaml}. */
-export function isYamlMapping(value: YamlValue | undefined): value is { [key: string]: YamlValue } {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

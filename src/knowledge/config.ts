@@ -1,11 +1,12 @@
 import type { DiagnosticBag } from '../core/diagnostics'
-import type { YamlValue } from '../core/yaml'
-import type { RoutingConfig } from '../routing/config'
+import type { YamlValue } from '../core/yaml-value'
+import type { RoutingConfig } from '../core/routing-config'
 import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path'
 import { baseUrlProblem, DEFAULT_RETRY_BUDGET_MS, MAX_RETRY_BUDGET_MS } from '../core/http-json'
 import { didYouMean } from '../core/did-you-mean'
-import { isYamlMapping, MAX_YAML_CHARS, parseYaml } from '../core/yaml'
-import { DEFAULT_ROUTING, readRoutingConfig } from '../routing/config'
+import { isYamlMapping } from '../core/yaml-value'
+import { MAX_YAML_CHARS, parseYaml } from '../core/yaml'
+import { DEFAULT_ROUTING, readRoutingConfig } from '../core/routing-config'
 import { DEFAULT_MAX_DOCUMENT_BYTES } from './document'
 import { DEFAULT_MAX_WAIT_MS, DEFAULT_SETTLE_MS } from './rebuild-loop'
 
@@ -113,7 +114,7 @@ export interface KnowledgeConfig {
   /** How queries are embedded at run time (default `auto`); a model on an embedding server has no static table, so `auto` is `model` there. */
   queryEncoder: QueryEncoder
   watch: WatchConfig
-  /** Routed index pages (see `src/routing/config.ts`). */
+  /** Routed index pages (see `src/core/routing-config.ts`). */
   routing: RoutingConfig
   /** Most bytes of one document (default 4 MiB): a larger one is an error, never read. */
   maxDocumentBytes: number

@@ -2,7 +2,8 @@ import type { DiagnosticBag } from '../core/diagnostics'
 import type { SplitSource } from '../core/frontmatter'
 import { splitFrontmatter } from '../core/frontmatter'
 import { markdownDepthExceeded, MAX_MARKDOWN_DEPTH } from '../core/markdown-depth'
-import { isYamlMapping, parseYaml } from '../core/yaml'
+import { isYamlMapping } from '../core/yaml-value'
+import { parseYaml } from '../core/yaml'
 
 /**
  * Most bytes of one document read by default (4 MiB, `maxDocumentBytes` in

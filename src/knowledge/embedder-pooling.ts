@@ -1,7 +1,7 @@
 // Pure helpers of the embedder: batch planning and pooling (shared with the
 // runtime's query embedder). No model, no I/O.
 
-export { meanPoolNormalize } from '../runtime/knowledge/pooling'
+export { meanPoolNormalize } from '../runtime/knowledge/vector/pooling'
 
 /**
  * Groups inputs into batches, longest first, so that each batch pads to a similar length.

@@ -6,17 +6,15 @@
 // as they are. The embedder adds the special tokens and the prefix around each input.
 
 import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers'
-import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { dirname, join, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { join, resolve } from 'node:path'
 import { makeGeneratedFolder } from '../core/folders'
+import { sha256 } from '../core/hash'
 import { inspectFile, locateModelFiles, ModelNotAvailableError, onnxFileOf } from './embedder-files'
 import { DEFAULT_MODEL_HOST, ModelDownloadError, watchedFetch } from './model-download'
-import { sequenceFrame, wellFormed } from '../runtime/knowledge/pooling'
+import { sequenceFrame, wellFormed } from '../runtime/knowledge/vector/pooling'
 import { meanPoolNormalize, planBatches } from './embedder-pooling'
-import { assertTransformersInstalled, loadTransformers } from './transformers'
+import { assertTransformersInstalled, loadTransformers, pinWasmPaths, withEnvLock } from './transformers'
 
 export { ModelNotAvailableError } from './embedder-files'
 export { ModelDownloadError } from './model-download'
@@ -99,9 +97,8 @@ export const DEFAULT_EMBEDDING_REVISION = '751bff37182d3f1213fa05d7196b954e230ab
  * Inputs per ONNX run, for models that batch without changing vectors (fp32, fp16). Inputs
  * are sorted by length first, so a batch pads little (batches in input order pad to their
  * longest input: 2x slower than one input per run on the guides' chunks). Batching pays for
- * short inputs only: on 2 cores, fp32 MiniLM, texts cut to 64 tokens ran 1.5x faster in
- * sorted batches of 8 than one per run, while on the guides' chunks (mean 197 tokens, up to
- * 512) one per run was ~10% faster than batches of 8. See bench/embed.bench.mjs.
+ * short inputs only: short texts run faster in sorted batches of 8, the guides' long chunks
+ * a little faster one per run (bench/embed.bench.mjs; figures: bench/RESULTS.md, "Figures behind the defaults").
  */
 export const DEFAULT_BATCH_SIZE = 8
 
@@ -145,40 +142,6 @@ export interface TransformersEmbedderOptions {
 export interface TransformersEmbedder extends Embedder {
   /** Inputs per ONNX run: the `batchSize` option, or 1 for a model with per-tensor dynamic quantization. */
   readonly batchSize: number
-}
-
-// Transformers.js keeps its settings in one global `env`: embedders are created one at a time.
-let envLock: Promise<unknown> = Promise.resolve()
-function withEnvLock<T>(fn: () => Promise<T>): Promise<T> {
-  const run = envLock.then(fn, fn)
-  envLock = run.catch(() => {})
-  return run
-}
-
-/** Points ONNX Runtime Web at the installed WASM files instead of a CDN (a no-op under onnxruntime-node). */
-function pinWasmPaths(wasm: { wasmPaths?: unknown } | undefined): void {
-  if (!wasm)
-    return
-  const current = wasm.wasmPaths
-  const text = typeof current === 'string' ? current : current ? Object.values(current).join(' ') : ''
-  if (text && !/^https?:/.test(text))
-    return
-  try {
-    const entry = createRequire(import.meta.url).resolve('onnxruntime-web')
-    wasm.wasmPaths = `${pathToFileURL(dirname(entry)).href}/`
-  }
-  catch {
-    // onnxruntime-web is not installed: nothing can fetch its WASM files either.
-  }
-}
-
-function sha256(...parts: (string | Uint8Array)[]): string {
-  const h = createHash('sha256')
-  for (const part of parts) {
-    h.update(part)
-    h.update('\0')
-  }
-  return h.digest('hex')
 }
 
 /** A model's tokenizer, loaded alone from local files. */

@@ -4,14 +4,14 @@
 // mixes the vectors of one build with the texts of another.
 
 import type { KnowledgeIndex } from './build'
-import type { QueryTableSource } from '../runtime/knowledge/encoder/static-embedder'
+import type { QueryTableSource } from '../runtime/knowledge/vector/encoder/static-embedder'
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { removeDeadTemporaries, replaceDirAtomic, writeFileAtomic, writeFileAtomicAsync } from '../core/atomic'
 import { hash } from '../core/hash'
-import { QUERY_TABLE_CORE_NAME, queryTableShardName } from '../runtime/knowledge/encoder/read'
-import { SNAPSHOT_VERSION } from '../runtime/knowledge/snapshot-reader'
+import { QUERY_TABLE_CORE_NAME, queryTableShardName } from '../runtime/knowledge/vector/encoder/read'
+import { SNAPSHOT_VERSION } from '../runtime/knowledge/format/snapshot-layout'
 
 export const MANIFEST_FILE = 'manifest.json'
 export const MANIFEST_FORMAT = 1
@@ -48,7 +48,7 @@ export interface IndexManifest {
 /**
  * A query table as published: a folder named by the core's content, holding
  * `query-table.json` and `query-table-<s>.bin` (see
- * `runtime/knowledge/encoder/format.ts`).
+ * `runtime/knowledge/vector/encoder/format.ts`).
  */
 export interface PublishedQueryTable {
   /** The folder's name, beside the manifest. */

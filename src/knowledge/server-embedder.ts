@@ -9,7 +9,7 @@ import type { Embedder, EmbedderRequests, EmbedKind, LocalTokenizer } from './em
 import type { HttpJsonClient, HttpJsonOptions } from '../core/http-json'
 import { createHash } from 'node:crypto'
 import { createHttpJsonClient, FaultyAnswerError } from '../core/http-json'
-import { sequenceFrame, unitVector } from '../runtime/knowledge/pooling'
+import { sequenceFrame, unitVector } from '../runtime/knowledge/vector/pooling'
 import { loadLocalTokenizer } from './embedder'
 
 /**

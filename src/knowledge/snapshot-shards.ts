@@ -1,18 +1,22 @@
 // Splits a knowledge snapshot into a core and shards, for browsers (layout:
-// src/runtime/knowledge/snapshot-shards.ts). Pure and deterministic: the same
+// src/runtime/knowledge/format/snapshot-shards.ts). Pure and deterministic: the same
 // snapshot and options give the same files. The sections are copied byte for
 // byte, so the sharded snapshot, once loaded, is the snapshot. A large
 // snapshot's vectors are also partitioned into k-means cells (vector-cells.ts),
 // each a shard of its chunks' low-bit codes (vector-codes.ts), for approximate
-// search (src/runtime/knowledge/ann/).
+// search (src/runtime/knowledge/vector/ann/).
 
-import type { PendingSection } from './snapshot'
-import type { ShardEntry } from '../runtime/knowledge/snapshot-shards'
-import { crc32, decodeContainer, ELEMENT_SIZE, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, readContainer, refineRowBytes } from '../runtime/knowledge/snapshot-reader'
-import { CODE_BITS } from '../runtime/knowledge/ann/codes'
-import { packNibbles } from '../runtime/knowledge/ann/cells'
-import { SDIR_HEAD, SDIR_ENTRY, ShardKind } from '../runtime/knowledge/snapshot-shards'
-import { assemble } from './snapshot'
+import type { PendingSection } from './snapshot-sections'
+import type { ShardEntry } from '../runtime/knowledge/format/snapshot-shards'
+import { crc32 } from '../runtime/knowledge/format/crc32'
+import { decodeContainer } from '../runtime/knowledge/format/snapshot-reader'
+import { ELEMENT_SIZE, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, refineRowBytes } from '../runtime/knowledge/format/snapshot-layout'
+import { readContainer } from '../runtime/knowledge/format/snapshot-container'
+import { CODE_BITS } from '../runtime/knowledge/vector/ann/codes'
+import { packNibbles } from '../runtime/knowledge/vector/ann/cells'
+import { SDIR_HEAD, SDIR_ENTRY, ShardKind } from '../runtime/knowledge/format/snapshot-shards'
+import { assemble } from './snapshot-sections'
+import { ALL_CELLS_RESCORE, ANN_MIN_CHUNKS, ANN_VECTOR_SHARD_BYTES, cellCountFor, DEFAULT_CODE_BITS, DEFAULT_PROBE, DEFAULT_REFINEMENT_SHARD_BYTES, DEFAULT_RESCORE, DEFAULT_VECTOR_SHARD_BYTES, lexicalShardBytesFor } from './snapshot-shard-sizes'
 import { partitionVectors } from './vector-cells'
 import { encodeCodes } from './vector-codes'
 
@@ -54,83 +58,6 @@ export interface ShardOptions {
    * the other documents of the cells it reads are not.
    */
   rescore?: number
-}
-
-/** At 100k chunks, 16 KiB shards cut a short query's first lexical bytes by a sixth against 64 KiB (bench/shards.bench.mjs), for the same number of files. */
-export const DEFAULT_LEXICAL_SHARD_BYTES = 16 * 1024
-/** The smallest lexical shards made by default: the guides' (about 280 KiB of postings) first `auto` result fetches 18.5 KiB of lexical shards with 2 KiB, 31 with 4 KiB, 69 with 16 KiB (bench/cells.bench.mjs). */
-export const MIN_LEXICAL_SHARD_BYTES = 2 * 1024
-/** Lexical shards the default size aims at: each is an entry of 20 bytes in the core's directory, which every search fetches. */
-export const LEXICAL_SHARD_COUNT = 128
-
-/**
- * The default bytes of postings per lexical shard, for `postingBytes` bytes
- * of postings in all: about {@link LEXICAL_SHARD_COUNT} shards, from
- * {@link MIN_LEXICAL_SHARD_BYTES} to {@link DEFAULT_LEXICAL_SHARD_BYTES}. A
- * query fetches a shard a term whatever their size, so smaller shards are
- * fewer bytes for as many requests, until the core's directory of them costs
- * more: large snapshots (100,000 chunks) keep 16 KiB.
- */
-export function lexicalShardBytesFor(postingBytes: number): number {
-  return Math.min(DEFAULT_LEXICAL_SHARD_BYTES, Math.max(MIN_LEXICAL_SHARD_BYTES, Math.ceil(postingBytes / LEXICAL_SHARD_COUNT)))
-}
-export const DEFAULT_VECTOR_SHARD_BYTES = 1024 * 1024
-/** At 100k chunks, 64 KiB shards keep a short query's first lexical bytes where they were (a smaller shard directory in the core) for 1 % more bytes before the first vector result than 16 KiB (bench/shards.bench.mjs). */
-export const DEFAULT_REFINEMENT_SHARD_BYTES = 64 * 1024
-
-/**
- * Below this many chunks, exact search is the default. A first pass over
- * 1-bit codes reads a chunk for an eighth of its int8 row, so cells pay from
- * far fewer chunks than when they held rows (2,000): at 1,000 chunks
- * (bench/shards.bench.mjs) the first `auto` result fetches a fraction of
- * exact search's bytes, for one more round trip (cells are fetched once the
- * query is embedded, vector shards while it is).
- */
-export const ANN_MIN_CHUNKS = 1000
-/**
- * Cells an approximate search reads by default. On real embeddings
- * (bench/cells.bench.mjs: the guides, 2,044 chunks in 8 cells), reading 4
- * left the exact top 5 on 96 % of queries whatever was rescored; with codes,
- * reading more cells costs little.
- */
-export const DEFAULT_PROBE = 8
-/** Bits a component of the cells' first-pass codes has, by default: on the guides, 1 bit and 3 documents a result rescored beat 2 bits and 2 (bench/cells.bench.mjs). */
-export const DEFAULT_CODE_BITS = 1
-/**
- * Documents per result an approximate search scores exactly, by default, of
- * at least ten results (the vector side's top ten make a fused search's
- * weight), where it reads some of the cells. On a synthetic corpus of 2,880
- * chunks in 48 cells, 8 read (test/runtime/knowledge/ann/), 2 kept the exact
- * top 5 for under 98 % of queries.
- */
-export const DEFAULT_RESCORE = 4
-/**
- * The same where a search reads every cell (small snapshots: the guides'
- * 2,044 chunks in 8 cells): 2 keeps the exact top 5 of `auto` for 99.4 % of
- * the guides' 1,181 queries (bench/cells.bench.mjs; 4: 100 %, for twice the
- * rows: 246 KiB against 126) and for every query of bench/shards.bench.mjs at
- * 1,000 chunks, in `auto` and `vector` alike.
- */
-export const ALL_CELLS_RESCORE = 2
-/** Chunks a cell holds at least, by default. */
-export const MIN_CELL_CHUNKS = 250
-/** Range shards of an approximate snapshot serve the rows (and their refinement bits) of a few documents a search rescores, so they are small. */
-export const ANN_VECTOR_SHARD_BYTES = 4 * 1024
-
-/**
- * The default number of cells for `chunkCount` chunks: 2√n, which balances
- * the centroids' bytes (n cells) against the codes of the cells a query reads
- * (n / cells each), but no
- * more than one per {@link MIN_CELL_CHUNKS} chunks; none below {@link ANN_MIN_CHUNKS};
- * and one where a search would read every cell anyway (no more than `probe`):
- * the same codes in one request instead of several (the guides: 8 requests of
- * about 14 KB, which held up the query table's rows on HTTP/1.1's six connections).
- */
-export function cellCountFor(chunkCount: number, probe = DEFAULT_PROBE): number {
-  if (chunkCount < ANN_MIN_CHUNKS)
-    return 0
-  const count = Math.max(1, Math.round(Math.min(2 * Math.sqrt(chunkCount), chunkCount / MIN_CELL_CHUNKS)))
-  return count <= probe ? 1 : count
 }
 
 /** A sharded snapshot: the core, fetched first, and the shards in the order the core lists them. */

@@ -1,14 +1,18 @@
-// Writes the binary knowledge snapshot (layout: src/runtime/snapshot-reader.ts).
+// Writes the binary knowledge snapshot (layout: src/runtime/knowledge/format/snapshot-layout.ts,
+// which the reader shares).
 // Pure: the same input gives the same bytes, whatever the order of its documents.
 
-import type { LexicalIndex } from '../runtime/knowledge/lexical'
-import type { ElementTypeCode, SnapshotDocument } from '../runtime/knowledge/snapshot-reader'
-import { crc32 } from 'node:zlib'
-import { buildLexicalIndex } from '../runtime/knowledge/lexical'
-import { DIRECTORY_ENTRY_BYTES, documentRow, ElementType, FLAG_NO_VECTORS, HEADER_BYTES, refineRowBytes, SECTION_ALIGN, SNAPSHOT_MAGIC, SNAPSHOT_VERSION } from '../runtime/knowledge/snapshot-reader'
+import type { ElementTypeCode, SnapshotDocument } from '../runtime/knowledge/format/snapshot-layout'
+import type { LexicalIndex } from '../runtime/knowledge/lexical/lexical-index'
+import type { PendingSection } from './snapshot-sections'
+import { buildLexicalIndex } from '../runtime/knowledge/lexical/lexical-index'
+import { documentRow, ElementType, FLAG_NO_VECTORS, refineRowBytes } from '../runtime/knowledge/format/snapshot-layout'
+import { assemble, bytesOf, fail, indexSection, littleEndian } from './snapshot-sections'
 
-export { decodeSnapshot, SnapshotError } from '../runtime/knowledge/snapshot-reader'
-export type { Snapshot, SnapshotDocument, SnapshotErrorCode } from '../runtime/knowledge/snapshot-reader'
+export { decodeSnapshot } from '../runtime/knowledge/format/snapshot-reader'
+export { SnapshotError } from '../runtime/knowledge/format/snapshot-container'
+export type { Snapshot, SnapshotDocument } from '../runtime/knowledge/format/snapshot-layout'
+export type { SnapshotErrorCode } from '../runtime/knowledge/format/snapshot-container'
 
 export interface SnapshotDocumentInput {
   id: string
@@ -57,18 +61,16 @@ export interface SnapshotInput {
 }
 
 /**
- * Bits stored beyond each int8 component. With 2, the vector top 5 of 739 queries over
- * the Modern Web Guidance guides equalled float32's on 98.9 %; with 3, on 99.5 % (the
- * issue's bar for the default is 99 %), for 3/8 more vector bytes.
+ * Bits stored beyond each int8 component: the fewest whose vector top 5 equals
+ * float32's on 99 % of real queries, for 3/8 more vector bytes
+ * (figures: bench/RESULTS.md, "Figures behind the defaults").
  */
 export const REFINE_BITS = 3
 
 /** Vectors whose length is within this of 1 are stored as given (so decoding and re-encoding is idempotent). */
 const UNIT_TOLERANCE = 1e-6
 
-function fail(message: string): never {
-  throw new TypeError(`Cannot encode the knowledge snapshot: ${message}`)
-}
+const encoder = new TextEncoder()
 
 function stringField(doc: SnapshotDocumentInput, key: 'description' | 'category' | 'path'): string {
   const value = doc[key] ?? ''
@@ -232,31 +234,6 @@ export class SnapshotVectors {
   }
 }
 
-/** A section to write: its tag, element type and little-endian bytes. */
-export interface PendingSection { tag: string, type: ElementTypeCode, bytes: Uint8Array }
-
-const encoder = new TextEncoder()
-const bytesOf = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength)
-const indexSection = (tag: string, values: ArrayLike<number>, max: number): PendingSection =>
-  max > 0xFFFF
-    ? { tag, type: ElementType.u32, bytes: bytesOf(new Uint32Array(values)) }
-    : { tag, type: ElementType.u16, bytes: bytesOf(new Uint16Array(values)) }
-
-const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1
-
-/** Typed-array bytes in little-endian order whatever the platform. */
-function littleEndian(section: PendingSection): PendingSection {
-  const size = section.type === ElementType.u16 ? 2 : section.type === ElementType.u32 || section.type === ElementType.f32 ? 4 : 1
-  if (LITTLE_ENDIAN || size === 1)
-    return section
-  const out = new Uint8Array(section.bytes.length)
-  for (let i = 0; i < out.length; i += size) {
-    for (let k = 0; k < size; k++)
-      out[i + k] = section.bytes[i + size - 1 - k]!
-  }
-  return { ...section, bytes: out }
-}
-
 function lexicalSections(index: LexicalIndex, chunks: readonly SnapshotChunkInput[]): PendingSection[] {
   const n = chunks.length
   const { terms, offsets, postings, frequencies, lengths } = index
@@ -380,40 +357,4 @@ export function encodeSnapshot(input: SnapshotInput): Uint8Array {
   if (lexical)
     sections.push(...lexicalSections(lexical, chunks))
   return assemble(dims, n, documents.length, sections.map(littleEndian), withVectors ? 0 : FLAG_NO_VECTORS)
-}
-
-/** The snapshot file of `sections` (already little-endian), header, directory and CRC-32 included. */
-export function assemble(dims: number, chunkCount: number, documentCount: number, sections: PendingSection[], flags: number): Uint8Array {
-  const directoryEnd = HEADER_BYTES + sections.length * DIRECTORY_ENTRY_BYTES
-  let end = directoryEnd
-  const offsets = sections.map((section) => {
-    const offset = Math.ceil(end / SECTION_ALIGN) * SECTION_ALIGN
-    end = offset + section.bytes.length
-    return offset
-  })
-  if (end > 0xFFFFFFFF)
-    fail(`it would take ${end} bytes, more than the format's 4 GiB.`)
-  const out = new Uint8Array(end)
-  const dv = new DataView(out.buffer)
-  out.set(SNAPSHOT_MAGIC, 0)
-  dv.setUint16(8, SNAPSHOT_VERSION, true)
-  dv.setUint16(10, flags, true)
-  dv.setUint32(16, end, true)
-  dv.setUint32(20, dims, true)
-  dv.setUint32(24, chunkCount, true)
-  dv.setUint32(28, documentCount, true)
-  dv.setUint32(32, sections.length, true)
-  dv.setUint32(36, 0, true)
-  for (const [s, section] of sections.entries()) {
-    const at = HEADER_BYTES + s * DIRECTORY_ENTRY_BYTES
-    for (let k = 0; k < 4; k++)
-      out[at + k] = section.tag.charCodeAt(k)
-    dv.setUint32(at + 4, section.type, true)
-    dv.setUint32(at + 8, offsets[s]!, true)
-    dv.setUint32(at + 12, section.bytes.length, true)
-    out.set(section.bytes, offsets[s])
-  }
-  // zlib's CRC-32 is the reader's (IEEE), in native code: 16 ms instead of 99 on an 88 MB snapshot.
-  dv.setUint32(12, crc32(out.subarray(16)), true)
-  return out
 }

@@ -1,9 +1,12 @@
 // Transformers.js is an optional peer dependency: apps that only import skills never
 // install it (nor the ONNX Runtime packages it pulls in, about 430 MB). Only building
 // embeddings loads it, and a build without it stops before anything is read, with the
-// command that installs it.
+// command that installs it. Here too: the lock on Transformers.js's one global `env`, and
+// where ONNX Runtime Web finds its WASM files.
 
 import { createRequire } from 'node:module'
+import { dirname } from 'node:path'
+import { pathToFileURL } from 'node:url'
 
 /** The npm package of Transformers.js. */
 export const TRANSFORMERS_PACKAGE = '@huggingface/transformers'
@@ -73,4 +76,29 @@ export async function importTransformers<T>(load: () => Promise<T>): Promise<T> 
 /** Imports Transformers.js, the only place this package does. */
 export function loadTransformers(): Promise<typeof import('@huggingface/transformers')> {
   return importTransformers(() => import('@huggingface/transformers'))
+}
+
+// Transformers.js keeps its settings in one global `env`: embedders are created one at a time.
+let envLock: Promise<unknown> = Promise.resolve()
+export function withEnvLock<T>(fn: () => Promise<T>): Promise<T> {
+  const run = envLock.then(fn, fn)
+  envLock = run.catch(() => {})
+  return run
+}
+
+/** Points ONNX Runtime Web at the installed WASM files instead of a CDN (a no-op under onnxruntime-node). */
+export function pinWasmPaths(wasm: { wasmPaths?: unknown } | undefined): void {
+  if (!wasm)
+    return
+  const current = wasm.wasmPaths
+  const text = typeof current === 'string' ? current : current ? Object.values(current).join(' ') : ''
+  if (text && !/^https?:/.test(text))
+    return
+  try {
+    const entry = createRequire(import.meta.url).resolve('onnxruntime-web')
+    wasm.wasmPaths = `${pathToFileURL(dirname(entry)).href}/`
+  }
+  catch {
+    // onnxruntime-web is not installed: nothing can fetch its WASM files either.
+  }
 }

@@ -1,6 +1,6 @@
 // Partitions a snapshot's chunk vectors into cells by k-means, at shard time,
 // so that an approximate vector search fetches the few cells nearest its query
-// (see src/runtime/knowledge/ann/). Spherical k-means (cosine, unit
+// (see src/runtime/knowledge/vector/ann/). Spherical k-means (cosine, unit
 // centroids), seeded k-means++ on a sample, a fixed number of Lloyd
 // iterations, then every document to the centroid nearest its chunks (the
 // sum of their cosines), so that a cell holds whole documents: a search that
@@ -11,8 +11,8 @@
 // float arithmetic around them runs in one fixed order, so the same vectors
 // give the same cells on any machine.
 
-import { dotInt8, quantizeQuery } from '../runtime/knowledge/search-kernels'
-import { searchWasmModule } from '../runtime/knowledge/search-wasm'
+import { dotInt8, quantizeQuery } from '../runtime/knowledge/vector/search-kernels'
+import { searchWasmModule } from '../runtime/knowledge/vector/search-wasm'
 
 /** The cells of a partition. */
 export interface VectorCells {

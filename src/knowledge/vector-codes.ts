@@ -1,10 +1,10 @@
 // Writes the low-bit codes of chunk vectors that vector cells hold for an
-// approximate search's first pass (format: src/runtime/knowledge/ann/codes.ts).
+// approximate search's first pass (format: src/runtime/knowledge/vector/ann/codes.ts).
 // Each row gets the step, among a fixed set of candidates, whose levels are
 // nearest its values (least squares), so that the same rows give the same
 // bytes on any machine: the arithmetic is IEEE double in one fixed order.
 
-import { codeRowBytes, levelValue } from '../runtime/knowledge/ann/codes'
+import { codeRowBytes, levelValue } from '../runtime/knowledge/vector/ann/codes'
 
 /** Clipping points tried per row, as fractions of its largest component: outliers are rare, and clipping them buys the rest finer levels. */
 const CLIPS = [1, 0.875, 0.75, 0.625, 0.5, 0.4375, 0.375, 0.3125, 0.25] as const

@@ -9,7 +9,7 @@ import type { QueryTableFiles } from '../knowledge/publish'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { hash } from '../core/hash'
-import { QUERY_TABLE_CORE_NAME, queryTableShardName } from '../runtime/knowledge/encoder/read'
+import { QUERY_TABLE_CORE_NAME, queryTableShardName } from '../runtime/knowledge/vector/encoder/read'
 import { fixedOutput } from './knowledge-assets'
 
 const json = (value: unknown) => JSON.stringify(value)

@@ -6,7 +6,7 @@
 import type { HttpJsonOptions, HttpJsonRole } from '../core/http-json'
 import { createHttpJsonClient } from '../core/http-json'
 import { quoteForMessage, redactJson } from '../runtime/redact'
-import { DEFAULT_ROUTING } from './config'
+import { DEFAULT_ROUTING } from '../core/routing-config'
 
 /** A routing failure, said for people (it names the document or page it concerns). */
 export class RoutingError extends Error {

@@ -12,7 +12,7 @@ import { join, relative, sep } from 'node:path'
 import { loadKnowledgeFolder } from '../knowledge/load-folder'
 import { RoutingCache } from './cache'
 import { createChatClient, RoutingError } from './client'
-import { baseUrlProblem } from './config'
+import { baseUrlProblem } from '../core/routing-config'
 import { routeDocuments } from './route'
 
 /** The environment variable naming the routing model when `routing.model` is empty. */

@@ -3,11 +3,11 @@
 // are in targets.ts.
 
 import type { Diagnostic } from '../core/diagnostics'
-import type { YamlValue } from '../core/yaml'
+import type { YamlValue } from '../core/yaml-value'
 import type { CompiledSkill } from './compile'
 import { basename } from 'node:path'
 import { DiagnosticBag } from '../core/diagnostics'
-import { isYamlMapping } from '../core/yaml'
+import { isYamlMapping } from '../core/yaml-value'
 import { listingLine } from '../runtime/tokens'
 import { expectedSkillName } from './compile'
 import { CLAUDE_ENTRY_MAX, claudeEntryText, codePoints, CODEX_SHORT_DESCRIPTION_MAX, collapseWhitespace, frontmatterDoc } from './targets'

@@ -22,8 +22,9 @@
 // flat keys read as plainly as the top-level form.
 
 import type { Position } from '../core/diagnostics'
-import type { YamlDocument, YamlValue } from '../core/yaml'
-import { isYamlMapping } from '../core/yaml'
+import type { YamlDocument } from '../core/yaml'
+import type { YamlValue } from '../core/yaml-value'
+import { isYamlMapping } from '../core/yaml-value'
 
 /** The metadata key prefix of the trigger keys. */
 export const TRIGGER_PREFIX = 'context_trigger.'

@@ -1,7 +1,8 @@
 import type { DiagnosticBag, Position } from '../core/diagnostics'
-import type { YamlDocument, YamlValue } from '../core/yaml'
+import type { YamlDocument } from '../core/yaml'
+import type { YamlValue } from '../core/yaml-value'
 import { closest } from '../core/text'
-import { isYamlMapping } from '../core/yaml'
+import { isYamlMapping } from '../core/yaml-value'
 import { ALWAYS_KEY, metadataList, metadataOf, PROGRESSIVE_KEY } from './metadata-form'
 
 /** A section ID listed in `progressive.always`, and where. */

@@ -1,5 +1,6 @@
 import type { DiagnosticBag, Position } from '../core/diagnostics'
-import type { YamlDocument, YamlValue } from '../core/yaml'
+import type { YamlDocument } from '../core/yaml'
+import type { YamlValue } from '../core/yaml-value'
 import type { MetadataList } from './metadata-form'
 import { posix } from 'node:path'
 

@@ -1,7 +1,8 @@
 import type { DiagnosticBag } from '../core/diagnostics'
-import type { YamlDocument, YamlValue } from '../core/yaml'
+import type { YamlDocument } from '../core/yaml'
+import type { YamlValue } from '../core/yaml-value'
 import { didYouMean } from '../core/did-you-mean'
-import { isYamlMapping } from '../core/yaml'
+import { isYamlMapping } from '../core/yaml-value'
 
 /** Fields of the Agent Skills specification. */
 const SPEC_FIELDS = ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools']

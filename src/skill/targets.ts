@@ -67,12 +67,14 @@
 //   variant was not found on the repository's main line, so it is not modelled.
 
 import type { Diagnostic, Position } from '../core/diagnostics'
-import type { YamlDocument, YamlValue } from '../core/yaml'
+import type { YamlDocument } from '../core/yaml'
+import type { YamlValue } from '../core/yaml-value'
 import type { CompiledSkill } from './compile'
 import { basename, dirname } from 'node:path'
 import { DiagnosticBag } from '../core/diagnostics'
 import { splitFrontmatter } from '../core/frontmatter'
-import { isYamlMapping, parseYaml } from '../core/yaml'
+import { isYamlMapping } from '../core/yaml-value'
+import { parseYaml } from '../core/yaml'
 import { ALWAYS_KEY, metadataOf, PROGRESSIVE_KEY, RESOURCES_KEY, TRIGGER_PREFIX, triggerKeys } from './metadata-form'
 import { strictYamlProblems } from './strict-yaml'
 

@@ -1,9 +1,10 @@
 import type { DiagnosticBag, Position } from '../core/diagnostics'
-import type { YamlDocument, YamlValue } from '../core/yaml'
+import type { YamlDocument } from '../core/yaml'
+import type { YamlValue } from '../core/yaml-value'
 import type { SkillTriggers } from '../runtime/skill/types'
 import type { MetadataList } from './metadata-form'
 import { didYouMean } from '../core/did-you-mean'
-import { isYamlMapping } from '../core/yaml'
+import { isYamlMapping } from '../core/yaml-value'
 import { globLimitProblem, MAX_TRIGGERS, phraseLengthProblem, topicProblem } from '../runtime/skill/trigger-limits'
 import { metadataList, metadataOf, splitList, TRIGGER_PREFIX, triggerKeys } from './metadata-form'
 

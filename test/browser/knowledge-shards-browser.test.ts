@@ -16,9 +16,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openKnowledgeProject } from '../../src/knowledge/project'
 import { readPublishedIndex } from '../../src/knowledge/publish'
 import { decodeSnapshot } from '../../src/runtime'
-import { scoredTerms } from '../../src/runtime/knowledge/lexical'
-import { ElementType, FLAG_SHARD, readContainer, view } from '../../src/runtime/knowledge/snapshot-reader'
-import { openShardedSnapshot, ShardKind } from '../../src/runtime/knowledge/snapshot-shards'
+import { scoredTerms } from '../../src/runtime/knowledge/lexical/searched-terms'
+import { ElementType, FLAG_SHARD } from '../../src/runtime/knowledge/format/snapshot-layout'
+import { readContainer, view } from '../../src/runtime/knowledge/format/snapshot-container'
+import { openShardedSnapshot, ShardKind } from '../../src/runtime/knowledge/format/snapshot-shards'
 import { autoSearch, dist, expectLocalAndQuiet, filesOf, indexHtml, launchChromium, LEXICAL_QUERIES, LEXICAL_QUERY, lexicalSearch, openApp, openServedApp, prepareApp, repo, vectorSearch } from '../support/knowledge-app'
 
 const work = join(repo, 'test/.tmp/browser-knowledge-shards')

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openKnowledgeProject } from '../../src/knowledge/project'
 import { readPublishedIndex, readQueryTable } from '../../src/knowledge/publish'
 import { decodeSnapshot, searchFused, searchVectors } from '../../src/runtime'
-import { staticQueryEmbedder } from '../../src/runtime/knowledge/encoder/static-embedder'
+import { staticQueryEmbedder } from '../../src/runtime/knowledge/vector/encoder/static-embedder'
 import { autoSearch, buildBrowserApp, dist, expectLocalAndQuiet, expectSameRanking, filesOf, indexHtml, launchChromium, openApp, prepareApp, repo, transformersChunks, VECTOR_QUERIES, vectorSearch } from '../support/knowledge-app'
 
 const work = join(repo, 'test/.tmp/browser-knowledge-static')

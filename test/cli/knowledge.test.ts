@@ -10,7 +10,7 @@ import { createTransformersEmbedder } from '../../src/knowledge/embedder'
 import { buildKnowledgeProject, disposeProjectEmbedders, openKnowledgeProject } from '../../src/knowledge/project'
 import { readManifest, readPublishedIndex, readQueryTable } from '../../src/knowledge/publish'
 import { decodeSnapshot, searchFused } from '../../src/runtime'
-import { staticQueryEmbedder } from '../../src/runtime/knowledge/encoder/static-embedder'
+import { staticQueryEmbedder } from '../../src/runtime/knowledge/vector/encoder/static-embedder'
 import { bundleCli, runCli } from '../support/cli'
 
 const repo = resolve(import.meta.dirname, '../..')

@@ -19,8 +19,8 @@ import { writeExportFolder } from '../../src/export/folder'
 import { defaultProjectConfig } from '../../src/knowledge/config'
 import { createTransformersEmbedder } from '../../src/knowledge/embedder'
 import { disposeProjectEmbedders, openKnowledgeProject } from '../../src/knowledge/project'
-import { crawlRoutedSkill } from '../../src/routing/crawl'
-import { DEFAULT_ROUTING } from '../../src/routing/config'
+import { crawlRoutedSkill } from '../support/crawl-routed-skill'
+import { DEFAULT_ROUTING } from '../../src/core/routing-config'
 import { bundleCli, runCli } from '../support/cli'
 
 const repo = resolve(import.meta.dirname, '../..')

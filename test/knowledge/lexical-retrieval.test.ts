@@ -3,7 +3,7 @@
 // task prompts find what their keywords find, under the default threshold, with
 // about the same score. bench/lexical.bench.mjs measures the same sets in full.
 
-import type { Snapshot } from '../../src/runtime/knowledge/snapshot-reader'
+import type { Snapshot } from '../../src/runtime/knowledge/format/snapshot-layout'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sourcePackageDir } from '../../scripts/models/minilm.mjs'
 import { buildKnowledgeIndex } from '../../src/knowledge/build'
 import { DEFAULT_CHUNK } from '../../src/knowledge/config'
-import { LEXICAL_THRESHOLD, searchLexical } from '../../src/runtime/knowledge/lexical'
-import { decodeSnapshot } from '../../src/runtime/knowledge/snapshot-reader'
+import { LEXICAL_THRESHOLD, searchLexical } from '../../src/runtime/knowledge/lexical/lexical'
+import { decodeSnapshot } from '../../src/runtime/knowledge/format/snapshot-reader'
 
 interface Need { corpus: string, relevant: string[], short: string, question: string, prompt: string }
 

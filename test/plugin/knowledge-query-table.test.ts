@@ -16,7 +16,7 @@ import { createTransformersEmbedder } from '../../src/knowledge/embedder'
 import { openKnowledgeProject } from '../../src/knowledge/project'
 import { readPublishedIndex, readQueryTable } from '../../src/knowledge/publish'
 import { decodeSnapshot, searchFused } from '../../src/runtime'
-import { staticQueryEmbedder } from '../../src/runtime/knowledge/encoder/static-embedder'
+import { staticQueryEmbedder } from '../../src/runtime/knowledge/vector/encoder/static-embedder'
 import { build, BUNDLERS, settle, unwrap } from '../support/build'
 
 const repo = resolve(import.meta.dirname, '../..')

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { openKnowledgeProject } from '../../src/knowledge/project'
 import { layoutRoutedSkill } from '../../src/routing/layout'
 import { routeKnowledgeProject, routingCacheDir } from '../../src/routing/project'
-import { writeRoutedSkill } from '../../src/routing/write'
+import { writeRoutedSkill } from '../support/write-routed-skill'
 import { FORBIDDEN, HOSTILE_KEY, hostileReply, markdownProblems, PAYLOADS, routedPages, textsUnder } from '../support/hostile-model'
 import { startModelServer } from '../support/model-server'
 

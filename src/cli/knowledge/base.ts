@@ -3,7 +3,7 @@ import type { PublishedIndex } from '../../knowledge/publish'
 import type { EmbedQuery } from '../../runtime/knowledge/query-embedder'
 import type { KnowledgeBase } from '../../runtime/knowledge/knowledge'
 import { createKnowledgeBase } from '../../runtime/knowledge/knowledge'
-import { decodeSnapshot } from '../../runtime/knowledge/snapshot-reader'
+import { decodeSnapshot } from '../../runtime/knowledge/format/snapshot-reader'
 
 /**
  * The published index as the runtime's knowledge base, so that the CLI ranks,

@@ -8,7 +8,7 @@ import type { KnowledgeConfig } from '../../knowledge/config'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { queryTableSource, wantsQueryTable } from '../../knowledge/project-query-table'
-import { QUERY_TABLE_CORE_NAME, readQueryTableCore } from '../../runtime/knowledge/encoder/read'
+import { QUERY_TABLE_CORE_NAME, readQueryTableCore } from '../../runtime/knowledge/vector/encoder/read'
 import { KnowledgeError } from '../../runtime/knowledge/errors'
 
 /** The `queryTable` of `skill-kit status`; `false` for a project that makes none. */

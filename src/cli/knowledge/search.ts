@@ -1,12 +1,13 @@
-import type { KnowledgeSearchMode } from '../../runtime/knowledge/search-modes'
+import type { KnowledgeSearchMode } from '../../runtime/knowledge/ranking/search-modes'
 import type { EmbedQuery } from '../../runtime/knowledge/query-embedder'
 import type { Command, ParsedArgs } from '../command'
 import type { EmbeddedProject } from '../../knowledge/project'
 import { locateModelFiles } from '../../knowledge/embedder-files'
 import { hasModel } from '../../knowledge/project'
 import { publishedQueryTableSource } from '../../knowledge/publish'
-import { staticQueryEmbedder } from '../../runtime/knowledge/encoder/static-embedder'
-import { isSearchMode, SEARCH_MODE_LIST } from '../../runtime/knowledge/search-modes'
+import { staticQueryEmbedder } from '../../runtime/knowledge/vector/encoder/static-embedder'
+import { isSearchMode, SEARCH_MODE_LIST } from '../../runtime/knowledge/ranking/search-modes'
+import { THRESHOLD_RULE, TOP_K_RULE } from '../../runtime/knowledge/ranking/search-options'
 import { flag, PROJECT_HELP, PROJECT_OPTION, stringOption } from '../command'
 import { CliError, json, UsageError } from '../io'
 import { publishedKnowledgeBase } from './base'
@@ -33,8 +34,8 @@ function topKOption(args: ParsedArgs): number | undefined {
   if (text === undefined)
     return undefined
   const value = Number(text)
-  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < 1)
-    throw new UsageError(`--top-k must be a positive integer, got "${text}".`)
+  if (!/^\d+$/.test(text.trim()) || !TOP_K_RULE.test(value))
+    throw new UsageError(`--top-k must be ${TOP_K_RULE.expected}, got "${text}".`)
   return value
 }
 
@@ -44,8 +45,8 @@ function thresholdOption(args: ParsedArgs): number | undefined {
   if (text === undefined)
     return undefined
   const value = Number(text)
-  if (text.trim() === '' || !Number.isFinite(value) || value < -1 || value > 1)
-    throw new UsageError(`--threshold must be a number from -1 to 1, got "${text}".`)
+  if (text.trim() === '' || !THRESHOLD_RULE.test(value))
+    throw new UsageError(`--threshold must be ${THRESHOLD_RULE.expected}, got "${text}".`)
   return value
 }
 

@@ -11,7 +11,8 @@
 
 import type { KnowledgeBase } from '../../runtime/knowledge/knowledge'
 import type { EmbedQuery, QueryModel, TransformersModule } from '../../runtime/knowledge/query-embedder'
-import type { KnowledgeSearchMode } from '../../runtime/knowledge/search-modes'
+import type { KnowledgeSearchMode } from '../../runtime/knowledge/ranking/search-modes'
+import type { SearchOptionRule } from '../../runtime/knowledge/ranking/search-options'
 import type { ExportSettings } from '../settings'
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
@@ -20,9 +21,11 @@ import { parseArgs } from 'node:util'
 import { createKnowledgeBase, KnowledgeError, QueryModelUnavailableError } from '../../runtime/knowledge/knowledge'
 import { modelFilesOf } from '../../runtime/knowledge/model-files'
 import { transformersQueryEmbedder } from '../../runtime/knowledge/query-embedder'
-import { isSearchMode, SEARCH_MODE_LIST } from '../../runtime/knowledge/search-modes'
+import { isSearchMode, SEARCH_MODE_LIST } from '../../runtime/knowledge/ranking/search-modes'
+import { THRESHOLD_RULE, TOP_K_RULE } from '../../runtime/knowledge/ranking/search-options'
 import { serverQueryEmbedder } from '../../runtime/knowledge/server-query-embedder'
-import { decodeSnapshot, SnapshotError } from '../../runtime/knowledge/snapshot-reader'
+import { decodeSnapshot } from '../../runtime/knowledge/format/snapshot-reader'
+import { SnapshotError } from '../../runtime/knowledge/format/snapshot-container'
 import { SETTINGS_FILE } from '../settings'
 
 /** The environment variable naming a folder that holds `<model id>/`, for an export without its model. */
@@ -88,11 +91,11 @@ function queryEmbedder(model: Exclude<ExportSettings['model'], false>, modelFold
   return exportEmbedder(model, modelFolder)
 }
 
-function numberOption(text: string | undefined, name: string, check: (value: number) => boolean, expected: string): number | undefined {
+function numberOption(text: string | undefined, name: string, { test, expected }: SearchOptionRule): number | undefined {
   if (text === undefined)
     return undefined
   const value = Number(text)
-  if (text.trim() === '' || !Number.isFinite(value) || !check(value))
+  if (text.trim() === '' || !Number.isFinite(value) || !test(value))
     throw new UsageError(`--${name} must be ${expected}, got "${text}".`)
   return value
 }
@@ -136,8 +139,8 @@ function parseRequest(argv: string[]): Request | undefined {
     verb: 'search',
     query,
     mode,
-    topK: numberOption(values['top-k'], 'top-k', v => Number.isSafeInteger(v) && v >= 1, 'a positive integer'),
-    threshold: numberOption(values.threshold, 'threshold', v => v >= -1 && v <= 1, 'a number from -1 to 1'),
+    topK: numberOption(values['top-k'], 'top-k', TOP_K_RULE),
+    threshold: numberOption(values.threshold, 'threshold', THRESHOLD_RULE),
   }
 }
 

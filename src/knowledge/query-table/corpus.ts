@@ -6,7 +6,7 @@ import type { ChunkConfig } from '../config'
 import type { Embedder } from '../embedder'
 import type { KnowledgeIndex } from '../build'
 import type { QueryTableCorpus, TrainingWindow } from './distil'
-import { decodeSnapshot } from '../../runtime/knowledge/snapshot-reader'
+import { decodeSnapshot } from '../../runtime/knowledge/format/snapshot-reader'
 import { chunkContext } from '../build'
 import { tokenWindows } from '../windows'
 

@@ -1,13 +1,13 @@
-// Writes a query table (see `runtime/knowledge/encoder/format.ts`): a JSON core
+// Writes a query table (see `runtime/knowledge/vector/encoder/format.ts`): a JSON core
 // with the vocabulary, and the int8 rows in shards of a few rows, so that a
 // query fetches only the shards of its own pieces. The bytes depend on the
 // table's content only (no time, no map order, not the order of its pieces),
 // so that unchanged builds publish byte-identical files, which caches keep.
 
-import type { FrontCodedPieces, QueryTableCore, QueryTableTokenizer } from '../../runtime/knowledge/encoder/format'
+import type { FrontCodedPieces, QueryTableCore, QueryTableTokenizer } from '../../runtime/knowledge/vector/encoder/format'
 import type { QueryTable } from './table'
-import { QUERY_TABLE_FORMAT, QUERY_TABLE_MAGIC, QUERY_TABLE_SHARD_HEADER } from '../../runtime/knowledge/encoder/format'
-import { crc32 } from '../../runtime/knowledge/snapshot-reader'
+import { QUERY_TABLE_FORMAT, QUERY_TABLE_MAGIC, QUERY_TABLE_SHARD_HEADER } from '../../runtime/knowledge/vector/encoder/format'
+import { crc32 } from '../../runtime/knowledge/format/crc32'
 import { DEFAULT_MAX_SHARDS, layoutRows } from './layout'
 
 /** How {@link encodeQueryTable} cuts the rows. */

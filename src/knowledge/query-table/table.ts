@@ -1,7 +1,7 @@
-import type { QueryTableCore, QueryTableTokenizer } from '../../runtime/knowledge/encoder/format'
+import type { QueryTableCore, QueryTableTokenizer } from '../../runtime/knowledge/vector/encoder/format'
 
 /**
- * A query table before it is written (see `runtime/knowledge/encoder/format.ts`):
+ * A query table before it is written (see `runtime/knowledge/vector/encoder/format.ts`):
  * float rows, already mapped into the snapshot's vector space, with the weight
  * of each piece.
  */

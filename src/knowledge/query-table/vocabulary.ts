@@ -2,7 +2,7 @@
 // tokenizer.json: the table's pieces are model token IDs, and a static query
 // encoder must cut a query exactly as the model's tokenizer does.
 
-import type { QueryTableTokenizer } from '../../runtime/knowledge/encoder/format'
+import type { QueryTableTokenizer } from '../../runtime/knowledge/vector/encoder/format'
 import { readFileSync } from 'node:fs'
 import { locateModelFiles } from '../embedder-files'
 

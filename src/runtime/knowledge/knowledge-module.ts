@@ -10,8 +10,8 @@ import type { EmbedQuery } from './query-embedder'
 import type { BundledModel, KnowledgeModelOptions, QueryModelSource, QueryModelSpec, UrlLike } from './query-model'
 import { createKnowledgeBase, KnowledgeError } from './knowledge'
 import { nodeBuiltin, nodeProcess } from './node-host'
-import { staticQueryEmbedder } from './encoder/static-embedder'
-import { queryTableShardName } from './encoder/read'
+import { staticQueryEmbedder } from './vector/encoder/static-embedder'
+import { queryTableShardName } from './vector/encoder/read'
 import { queryModelSource } from './query-model'
 
 /** Where and how a generated module finds its snapshot and model. */

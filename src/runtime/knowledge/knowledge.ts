@@ -4,21 +4,23 @@
 // is lexical, over the BM25 index the snapshot carries.
 
 import type { EmbedQuery } from './query-embedder'
-import type { KnowledgeSearchMode } from './search-modes'
-import type { SearchResult } from './search-rank'
-import type { Snapshot, SnapshotDocument } from './snapshot-reader'
-import type { ShardSource } from './snapshot-shards'
+import type { KnowledgeSearchMode } from './ranking/search-modes'
+import type { SearchResult } from './ranking/search-rank'
+import type { Snapshot, SnapshotDocument } from './format/snapshot-layout'
+import type { ShardSource } from './format/snapshot-shards'
 import { closestMatches } from '../closest'
 import { matchDocumentId } from './document-id'
-import { KnowledgeError } from './errors'
-import { LEXICAL_THRESHOLD, searchHybrid, searchLexical } from './lexical'
-import { DEFAULT_THRESHOLD, DEFAULT_TOP_K, searchVectors } from './search'
-import { searchFused } from './search-fused'
-import { isSearchMode, SEARCH_MODES } from './search-modes'
-import { decodeSnapshot } from './snapshot-reader'
-import { openShardedSnapshot, unreadableSnapshot } from './snapshot-shards'
+import { KnowledgeError, QueryModelUnavailableError } from './errors'
+import { LEXICAL_THRESHOLD, searchLexical } from './lexical/lexical'
+import { searchHybrid } from './ranking/search-hybrid'
+import { DEFAULT_THRESHOLD, DEFAULT_TOP_K, searchVectors } from './vector/search'
+import { searchFused } from './ranking/search-fused'
+import { isSearchMode, SEARCH_MODES } from './ranking/search-modes'
+import { THRESHOLD_RULE, TOP_K_RULE } from './ranking/search-options'
+import { decodeSnapshot } from './format/snapshot-reader'
+import { openShardedSnapshot, unreadableSnapshot } from './format/snapshot-shards'
 
-export { KnowledgeError } from './errors'
+export { KnowledgeError, QueryModelUnavailableError } from './errors'
 export type { KnowledgeErrorCode } from './errors'
 
 /** A document's metadata (its body comes from `retrieve`). */
@@ -97,23 +99,6 @@ function checkedMode(mode: unknown): KnowledgeSearchMode {
   if (!isSearchMode(requested))
     throw new KnowledgeError('invalid-options', `mode must be ${SEARCH_MODES.map(m => `'${m}'`).join(', ')}; got ${shown(requested)}.`)
   return requested
-}
-
-/**
- * Thrown by a query embedder whose model cannot be loaded where it runs (no
- * model files, no Transformers.js): an `auto` search then falls back to
- * lexical, and a `vector` or `hybrid` one fails with a {@link KnowledgeError}
- * (`model-unavailable`) built from `reason` and `fix`.
- */
-export class QueryModelUnavailableError extends Error {
-  override name = 'QueryModelUnavailableError'
-  /**
-   * @param reason Why, as a clause: `/srv/app/models/Xenova/all-MiniLM-L6-v2 lacks config.json`.
-   * @param fix What gives vector search, as a clause: `build with includeModel`.
-   */
-  constructor(readonly reason: string, readonly fix: string, options?: { cause?: unknown }) {
-    super(`${reason}. To search by vector, ${fix}.`, options)
-  }
 }
 
 const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
@@ -250,10 +235,10 @@ export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
       const requested = checkedMode(options.mode)
       const mode = requested === 'auto' ? (vectors && embedQuery ? 'fused' : 'lexical') : requested
       const topK = options.topK ?? topKDefault
-      if (!Number.isSafeInteger(topK) || topK < 1)
-        throw new KnowledgeError('invalid-options', `topK must be a positive integer, got ${shown(topK)}.`)
-      if (options.threshold !== undefined && (typeof options.threshold !== 'number' || !(options.threshold >= -1 && options.threshold <= 1)))
-        throw new KnowledgeError('invalid-options', `threshold must be a number from -1 to 1, got ${shown(options.threshold)}.`)
+      if (!TOP_K_RULE.test(topK))
+        throw new KnowledgeError('invalid-options', `topK must be ${TOP_K_RULE.expected}, got ${shown(topK)}.`)
+      if (options.threshold !== undefined && !THRESHOLD_RULE.test(options.threshold))
+        throw new KnowledgeError('invalid-options', `threshold must be ${THRESHOLD_RULE.expected}, got ${shown(options.threshold)}.`)
       if ((mode === 'vector' || mode === 'hybrid') && !vectors)
         throw new KnowledgeError('no-vectors', `"${init.name}" was built without a model ("model": false), so it has no vectors for a ${mode} search: search with mode 'lexical' or 'auto', or replace "model": false with the model's settings and build again.`)
       if (mode !== 'lexical' && !embedQuery)

@@ -3,8 +3,8 @@
 // module imports nothing. It frames and pools exactly like the build-time
 // embedder, so queries land in the space of the snapshot's vectors.
 
-import { QueryModelUnavailableError } from './knowledge'
-import { meanPoolNormalize, sequenceFrame, wellFormed } from './pooling'
+import { QueryModelUnavailableError } from './errors'
+import { meanPoolNormalize, sequenceFrame, wellFormed } from './vector/pooling'
 
 /** Embeds one query into the snapshot's vector space. */
 export type EmbedQuery = (query: string) => Promise<ArrayLike<number>>

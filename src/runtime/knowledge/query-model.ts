@@ -11,7 +11,7 @@
 
 import type { NodeFs, NodePath, NodeUrl } from './node-host'
 import type { EmbedQuery, QueryModel, TransformersModule } from './query-embedder'
-import { KnowledgeError, QueryModelUnavailableError } from './knowledge'
+import { KnowledgeError, QueryModelUnavailableError } from './errors'
 import { modelFilesOf } from './model-files'
 import { inNode, nodeBuiltin, nodeProcess } from './node-host'
 import { transformersQueryEmbedder } from './query-embedder'

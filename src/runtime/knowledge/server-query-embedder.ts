@@ -8,11 +8,10 @@
 import type { EmbedQuery } from './query-embedder'
 import type { RedirectResponse } from './redirect'
 import { quoteForMessage } from '../redact'
-import { KnowledgeError } from './errors'
-import { QueryModelUnavailableError } from './knowledge'
+import { KnowledgeError, QueryModelUnavailableError } from './errors'
 import { isLoopbackHost } from './loopback'
 import { nodeProcess } from './node-host'
-import { unitVector } from './pooling'
+import { unitVector } from './vector/pooling'
 import { readRedirect, redirectClause } from './redirect'
 
 /**

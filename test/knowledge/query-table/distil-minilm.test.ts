@@ -18,7 +18,7 @@ import { createTransformersEmbedder, DEFAULT_EMBEDDING_MODEL, DEFAULT_EMBEDDING_
 import { distilQueryTable } from '../../../src/knowledge/query-table/distil'
 import { encodeQueryTable } from '../../../src/knowledge/query-table/encode'
 import { loadModelVocabulary } from '../../../src/knowledge/query-table/vocabulary'
-import { staticQueryEmbedder } from '../../../src/runtime/knowledge/encoder/static-embedder'
+import { staticQueryEmbedder } from '../../../src/runtime/knowledge/vector/encoder/static-embedder'
 
 const QUERIES = [
   'how do I validate a form before submit',

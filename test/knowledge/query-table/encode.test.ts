@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { encodeQueryTable } from '../../../src/knowledge/query-table/encode'
-import { staticQueryEmbedder } from '../../../src/runtime/knowledge/encoder/static-embedder'
-import { readQueryTableCore, readQueryTableShard } from '../../../src/runtime/knowledge/encoder/read'
-import { crc32 } from '../../../src/runtime/knowledge/snapshot-reader'
+import { staticQueryEmbedder } from '../../../src/runtime/knowledge/vector/encoder/static-embedder'
+import { readQueryTableCore, readQueryTableShard } from '../../../src/runtime/knowledge/vector/encoder/read'
+import { crc32 } from '../../../src/runtime/knowledge/format/crc32'
 import { seededTable } from '../../support/seeded-table'
 
 const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex').slice(0, 16)

@@ -7,7 +7,7 @@ import type { EmbeddingCall, EmbeddingReply, EmbeddingServer } from '../../suppo
 import { inspect } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { QueryModelUnavailableError, serverQueryEmbedder } from '../../../src/runtime'
-import { unitVector } from '../../../src/runtime/knowledge/pooling'
+import { unitVector } from '../../../src/runtime/knowledge/vector/pooling'
 import { startEmbeddingServer } from '../../support/embedding-server'
 
 const KEY = 'sk-Test-5c1A8e3D7b2F9046'
