@@ -121,3 +121,33 @@ export function readContainer(input: ArrayBufferLike | ArrayBufferView, verify: 
   return { bytes, version, flags, crc, dimensions: dv.getUint32(20, true), chunkCount: dv.getUint32(24, true), documentCount: dv.getUint32(28, true), sections }
 }
 
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+/** Each container's META, parsed once: a sharded core's is read for its documents' CRC-32 and again to decode it, and it is the core's largest section (the heading table). */
+const metas = new WeakMap<SnapshotContainer, unknown>()
+
+/** The container's META section as parsed JSON (not yet checked beyond being JSON). */
+export function metaOf(container: SnapshotContainer): unknown {
+  if (metas.has(container))
+    return metas.get(container)
+  const section = container.sections.get('META')
+  if (!section)
+    corrupt('section META is missing')
+  if (section.type !== ElementType.utf8)
+    corrupt('section META is not text')
+  let text: string
+  try {
+    text = utf8.decode(container.bytes.subarray(section.offset, section.offset + section.length))
+  }
+  catch {
+    corrupt('section META is not valid UTF-8')
+  }
+  let meta: unknown
+  try {
+    meta = JSON.parse(text)
+  }
+  catch {
+    corrupt('section META is not valid JSON')
+  }
+  metas.set(container, meta)
+  return meta
+}

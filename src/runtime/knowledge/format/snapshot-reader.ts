@@ -5,7 +5,7 @@
 import type { LexicalIndex } from '../lexical/lexical-index'
 import type { Section, SnapshotContainer } from './snapshot-container'
 import type { ElementTypeCode, IndexArray, Snapshot, SnapshotDocument } from './snapshot-layout'
-import { corrupt, indexArray, readContainer, SnapshotError, view } from './snapshot-container'
+import { corrupt, indexArray, metaOf, readContainer, view } from './snapshot-container'
 import { ELEMENT_SIZE, ElementType, FLAG_NO_VECTORS, refineRowBytes } from './snapshot-layout'
 
 export interface DecodeOptions {
@@ -229,20 +229,10 @@ export function decodeSnapshot(input: ArrayBufferLike | ArrayBufferView, { verif
  * zero-filled postings, frequencies and vectors of full size for its shards
  * to fill (see snapshot-shards.ts).
  */
-export function decodeContainer({ bytes, version, flags, dimensions, chunkCount, documentCount, sections }: SnapshotContainer, kind: ReadKind): Snapshot {
+export function decodeContainer(container: SnapshotContainer, kind: ReadKind): Snapshot {
+  const { bytes, version, flags, dimensions, chunkCount, documentCount, sections } = container
   const withVectors = (flags & FLAG_NO_VECTORS) === 0
-  const metaSection = sections.get('META')
-  if (!metaSection)
-    corrupt('section META is missing')
-  let meta: { model?: unknown, documents?: unknown, headings?: unknown, refineBits?: unknown }
-  try {
-    meta = JSON.parse(text(bytes, metaSection, 'META'))
-  }
-  catch (error) {
-    if (error instanceof SnapshotError)
-      throw error
-    corrupt('section META is not valid JSON')
-  }
+  const meta = metaOf(container) as { model?: unknown, documents?: unknown, headings?: unknown, refineBits?: unknown } | null
   if (typeof meta !== 'object' || meta === null || !isString(meta.model))
     corrupt('section META has no model fingerprint')
   const documents = kind.sharded ? kind.sharded.documents : readDocuments(meta.documents, documentCount)

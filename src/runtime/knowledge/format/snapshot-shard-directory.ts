@@ -4,7 +4,7 @@
 
 import type { SnapshotContainer } from './snapshot-container'
 import { KnowledgeError } from '../errors'
-import { corrupt, SnapshotError, view } from './snapshot-container'
+import { corrupt, metaOf, SnapshotError, view } from './snapshot-container'
 import { ElementType } from './snapshot-layout'
 
 /** What a shard holds. */
@@ -71,13 +71,6 @@ export function readDirectory(container: SnapshotContainer): { vectorType: numbe
 
 /** The CRC-32 of the document table the core's META stands in for (see `coreMeta` of the writer). */
 export function documentsCrcOf(core: SnapshotContainer): unknown {
-  const section = core.sections.get('META')
-  if (!section || section.type !== ElementType.utf8)
-    corrupt('section META is missing')
-  try {
-    return (JSON.parse(new TextDecoder().decode(core.bytes.subarray(section.offset, section.offset + section.length))) as { documentsCrc?: unknown }).documentsCrc
-  }
-  catch {
-    corrupt('section META is not valid JSON')
-  }
+  const meta = metaOf(core)
+  return typeof meta === 'object' && meta !== null ? (meta as { documentsCrc?: unknown }).documentsCrc : undefined
 }
