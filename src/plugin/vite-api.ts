@@ -2,10 +2,10 @@
 // follow the dev server's rebuilds of knowledge bases and routed index pages.
 
 import type { PluginState } from './state'
-import type { KnowledgeViteApi } from './vite-knowledge'
-import type { RoutesViteApi } from './vite-routes'
-import { knowledgeViteApi } from './vite-knowledge'
-import { routesViteApi } from './vite-routes'
+import type { KnowledgeViteApi } from './knowledge/dev-server'
+import type { RoutesViteApi } from './routes/dev-server'
+import { knowledgeViteApi } from './knowledge/dev-server'
+import { routesViteApi } from './routes/dev-server'
 
 /** What the plugin offers as its Vite `api`. */
 export interface SkillKitViteApi extends KnowledgeViteApi, RoutesViteApi {}

@@ -7,7 +7,7 @@
  */
 import type { Logger, ViteDevServer } from 'vite'
 import type { SkillKitViteApi } from '../../src/plugin/vite-api'
-import type { RoutesRebuildEvent } from '../../src/plugin/vite-routes'
+import type { RoutesRebuildEvent } from '../../src/plugin/routes/dev-server'
 import type { Call } from '../support/model-server'
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'

@@ -1,13 +1,13 @@
-import type { Diagnostic } from '../core/diagnostics'
-import type { CompiledSkill } from '../skill/compile'
-import type { BundlerMessage } from './bundler-message'
-import type { HookContext, Loaded } from './kinds/kind'
-import type { PluginState } from './state'
+import type { Diagnostic } from '../../core/diagnostics'
+import type { CompiledSkill } from '../../skill/compile'
+import type { BundlerMessage } from '../bundlers/message'
+import type { HookContext, Loaded } from '../kind'
+import type { PluginState } from '../state'
 import { basename, dirname } from 'node:path'
-import { formatDiagnostic } from '../core/diagnostics'
-import { bundlerMessage } from './bundler-message'
-import { FAILED_MODULE } from './reports'
-import { unwatched } from './watch'
+import { formatDiagnostic } from '../../core/diagnostics'
+import { bundlerMessage } from '../bundlers/message'
+import { FAILED_MODULE } from '../reports'
+import { unwatched } from '../bundlers/watch'
 
 /** A skill's diagnostic as a bundler message: its location in the text (webpack drops `loc`), in `loc` and with a code frame. */
 export function toMessage(d: Diagnostic, source: string, state: PluginState): BundlerMessage {

@@ -5,11 +5,11 @@
 // unplugin: their message text carries the location.
 
 import type { UnpluginMessage } from 'unplugin'
-import type { Diagnostic } from '../core/diagnostics'
+import type { Diagnostic } from '../../core/diagnostics'
 import { Buffer } from 'node:buffer'
 import { readFileSync, statSync } from 'node:fs'
-import { codeFrame, sourceLine } from '../core/diagnostics'
-import { frameSource } from '../core/frame-source'
+import { codeFrame, sourceLine } from '../../core/diagnostics'
+import { frameSource } from '../../core/frame-source'
 
 /**
  * A plugin message, with the code frame Rollup, Rolldown and Vite show under

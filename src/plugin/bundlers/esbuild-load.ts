@@ -6,8 +6,8 @@
 // `esbuild.setup`, that is before unplugin's, so esbuild asks it first.
 
 import type { Loader, PartialMessage, PluginBuild } from 'esbuild'
-import type { BundlerMessage } from './bundler-message'
-import type { HookContext, Loaded } from './kinds/kind'
+import type { BundlerMessage } from './message'
+import type { HookContext, Loaded } from '../kind'
 import { dirname } from 'node:path'
 import { listedFolders } from './watch'
 

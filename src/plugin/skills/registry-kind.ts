@@ -2,13 +2,13 @@
 
 import type { CompiledSkill } from '../../skill/compile'
 import type { PluginState } from '../state'
-import type { ModuleKind } from './kind'
+import type { ModuleKind } from '../kind'
 import { resolve } from 'node:path'
 import { discoverSkills } from '../../skill/discover'
-import { bundlerMessage } from '../bundler-message'
-import { generateRegistry } from '../codegen'
+import { bundlerMessage } from '../bundlers/message'
+import { generateRegistry } from './codegen'
 import { DEFAULT_SKILL_DIRS } from '../options'
-import { compileReported, failedModule } from '../skill-report'
+import { compileReported, failedModule } from './report'
 
 export const REGISTRY_ID = 'virtual:skill-kit/skills'
 /** In esbuild the registry is a (never written) file; elsewhere `\0` marks it virtual. */

@@ -4,15 +4,15 @@
 // build sends.
 
 import type { ErrorPayload, ViteDevServer } from 'vite'
-import type { Diagnostic } from '../core/diagnostics'
-import type { RebuildContext } from '../knowledge/rebuild-loop'
-import type { FolderTarget } from './folder-ids'
-import type { KnowledgeFolders } from './knowledge'
-import type { PluginState } from './state'
+import type { Diagnostic } from '../../core/diagnostics'
+import type { RebuildContext } from '../../knowledge/rebuild-loop'
+import type { FolderTarget } from './ids'
+import type { KnowledgeFolders } from '../knowledge/service'
+import type { PluginState } from '../state'
 import { relative, resolve, sep } from 'node:path'
-import { PROGRESS_PREFIX } from '../knowledge/progress'
-import { RebuildLoop } from '../knowledge/rebuild-loop'
-import { bundlerMessage } from './bundler-message'
+import { PROGRESS_PREFIX } from '../../knowledge/progress'
+import { RebuildLoop } from '../../knowledge/rebuild-loop'
+import { bundlerMessage } from '../bundlers/message'
 
 /** Whether `path` is `dir` or inside it. */
 const within = (path: string, dir: string) => path === dir || path.startsWith(dir + sep)

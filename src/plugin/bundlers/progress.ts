@@ -3,7 +3,7 @@
 // logging.
 
 import type { UnpluginBuildContext, UnpluginContext } from 'unplugin'
-import { PROGRESS_PREFIX } from '../knowledge/progress'
+import { PROGRESS_PREFIX } from '../../knowledge/progress'
 
 /** Receives a progress line, without a line break. */
 export type ProgressWrite = (line: string) => void

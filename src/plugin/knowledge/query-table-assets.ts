@@ -4,13 +4,13 @@
 // content, so the module carries one URL, the core's, and a query's shards
 // are found beside it: a thousand shards cost the bundle nothing.
 
-import type { AssetMode } from './knowledge-assets'
-import type { QueryTableFiles } from '../knowledge/publish'
+import type { AssetMode } from './assets'
+import type { QueryTableFiles } from '../../knowledge/publish'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { hash } from '../core/hash'
-import { QUERY_TABLE_CORE_NAME, queryTableShardName } from '../runtime/knowledge/encoder/read'
-import { fixedOutput } from './knowledge-assets'
+import { hash } from '../../core/hash'
+import { QUERY_TABLE_CORE_NAME, queryTableShardName } from '../../runtime/knowledge/encoder/read'
+import { fixedOutput } from './assets'
 
 const json = (value: unknown) => JSON.stringify(value)
 

@@ -1,11 +1,11 @@
 // Knowledge modules: `virtual:skill-kit/knowledge/<name>` and `./folder?knowledge`.
 
 import type { PluginState } from '../state'
-import type { ModuleKind } from './kind'
-import { resolveFolderImport } from '../folder-ids'
-import { KNOWLEDGE_PREFIX, knowledgeIds, knowledgeModuleId, parseKnowledgeModuleId } from '../knowledge'
-import { loadKnowledgeModule } from '../knowledge-load'
-import { progressChannel } from '../progress'
+import type { ModuleKind } from '../kind'
+import { resolveFolderImport } from '../folders/ids'
+import { KNOWLEDGE_PREFIX, knowledgeIds, knowledgeModuleId, parseKnowledgeModuleId } from './service'
+import { loadKnowledgeModule } from './load'
+import { progressChannel } from '../bundlers/progress'
 
 /** The resolved id of `virtual:skill-kit/knowledge/<name>` (not of `…/<name>/routes`, the routes kind's). */
 export function namedKnowledgeId(state: PluginState, request: string): string | undefined {

@@ -1,9 +1,9 @@
 // Watch builds: making each bundler rebuild a module when a file it read is
 // edited, added or removed, or when a file appears in or leaves a folder it lists.
 
-import type { Dependencies, HookContext } from './kinds/kind'
+import type { Dependencies, HookContext } from '../kind'
 import { existsSync, statSync } from 'node:fs'
-import { folderTree } from '../core/folders'
+import { folderTree } from '../../core/folders'
 
 /** What the plugin needs of a webpack or rspack loader context. */
 interface WebpackLoaderContext {

@@ -2,12 +2,12 @@
 // `./folder?routes`, exporting `{ skill, pages, catalog, llmsTxt, cards }` and `onUpdate`.
 
 import type { PluginState } from '../state'
-import type { HookContext, ModuleKind } from './kind'
+import type { HookContext, ModuleKind } from '../kind'
 import { existsSync, statSync } from 'node:fs'
-import { bundlerMessage } from '../bundler-message'
-import { folderModuleIds, resolveFolderImport } from '../folder-ids'
-import { KNOWLEDGE_PREFIX } from '../knowledge'
-import { generateRoutesModule } from '../routes-codegen'
+import { bundlerMessage } from '../bundlers/message'
+import { folderModuleIds, resolveFolderImport } from '../folders/ids'
+import { KNOWLEDGE_PREFIX } from '../knowledge/service'
+import { generateRoutesModule } from './codegen'
 
 const ROUTES_SUFFIX = '/routes'
 const routesIds = folderModuleIds('routes')

@@ -5,7 +5,7 @@
 // them from beside the bundle.
 
 import { join } from 'node:path'
-import { writeFileAtomic } from '../core/atomic'
+import { writeFileAtomic } from '../../core/atomic'
 
 const json = (value: unknown) => JSON.stringify(value)
 

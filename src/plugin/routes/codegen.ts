@@ -1,4 +1,4 @@
-import type { RoutedSkill } from '../routing/layout'
+import type { RoutedSkill } from '../../routing/layout'
 
 const json = (value: unknown) => JSON.stringify(value)
 

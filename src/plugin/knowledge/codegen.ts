@@ -1,4 +1,4 @@
-import type { SnapshotDocument } from '../runtime/knowledge/snapshot-reader'
+import type { SnapshotDocument } from '../../runtime/knowledge/snapshot-reader'
 
 /** Everything a knowledge module is generated from. */
 export interface KnowledgeModuleSource {

@@ -3,9 +3,9 @@
 import type { ViteDevServer } from 'vite'
 import type { PluginState } from './state'
 import { existsSync, readFileSync } from 'node:fs'
-import { watchKnowledge } from './vite-knowledge'
-import { watchRoutes } from './vite-routes'
-import { watchSkills } from './vite-skills'
+import { watchKnowledge } from './knowledge/dev-server'
+import { watchRoutes } from './routes/dev-server'
+import { watchSkills } from './skills/hot-update'
 
 export function configureDevServer(server: ViteDevServer, state: PluginState): void {
   watchSkills(server, state)

@@ -1,13 +1,13 @@
 // A document's body, `<file>?knowledge-document` (the dev server's: versioned, see `devBodyId`): imported by its knowledge module on demand.
 
 import type { PluginState } from '../state'
-import type { ModuleKind } from './kind'
+import type { ModuleKind } from '../kind'
 import { readFileSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import { splitFrontmatter } from '../../core/frontmatter'
-import { bundlerMessage } from '../bundler-message'
-import { BODY_QUERY, devBodyVersion } from '../knowledge'
-import { generateBodyModule } from '../knowledge-codegen'
+import { bundlerMessage } from '../bundlers/message'
+import { BODY_QUERY, devBodyVersion } from './service'
+import { generateBodyModule } from './codegen'
 
 export function knowledgeDocumentKind(state: PluginState): ModuleKind {
   return {

@@ -8,14 +8,14 @@
 // of a build is relative to the bundle, so it runs wherever it is copied; only
 // the Vite dev server, which runs in place, names the build machine's files.
 
-import type { ShardedSnapshotFiles } from '../knowledge/snapshot-shards'
+import type { ShardedSnapshotFiles } from '../../knowledge/snapshot-shards'
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { basename, dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { endpointOf } from '../core/http-json'
-import { hash } from '../core/hash'
-import { locateModelFiles, onnxFileOf } from '../knowledge/embedder-files'
+import { endpointOf } from '../../core/http-json'
+import { hash } from '../../core/hash'
+import { locateModelFiles, onnxFileOf } from '../../knowledge/embedder-files'
 
 /** Writes a file under a fixed name, relative to the output folder. */
 export type EmitFixed = (fileName: string, source: Uint8Array) => void

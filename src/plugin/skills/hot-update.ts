@@ -6,16 +6,16 @@
 // changes its cover), the registry on the registry folders and every skill in them.
 
 import type { DevEnvironment, EnvironmentModuleNode, HotUpdateOptions, ViteDevServer } from 'vite'
-import type { FileEvent } from './dependencies'
-import type { Dependencies, HookContext, Loaded, ModuleKind } from './kinds/kind'
-import type { PluginState } from './state'
+import type { FileEvent } from '../dependencies'
+import type { Dependencies, HookContext, Loaded, ModuleKind } from '../kind'
+import type { PluginState } from '../state'
 import { basename, dirname } from 'node:path'
-import { discoverSkills } from '../skill/discover'
-import { isStale } from './dependencies'
+import { discoverSkills } from '../../skill/discover'
+import { isStale } from '../dependencies'
 import { parseSkillId } from './ids'
-import { FAILED_MODULE } from './reports'
-import { registryDirs } from './kinds/registry'
-import { watchBeyondRoot } from './vite-rebuild'
+import { FAILED_MODULE } from '../reports'
+import { registryDirs } from './registry-kind'
+import { watchBeyondRoot } from '../folders/dev-rebuild'
 
 /** The message, place and id of an error a module would fail with. */
 interface Failure {

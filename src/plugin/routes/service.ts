@@ -3,18 +3,18 @@
 // edit parses and cards that document only), and the Vite dev server's builds,
 // which its watcher keeps current (see vite-routes.ts).
 
-import type { Diagnostic } from '../core/diagnostics'
-import type { RoutedSkill } from '../routing/layout'
-import type { RoutingStats } from '../routing/memo'
-import type { FolderTarget } from './folder-ids'
-import type { KnowledgeFolders } from './knowledge'
+import type { Diagnostic } from '../../core/diagnostics'
+import type { RoutedSkill } from '../../routing/layout'
+import type { RoutingStats } from '../../routing/memo'
+import type { FolderTarget } from '../folders/ids'
+import type { KnowledgeFolders } from '../knowledge/service'
 import { join } from 'node:path'
-import { formatDiagnostic } from '../core/diagnostics'
-import { closest } from '../core/text'
-import { openKnowledgeProject } from '../knowledge/project'
-import { RoutingError } from '../routing/client'
-import { newRoutingStats, RoutingMemo } from '../routing/memo'
-import { routeKnowledgeProject, routingModel } from '../routing/project'
+import { formatDiagnostic } from '../../core/diagnostics'
+import { closest } from '../../core/text'
+import { openKnowledgeProject } from '../../knowledge/project'
+import { RoutingError } from '../../routing/client'
+import { newRoutingStats, RoutingMemo } from '../../routing/memo'
+import { routeKnowledgeProject, routingModel } from '../../routing/project'
 
 /** How many documents a warning names before it says how many more. */
 const NAMED = 5

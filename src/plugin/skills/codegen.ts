@@ -1,7 +1,7 @@
-import type { CompiledSkill } from '../skill/compile'
+import type { CompiledSkill } from '../../skill/compile'
 import type { SkillQuery } from './ids'
-import { hash } from '../core/hash'
-import { registryEntry, sectionMap, skillData, skillMeta } from '../skill/shape'
+import { hash } from '../../core/hash'
+import { registryEntry, sectionMap, skillData, skillMeta } from '../../skill/shape'
 
 /** Data as `JSON.parse('…')`: parses faster than an object literal and keeps `__proto__` a plain key. */
 function jsonModule(value: unknown): string {

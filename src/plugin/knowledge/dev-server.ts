@@ -11,13 +11,13 @@
 // module served.
 
 import type { ViteDevServer } from 'vite'
-import type { Embedder } from '../knowledge/embedder'
-import type { KnowledgeOutcome } from './knowledge'
-import type { PluginState } from './state'
-import type { FolderRebuildEvent } from './vite-rebuild'
-import { PROGRESS_PREFIX } from '../knowledge/progress'
-import { knowledgeModuleId } from './knowledge'
-import { rebuildListeners, watchBeyondRoot, watchFolderRebuilds } from './vite-rebuild'
+import type { Embedder } from '../../knowledge/embedder'
+import type { KnowledgeOutcome } from './service'
+import type { PluginState } from '../state'
+import type { FolderRebuildEvent } from '../folders/dev-rebuild'
+import { PROGRESS_PREFIX } from '../../knowledge/progress'
+import { knowledgeModuleId } from './service'
+import { rebuildListeners, watchBeyondRoot, watchFolderRebuilds } from '../folders/dev-rebuild'
 
 /** A step of a dev-server knowledge rebuild. */
 export type KnowledgeRebuildEvent = FolderRebuildEvent

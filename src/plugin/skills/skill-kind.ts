@@ -1,13 +1,13 @@
 // Skill modules: `x/SKILL.md` and its `?cover`, `?sections`, `?section=<id>` and `?meta` forms.
 
 import type { PluginState } from '../state'
-import type { HookContext, ModuleKind } from './kind'
+import type { HookContext, ModuleKind } from '../kind'
 import { existsSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
-import { bundlerMessage } from '../bundler-message'
-import { generateModule } from '../codegen'
-import { canonicalId, parseSkillId } from '../ids'
-import { compileReported, failedModule } from '../skill-report'
+import { bundlerMessage } from '../bundlers/message'
+import { generateModule } from './codegen'
+import { canonicalId, parseSkillId } from './ids'
+import { compileReported, failedModule } from './report'
 
 interface ResolvingContext {
   resolve?: (id: string, importer?: string, options?: { skipSelf: boolean }) => Promise<{ id: string } | null>

@@ -6,12 +6,12 @@
 // asks a paid model; the folder's memo re-parses and re-cards only what changed.
 
 import type { ViteDevServer } from 'vite'
-import type { RoutesOutcome } from './routes'
-import type { PluginState } from './state'
-import type { FolderRebuildEvent } from './vite-rebuild'
-import { PROGRESS_PREFIX } from '../knowledge/progress'
-import { routesModuleId } from './kinds/routes'
-import { rebuildListeners, watchFolderRebuilds } from './vite-rebuild'
+import type { RoutesOutcome } from './service'
+import type { PluginState } from '../state'
+import type { FolderRebuildEvent } from '../folders/dev-rebuild'
+import { PROGRESS_PREFIX } from '../../knowledge/progress'
+import { routesModuleId } from './routes-kind'
+import { rebuildListeners, watchFolderRebuilds } from '../folders/dev-rebuild'
 
 /**
  * What a routes rebuild tells of the pages it delivered: `carded`, the
