@@ -6,18 +6,18 @@
  * asks it as before. Everything waits on the plugin's rebuild events.
  */
 import type { Logger, ViteDevServer } from 'vite'
-import type { SkillKitViteApi } from '../../src/plugin/vite-api'
-import type { RoutesRebuildEvent } from '../../src/plugin/routes/dev-server'
-import type { Call } from '../support/model-server'
+import type { SkillKitViteApi } from '../../../src/plugin/vite-api'
+import type { RoutesRebuildEvent } from '../../../src/plugin/routes/dev-server'
+import type { Call } from '../../support/model-server'
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { build, createLogger, createServer } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import skillKitVite from '../../dist/vite.mjs'
-import { startModelServer } from '../support/model-server'
-import { watcherReports } from '../support/watcher-ready.mjs'
+import skillKitVite from '../../../dist/vite.mjs'
+import { startModelServer } from '../../support/model-server'
+import { watcherReports } from '../../support/watcher-ready.mjs'
 
-const repo = resolve(import.meta.dirname, '../..')
+const repo = resolve(import.meta.dirname, '../../..')
 const work = join(repo, 'test/.tmp/routes-dev')
 const KEY_VARIABLE = 'SKILL_KIT_ROUTES_DEV_TEST_KEY'
 const KEY = 'sk-routes-dev-7c1e5b2d4068SECRET'

@@ -15,21 +15,21 @@
  * the default (`auto`), with the static query encoder, run without any
  * package and search semantically all the same.
  */
-import type { PluginOptions } from '../support/build'
+import type { PluginOptions } from '../../support/build'
 import { execFile } from 'node:child_process'
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
-import { createTransformersEmbedder } from '../../src/knowledge/embedder'
-import { openKnowledgeProject } from '../../src/knowledge/project'
-import { readPublishedIndex, readQueryTable } from '../../src/knowledge/publish'
-import { decodeSnapshot, searchFused, searchVectors } from '../../src/runtime'
-import { staticQueryEmbedder } from '../../src/runtime/knowledge/encoder/static-embedder'
+import { buildTinyModel, TINY_MODEL_ID } from '../../../scripts/models/tiny-bert.mjs'
+import { createTransformersEmbedder } from '../../../src/knowledge/embedder'
+import { openKnowledgeProject } from '../../../src/knowledge/project'
+import { readPublishedIndex, readQueryTable } from '../../../src/knowledge/publish'
+import { decodeSnapshot, searchFused, searchVectors } from '../../../src/runtime'
+import { staticQueryEmbedder } from '../../../src/runtime/knowledge/encoder/static-embedder'
 
-const repo = resolve(import.meta.dirname, '../..')
+const repo = resolve(import.meta.dirname, '../../..')
 const work = join(repo, 'test/.tmp/knowledge-node')
 const models = join(work, 'models')
 const entry = join(work, 'main.js')

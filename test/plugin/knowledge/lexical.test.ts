@@ -2,18 +2,18 @@
 // lexically, vector search refused with a KnowledgeError that says why. Transformers.js
 // is made unavailable in this file, as in an app that never installed it.
 
-import type { Bundler, BuildResult, Settled } from '../support/build'
+import type { Bundler, BuildResult, Settled } from '../../support/build'
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
-import { buildTinyModel } from '../../scripts/models/tiny-bert.mjs'
-import { build, settle, unwrap } from '../support/build'
+import { buildTinyModel } from '../../../scripts/models/tiny-bert.mjs'
+import { build, settle, unwrap } from '../../support/build'
 
 vi.mock('@huggingface/transformers', () => {
   throw new Error('Transformers.js is not installed')
 })
 
-const repo = resolve(import.meta.dirname, '../..')
+const repo = resolve(import.meta.dirname, '../../..')
 const work = join(repo, 'test/.tmp/knowledge-lexical')
 const entry = join(work, 'main.js')
 const lexicalOnly = { root: work, offline: true, knowledge: { docs: { dir: 'docs', model: false as const } } }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { canonicalId, parseSkillId } from '../../src/plugin/skills/ids'
+import { canonicalId, parseSkillId } from '../../../src/plugin/skills/ids'
 
 describe('parseSkillId', () => {
   it.each([

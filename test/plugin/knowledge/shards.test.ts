@@ -2,16 +2,16 @@
 // knowledge base's snapshot as assets, and its module, run from disk in Node,
 // ranks exactly as the module of one snapshot does, in every mode.
 
-import type { Bundler, BuildResult, Settled } from '../support/build'
+import type { Bundler, BuildResult, Settled } from '../../support/build'
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { buildTinyModel } from '../../scripts/models/tiny-bert.mjs'
-import { rng, unitVector } from '../support/random'
-import { build, settle, unwrap } from '../support/build'
+import { buildTinyModel } from '../../../scripts/models/tiny-bert.mjs'
+import { rng, unitVector } from '../../support/random'
+import { build, settle, unwrap } from '../../support/build'
 
-const repo = resolve(import.meta.dirname, '../..')
+const repo = resolve(import.meta.dirname, '../../..')
 const work = join(repo, 'test/.tmp/knowledge-shards')
 const entry = join(work, 'main.js')
 const SIZES = { lexicalBytes: 64, vectorBytes: 512 }

@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url'
 import { rollup } from 'rollup'
 import { describe, expect, it } from 'vitest'
 
-const repo = resolve(import.meta.dirname, '../..')
+const repo = resolve(import.meta.dirname, '../../..')
 const folder = join(repo, 'test/skill/fixtures/valid/xlsx')
 
 /** An entry importing the fixture skill's cover, its module and the registry. */

@@ -4,18 +4,18 @@
 // this process's stderr stays untouched). Every app starts with an empty
 // vector cache, so every build has windows to embed.
 
-import type { Bundler } from '../support/build'
+import type { Bundler } from '../../support/build'
 import { execFile } from 'node:child_process'
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
-import { openKnowledgeProject } from '../../src/knowledge/project'
-import { readPublishedIndex } from '../../src/knowledge/publish'
-import { decodeSnapshot } from '../../src/runtime'
+import { buildTinyModel, TINY_MODEL_ID } from '../../../scripts/models/tiny-bert.mjs'
+import { openKnowledgeProject } from '../../../src/knowledge/project'
+import { readPublishedIndex } from '../../../src/knowledge/publish'
+import { decodeSnapshot } from '../../../src/runtime'
 
-const repo = resolve(import.meta.dirname, '../..')
+const repo = resolve(import.meta.dirname, '../../..')
 const work = join(repo, 'test/.tmp/progress')
 const models = join(work, 'models')
 

@@ -6,18 +6,18 @@
  * HTTP server on 127.0.0.1 plays the model and counts requests. The same holds
  * for the routed export that the build writes (the knowledge base's `export`).
  */
-import type { Bundler } from '../support/build'
-import type { WatchSession } from '../support/watch-session'
-import type { Call } from '../support/model-server'
+import type { Bundler } from '../../support/build'
+import type { WatchSession } from '../../support/watch-session'
+import type { Call } from '../../support/model-server'
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openKnowledgeProject } from '../../src/knowledge/project'
-import { routeKnowledgeProject } from '../../src/routing/project'
-import { startModelServer } from '../support/model-server'
-import { watchBuilds } from '../support/watch-session'
+import { openKnowledgeProject } from '../../../src/knowledge/project'
+import { routeKnowledgeProject } from '../../../src/routing/project'
+import { startModelServer } from '../../support/model-server'
+import { watchBuilds } from '../../support/watch-session'
 
-const repo = resolve(import.meta.dirname, '../..')
+const repo = resolve(import.meta.dirname, '../../..')
 const WATCHERS: Bundler[] = ['rollup', 'rolldown', 'vite', 'webpack', 'rspack']
 
 describe.each(WATCHERS)('routed pages in %s\'s watch mode', (bundler) => {

@@ -9,11 +9,11 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } f
 import { join, resolve } from 'node:path'
 import { build, preview } from 'vite'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { buildTinyModel } from '../../scripts/models/tiny-bert.mjs'
-import skillKit from '../../dist/vite.mjs'
-import { launchChromium } from '../support/knowledge-app'
+import { buildTinyModel } from '../../../scripts/models/tiny-bert.mjs'
+import skillKit from '../../../dist/vite.mjs'
+import { launchChromium } from '../../support/knowledge-app'
 
-const repo = resolve(import.meta.dirname, '../..')
+const repo = resolve(import.meta.dirname, '../../..')
 const work = join(repo, 'test/.tmp/knowledge-html')
 
 /** A page loading `script`. */

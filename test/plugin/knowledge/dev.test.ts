@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { createServer } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
-import skillKitVite from '../../dist/vite.mjs'
-import { readPublishedIndex } from '../../src/knowledge/publish'
+import { buildTinyModel, TINY_MODEL_ID } from '../../../scripts/models/tiny-bert.mjs'
+import skillKitVite from '../../../dist/vite.mjs'
+import { readPublishedIndex } from '../../../src/knowledge/publish'
 
-const repo = resolve(import.meta.dirname, '../..')
+const repo = resolve(import.meta.dirname, '../../..')
 const work = join(repo, 'test/.tmp/knowledge-dev')
 /** A knowledge folder outside Vite's workspace (the repository), which the dev server does not serve by default. */
 const outside = join(mkdtempSync(join(tmpdir(), 'skill-kit-outside-')), 'docs')

@@ -4,11 +4,11 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { rollup } from 'rollup'
 import { afterAll, describe, expect, it } from 'vitest'
-import skillKit from '../../dist/rollup.mjs'
-import { loadKnowledgeFolder } from '../../src/knowledge/load-folder'
-import { routeDocuments } from '../../src/routing/route'
+import skillKit from '../../../dist/rollup.mjs'
+import { loadKnowledgeFolder } from '../../../src/knowledge/load-folder'
+import { routeDocuments } from '../../../src/routing/route'
 
-const fixtures = join(import.meta.dirname, '../fixtures')
+const fixtures = join(import.meta.dirname, '../../fixtures')
 const out = mkdtempSync(join(tmpdir(), 'skill-kit-routes-plugin-'))
 afterAll(() => rmSync(out, { recursive: true, force: true }))
 

@@ -1,21 +1,21 @@
 import type { OutputChunk, RollupOutput } from 'rollup'
-import type { Settled } from '../support/build'
+import type { Settled } from '../../support/build'
 import { cpSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { build as viteBuild, createServer } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import skillKitVite from '../../dist/vite.mjs'
-import { build, BUNDLERS, settle, unwrap } from '../support/build'
+import skillKitVite from '../../../dist/vite.mjs'
+import { build, BUNDLERS, settle, unwrap } from '../../support/build'
 
-const fixtures = join(import.meta.dirname, '../fixtures')
+const fixtures = join(import.meta.dirname, '../../fixtures')
 const registryApp = join(fixtures, 'registry')
 const SENTINELS = { 'db-migrations': 'wombatalpha', 'commit-style': 'wombatbeta', 'quick-answers': 'wombatgamma', 'release': 'wombatdelta' }
 
 describe('virtual:skill-kit/skills in a Vite production build', () => {
   let output: RollupOutput
-  const outDir = join(import.meta.dirname, '../.tmp/registry-vite-chunks')
+  const outDir = join(import.meta.dirname, '../../.tmp/registry-vite-chunks')
   beforeAll(async () => {
     const result = await viteBuild({
       configFile: false,

@@ -3,15 +3,15 @@
 // `?cover` and `?meta`, and a knowledge folder; an invalid skill is reported
 // once per build, and fixing it gives good output again.
 
-import type { Settled } from '../support/build'
-import type { WatchBuild, WatchSession } from '../support/watch-session'
+import type { Settled } from '../../support/build'
+import type { WatchBuild, WatchSession } from '../../support/watch-session'
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BUNDLERS, settle, unwrap } from '../support/build'
-import { watchBuilds } from '../support/watch-session'
+import { BUNDLERS, settle, unwrap } from '../../support/build'
+import { watchBuilds } from '../../support/watch-session'
 
-const repo = resolve(import.meta.dirname, '../..')
+const repo = resolve(import.meta.dirname, '../../..')
 
 /** Longer than any build of this small app on a loaded machine: a change that starts no build fails its step, not the whole file. */
 const NO_BUILD_AFTER_MS = 30_000

@@ -6,20 +6,20 @@
 // reads it in place. `queryEncoder: 'model'` emits no table; `static` with no
 // way to write it fails the build.
 
-import type { Bundler, BuildResult, Settled } from '../support/build'
+import type { Bundler, BuildResult, Settled } from '../../support/build'
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
-import { createTransformersEmbedder } from '../../src/knowledge/embedder'
-import { openKnowledgeProject } from '../../src/knowledge/project'
-import { readPublishedIndex, readQueryTable } from '../../src/knowledge/publish'
-import { decodeSnapshot, searchFused } from '../../src/runtime'
-import { staticQueryEmbedder } from '../../src/runtime/knowledge/encoder/static-embedder'
-import { build, BUNDLERS, settle, unwrap } from '../support/build'
+import { buildTinyModel, TINY_MODEL_ID } from '../../../scripts/models/tiny-bert.mjs'
+import { createTransformersEmbedder } from '../../../src/knowledge/embedder'
+import { openKnowledgeProject } from '../../../src/knowledge/project'
+import { readPublishedIndex, readQueryTable } from '../../../src/knowledge/publish'
+import { decodeSnapshot, searchFused } from '../../../src/runtime'
+import { staticQueryEmbedder } from '../../../src/runtime/knowledge/encoder/static-embedder'
+import { build, BUNDLERS, settle, unwrap } from '../../support/build'
 
-const repo = resolve(import.meta.dirname, '../..')
+const repo = resolve(import.meta.dirname, '../../..')
 const work = join(repo, 'test/.tmp/knowledge-query-table')
 const entry = join(work, 'main.js')
 const options = (queryEncoder?: string) => ({ root: work, offline: true, knowledge: { docs: { dir: 'docs', ...(queryEncoder && { queryEncoder }) } } }) as Parameters<typeof build>[2]

@@ -1,16 +1,16 @@
-import type { Bundler, BuildResult, Settled } from '../support/build'
+import type { Bundler, BuildResult, Settled } from '../../support/build'
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
-import { createTransformersEmbedder } from '../../src/knowledge/embedder'
-import { openKnowledgeProject } from '../../src/knowledge/project'
-import { readPublishedIndex } from '../../src/knowledge/publish'
-import { decodeSnapshot, KnowledgeError, searchFused, searchVectors } from '../../src/runtime'
-import { build, BUNDLERS, settle, unwrap } from '../support/build'
+import { buildTinyModel, TINY_MODEL_ID } from '../../../scripts/models/tiny-bert.mjs'
+import { createTransformersEmbedder } from '../../../src/knowledge/embedder'
+import { openKnowledgeProject } from '../../../src/knowledge/project'
+import { readPublishedIndex } from '../../../src/knowledge/publish'
+import { decodeSnapshot, KnowledgeError, searchFused, searchVectors } from '../../../src/runtime'
+import { build, BUNDLERS, settle, unwrap } from '../../support/build'
 
-const repo = resolve(import.meta.dirname, '../..')
+const repo = resolve(import.meta.dirname, '../../..')
 const work = join(repo, 'test/.tmp/knowledge-app')
 const models = join(work, 'models')
 const options = {

@@ -2,20 +2,20 @@
 // the exported skill folder into their output, the same bytes as `skill-kit
 // export`, and its search runs with Node alone once the output is moved away.
 
-import type { Bundler } from '../support/build'
+import type { Bundler } from '../../support/build'
 import { execFile } from 'node:child_process'
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
-import { exportKnowledgeProject } from '../../src/export/export'
-import { defaultProjectConfig } from '../../src/knowledge/config'
-import { disposeProjectEmbedders, openKnowledgeProject } from '../../src/knowledge/project'
-import { build, BUNDLERS, esbuildNodeOptions, nodeModuleConfig } from '../support/build'
+import { buildTinyModel, TINY_MODEL_ID } from '../../../scripts/models/tiny-bert.mjs'
+import { exportKnowledgeProject } from '../../../src/export/export'
+import { defaultProjectConfig } from '../../../src/knowledge/config'
+import { disposeProjectEmbedders, openKnowledgeProject } from '../../../src/knowledge/project'
+import { build, BUNDLERS, esbuildNodeOptions, nodeModuleConfig } from '../../support/build'
 
-const repo = resolve(import.meta.dirname, '../..')
+const repo = resolve(import.meta.dirname, '../../..')
 const work = join(repo, 'test/.tmp/plugin-export')
 const home = join(work, 'home')
 const entry = join(work, 'main.js')

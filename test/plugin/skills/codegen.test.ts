@@ -1,6 +1,6 @@
-import type { CompiledSkill } from '../../src/skill/compile'
+import type { CompiledSkill } from '../../../src/skill/compile'
 import { describe, expect, it } from 'vitest'
-import { generateModule } from '../../src/plugin/skills/codegen'
+import { generateModule } from '../../../src/plugin/skills/codegen'
 
 const context = { runtime: () => 'unplugin-skill-kit/runtime', relativize: (file: string) => file }
 

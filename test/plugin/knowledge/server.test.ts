@@ -2,20 +2,20 @@
 // `model` option: a loopback server in this process plays it. Transformers.js
 // is made unavailable in this file: a server build needs no local model.
 
-import type { Bundler } from '../support/build'
-import type { EmbeddingServer } from '../support/embedding-server'
+import type { Bundler } from '../../support/build'
+import type { EmbeddingServer } from '../../support/embedding-server'
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { serverQueryEmbedder } from '../../src/runtime'
-import { startEmbeddingServer } from '../support/embedding-server'
-import { build } from '../support/build'
+import { serverQueryEmbedder } from '../../../src/runtime'
+import { startEmbeddingServer } from '../../support/embedding-server'
+import { build } from '../../support/build'
 
 vi.mock('@huggingface/transformers', () => {
   throw new Error('Transformers.js is not installed')
 })
 
-const repo = resolve(import.meta.dirname, '../..')
+const repo = resolve(import.meta.dirname, '../../..')
 const work = join(repo, 'test/.tmp/knowledge-server')
 const entry = join(work, 'main.js')
 const KEY_VARIABLE = 'SKILL_KIT_TEST_PLUGIN_EMBEDDING_KEY'

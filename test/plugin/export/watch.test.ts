@@ -5,14 +5,14 @@
  * watching for good when the export threw from their `make` hook, and no
  * bundler watched an export's documents unless a module imported them.
  */
-import type { Bundler } from '../support/build'
-import type { WatchSession } from '../support/watch-session'
+import type { Bundler } from '../../support/build'
+import type { WatchSession } from '../../support/watch-session'
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { watchBuilds } from '../support/watch-session'
+import { watchBuilds } from '../../support/watch-session'
 
-const repo = resolve(import.meta.dirname, '../..')
+const repo = resolve(import.meta.dirname, '../../..')
 // Rollup, rolldown and Vite keep watching after a build error already (with the files the
 // failed build registered), but arm those watchers only as the error is reported.
 const WATCHERS: Bundler[] = ['webpack', 'rspack']

@@ -1,12 +1,12 @@
-import type { Options } from '../../src/plugin/options'
-import type { Bundler } from '../support/build'
+import type { Options } from '../../../src/plugin/options'
+import type { Bundler } from '../../support/build'
 import { cpSync, existsSync, mkdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
-import { build } from '../support/build'
+import { buildTinyModel, TINY_MODEL_ID } from '../../../scripts/models/tiny-bert.mjs'
+import { build } from '../../support/build'
 
-const repo = resolve(import.meta.dirname, '../..')
+const repo = resolve(import.meta.dirname, '../../..')
 const work = join(repo, 'test/.tmp/knowledge-errors')
 const models = join(work, 'models')
 
@@ -101,7 +101,7 @@ describe('esbuild without an output path', () => {
     writeFileSync(join(app, 'skills/notes/SKILL.md'), '---\nname: notes\ndescription: Take notes.\n---\n\n# Notes\n\nWrite them down.\n')
     writeFileSync(join(app, 'main.js'), code)
     const esbuild = await import('esbuild')
-    const skillKit = (await import('../../src/esbuild')).default
+    const skillKit = (await import('../../../src/esbuild')).default
     return esbuild.build({ entryPoints: [join(app, 'main.js')], bundle: true, format: 'esm', write: false, logLevel: 'silent', plugins: [skillKit({ root: app, offline: true })] })
   }
 
