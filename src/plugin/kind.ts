@@ -16,6 +16,9 @@ export interface Loaded extends Dependencies {
   code: string
 }
 
+/** Loads one of the plugin's ids: `undefined` after `context.error`, `null` when no kind owns it. */
+export type LoadModule = (id: string, context: HookContext) => Promise<Loaded | undefined | null>
+
 /**
  * One kind of module the plugin serves: a skill's forms, the registry, a
  * knowledge base, a document body, … Each owns a set of ids; `index.ts` asks
@@ -24,6 +27,13 @@ export interface Loaded extends Dependencies {
 export interface ModuleKind {
   /** For messages and tests. */
   readonly name: string
+  /**
+   * The ids this kind may own, as part of the filter with which bundlers call
+   * the plugin (case-insensitive; no flags of its own): a superset of {@link owns}'s.
+   */
+  readonly ids: RegExp
+  /** The resolved id of a `virtual:skill-kit/…` import of this kind; `undefined` for any other. */
+  virtualId?: (request: string) => string | undefined
   /**
    * The resolved id of an import this kind owns; `undefined` when it is not
    * this kind's, `null` when it is but the bundler should resolve it.

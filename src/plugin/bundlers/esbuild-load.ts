@@ -7,12 +7,9 @@
 
 import type { Loader, PartialMessage, PluginBuild } from 'esbuild'
 import type { BundlerMessage } from './message'
-import type { HookContext, Loaded } from '../kind'
+import type { HookContext, LoadModule } from '../kind'
 import { dirname } from 'node:path'
 import { listedFolders } from './watch'
-
-/** Loads one of the plugin's ids: `undefined` after `context.error`, `null` when no kind owns it. */
-export type LoadModule = (id: string, context: HookContext) => Promise<Loaded | undefined | null>
 
 /** As unplugin's adapter reports a plugin's message to esbuild, with the line's text where the message has it. */
 function esbuildMessage(message: string | BundlerMessage): PartialMessage {

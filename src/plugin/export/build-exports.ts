@@ -4,6 +4,8 @@
 // every bundler. The dev server exports nothing.
 
 import type { UnpluginBuildContext } from 'unplugin'
+import type { BundlerAdapter } from '../bundlers'
+import type { BuildOutput } from '../bundlers/adapter'
 import type { ExportErrorCode } from '../../export/error'
 import type { ExportMode } from '../../export/export'
 import type { KnowledgeProject } from '../../knowledge/project'
@@ -11,8 +13,7 @@ import type { KnowledgeExportOptions, KnowledgeOptions, Options } from '../optio
 import type { ProgressWrite } from '../bundlers/progress'
 import type { HookContext } from '../kind'
 import type { KnowledgeService } from '../knowledge/service'
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { ExportError } from '../../export/error'
 import { planKnowledgeExport } from '../../export/export'
 import { assertOutsideKnowledge } from '../../export/folder'
@@ -20,8 +21,6 @@ import { exportSkillName } from '../../export/skill-md'
 import { formatDiagnostic } from '../../core/diagnostics'
 import { openKnowledgeProject } from '../../knowledge/project'
 import { RoutingError } from '../../routing/client'
-import { watchSession } from '../routes/routes-kind'
-import { unwatched } from '../bundlers/watch'
 
 /**
  * An {@link ExportError} as bundlers print it: its message says all a person
@@ -32,9 +31,6 @@ function failure(code: ExportErrorCode, message: string): ExportError {
   error.stack = ''
   return error
 }
-
-/** Writes one exported file under a fixed name, relative to the build output. */
-type EmitExported = (fileName: string, source: Uint8Array | string) => void
 
 /** The checked `export` option of a knowledge base. */
 interface ExportRequest {
@@ -65,36 +61,12 @@ function exportRequests(options: Options): ExportRequest[] {
   return requests
 }
 
-/** How this bundler writes files into its output, and that output's folder when the build already knows it. */
-interface ExportEmitter {
-  emit: EmitExported
-  /** esbuild, webpack and rspack: known at build start; Rollup, Rolldown and Vite: known when the output is rendered. */
-  outputDir: string | undefined
-}
-
-/** How this bundler writes files under fixed names into its output (esbuild: straight into its output folder). */
-function exportEmitter(context: UnpluginBuildContext, framework: string): ExportEmitter {
-  const native = context.getNativeBuildContext?.()
-  if (framework === 'esbuild' && native?.framework === 'esbuild') {
-    const { outdir, outfile, absWorkingDir } = native.build.initialOptions
-    const folder = outdir ?? (outfile ? dirname(outfile) : undefined)
-    if (!folder)
-      throw failure('invalid-options', 'The knowledge export option writes a skill folder into the build output: set outdir (or outfile).')
-    const root = resolve(absWorkingDir ?? process.cwd(), folder)
-    const emit: EmitExported = (fileName, source) => {
-      mkdirSync(dirname(join(root, fileName)), { recursive: true })
-      writeFileSync(join(root, fileName), source)
-    }
-    return { emit, outputDir: root }
-  }
-  if ((framework === 'webpack' || framework === 'rspack') && (native?.framework === 'webpack' || native?.framework === 'rspack') && native.compilation) {
-    // Marked minimized: a production build's minifier would otherwise rewrite search.mjs (and move its licence out).
-    const { compilation } = native
-    const { RawSource } = compilation.compiler.webpack.sources
-    const emit: EmitExported = (fileName, source) => compilation.emitAsset(fileName, new RawSource(typeof source === 'string' ? source : Buffer.from(source)), { minimized: true })
-    return { emit, outputDir: compilation.outputOptions.path ?? undefined }
-  }
-  return { emit: (fileName, source) => context.emitFile({ type: 'asset', fileName, source }), outputDir: undefined }
+/** How this bundler writes files into its output (see `bundlers/adapter.ts`). */
+function exportOutput(context: UnpluginBuildContext, bundler: BundlerAdapter): BuildOutput {
+  const output = bundler.buildOutput(context)
+  if ('missing' in output)
+    throw failure('invalid-options', `The knowledge export option writes a skill folder into the build output: ${output.missing}.`)
+  return output
 }
 
 /** An exported folder of this build: where it goes in the output, and the knowledge folder it must stay out of. */
@@ -124,46 +96,28 @@ export function assertExportsOutsideKnowledge(outputDir: string, exported: reado
 }
 
 /**
- * Reports a failed export as webpack and rspack expect an error of
- * `buildStart`: in the compilation's errors. Thrown from their `make` hook,
- * it would end `--watch` for good, so that fixing the documents (or an edit
- * that lands during an export) rebuilt nothing. Returns whether it was
+ * Reports a failed export where the bundler keeps watching after an error
+ * of `buildStart` only when it is recorded, not thrown (a thrown one would
+ * end its watch session for good, so that fixing the documents, or an edit
+ * that lands during an export, rebuilt nothing). Returns whether it was
  * reported; other bundlers keep watching after a thrown error.
  */
-export function reportExportFailure(context: UnpluginBuildContext, error: unknown): boolean {
-  const native = context.getNativeBuildContext?.()
-  if ((native?.framework !== 'webpack' && native?.framework !== 'rspack') || !native.compilation || !(error instanceof ExportError))
-    return false
-  native.compilation.errors.push(error)
-  return true
+export function reportExportFailure(context: UnpluginBuildContext, bundler: BundlerAdapter, error: unknown): boolean {
+  return error instanceof ExportError && bundler.recordBuildStartError(context, error)
 }
 
 /**
  * Rebuilds a watched build when what an export is made of changes: the
  * knowledge folder and the settings file. A knowledge base that is only
- * exported is imported by no module that would watch them. esbuild watches
- * only what its loads return: there, an export follows the modules' folders.
+ * exported is imported by no module that would watch them.
  */
-function watchExportSources(context: UnpluginBuildContext, dir: string, project: KnowledgeProject | undefined): void {
-  const files = [project?.configFile ?? join(dir, 'skill-kit.json')]
-  const dirs = project ? [project.config.knowledge] : []
-  const native = context.getNativeBuildContext?.()
-  if ((native?.framework === 'webpack' || native?.framework === 'rspack') && native.compilation) {
-    for (const folder of dirs)
-      native.compilation.contextDependencies.add(folder)
-    for (const file of files)
-      (existsSync(file) ? native.compilation.fileDependencies : native.compilation.missingDependencies).add(file)
-    return
-  }
-  if (native?.framework === 'esbuild' || unwatched(context as unknown as HookContext))
-    return
-  for (const path of [...files, ...dirs])
-    context.addWatchFile(path)
+function watchExportSources(context: UnpluginBuildContext, bundler: BundlerAdapter, dir: string, project: KnowledgeProject | undefined): void {
+  bundler.watchBuildStartSources(context, [project?.configFile ?? join(dir, 'skill-kit.json')], project ? [project.config.knowledge] : [])
 }
 
 export interface ExportBuildEnv {
   options: Options
-  framework: string
+  bundler: BundlerAdapter
   service: KnowledgeService
   root: string
   relativize: (file: string) => string
@@ -183,7 +137,7 @@ export async function emitKnowledgeExports(context: UnpluginBuildContext, env: E
   const requests = exportRequests(env.options)
   if (requests.length === 0)
     return []
-  const { emit, outputDir } = exportEmitter(context, env.framework)
+  const { emit, outputDir } = exportOutput(context, env.bundler)
   const unchecked: ExportedFolder[] = []
   for (const request of requests) {
     const label = `Knowledge base "${request.name}"`
@@ -212,7 +166,7 @@ export async function emitKnowledgeExports(context: UnpluginBuildContext, env: E
     const dir = resolve(env.root, request.entry.dir)
     if (request.mode === 'semantic') {
       const outcome = await env.service.build({ kind: 'name', name: request.name }, env.progress)
-      watchExportSources(context, dir, outcome.ok ? outcome.project : openKnowledgeProject(dir, { root: env.root }).project)
+      watchExportSources(context, env.bundler, dir, outcome.ok ? outcome.project : openKnowledgeProject(dir, { root: env.root }).project)
       if (!outcome.ok)
         throw failure('build-failed', outcome.message)
       folder = placed(outcome.project)
@@ -221,12 +175,12 @@ export async function emitKnowledgeExports(context: UnpluginBuildContext, env: E
     else {
       const { entry } = request
       const opened = openKnowledgeProject(dir, { root: env.root, overrides: { model: entry.model, chunk: entry.chunk, search: entry.search } })
-      watchExportSources(context, dir, opened.project)
+      watchExportSources(context, env.bundler, dir, opened.project)
       if (!opened.project)
         throw failure('build-failed', `${label} cannot be exported. Fix its settings:\n\n${opened.diagnostics.map(d => formatDiagnostic(d, env.relativize)).join('\n')}`)
       folder = placed(opened.project)
       // Watch builds rebuild on background edits: answers from the routing cache only, as the routes modules do.
-      plan = await planned(opened.project, { mode: 'routed', offline: env.options.offline, routing: { log: env.progress, cacheOnly: watchSession(context as unknown as HookContext) } })
+      plan = await planned(opened.project, { mode: 'routed', offline: env.options.offline, routing: { log: env.progress, cacheOnly: env.bundler.watchSession(context as unknown as HookContext) } })
     }
     if (!('entries' in plan))
       throw failure('build-failed', `${label} cannot be exported. Fix its documents:\n\n${plan.diagnostics.map(d => formatDiagnostic(d, env.relativize)).join('\n')}`)

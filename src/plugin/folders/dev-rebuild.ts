@@ -12,7 +12,7 @@ import type { PluginState } from '../state'
 import { relative, resolve, sep } from 'node:path'
 import { PROGRESS_PREFIX } from '../../knowledge/progress'
 import { RebuildLoop } from '../../knowledge/rebuild-loop'
-import { bundlerMessage } from '../bundlers/message'
+import { viteMessage } from '../bundlers/vite'
 
 /** Whether `path` is `dir` or inside it. */
 const within = (path: string, dir: string) => path === dir || path.startsWith(dir + sep)
@@ -29,7 +29,7 @@ export function concerns(folders: KnowledgeFolders, path: string): boolean {
 
 /** Vite's overlay for a build that failed, at the file, line and 0-based column of its first error. */
 export function overlayPayload(failure: { message: string, diagnostic?: Diagnostic }): ErrorPayload {
-  const { message, id, loc, frame } = bundlerMessage('vite', failure.message, failure.diagnostic)
+  const { message, id, loc, frame } = viteMessage(failure.message, failure.diagnostic)
   return { type: 'error', err: { message, id, loc, frame, stack: '', plugin: 'unplugin-skill-kit' } }
 }
 

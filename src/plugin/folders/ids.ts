@@ -25,25 +25,25 @@ export interface FolderModuleIds {
   /** `\0skill-kit-<namespace>:`: what every resolved id of the kind starts with. */
   readonly prefix: string
   /** The id a target resolves to in this bundler. */
-  id: (target: FolderTarget, esbuild: boolean, root: string) => string
+  id: (target: FolderTarget, asFile: boolean, root: string) => string
   /** The target a resolved id stands for; `undefined` for any other id. */
   parse: (id: string, root: string) => FolderTarget | undefined
 }
 
 /**
- * Resolved ids `\0skill-kit-<namespace>:<kind>:<key>`, or for esbuild a
- * (never written) file name. Bundlers print module ids into bundles, so a
+ * Resolved ids `\0skill-kit-<namespace>:<kind>:<key>`, or where ids are file
+ * names (`idsAsFiles`) a (never written) file name. Bundlers print module ids into bundles, so a
  * folder's key is its path relative to the root: no build machine's folder
  * reaches the output.
  */
 export function folderModuleIds(namespace: string): FolderModuleIds {
   const prefix = `\0skill-kit-${namespace}:`
-  const esbuildPrefix = `__skill-kit-${namespace}__`
+  const filePrefix = `__skill-kit-${namespace}__`
   return {
     prefix,
-    id(target, esbuild, root) {
+    id(target, asFile, root) {
       const key = target.kind === 'dir' ? relative(root, target.dir).replace(/\\/g, '/') : target.name
-      return esbuild ? `${esbuildPrefix}${target.kind}-${encodeURIComponent(key)}.js` : `${prefix}${target.kind}:${key}`
+      return asFile ? `${filePrefix}${target.kind}-${encodeURIComponent(key)}.js` : `${prefix}${target.kind}:${key}`
     },
     parse(id, root) {
       let kind: string | undefined
@@ -53,8 +53,8 @@ export function folderModuleIds(namespace: string): FolderModuleIds {
         kind = rest.slice(0, rest.indexOf(':'))
         key = rest.slice(kind.length + 1)
       }
-      else if (id.startsWith(esbuildPrefix) && id.endsWith('.js')) {
-        const file = id.slice(esbuildPrefix.length, -3)
+      else if (id.startsWith(filePrefix) && id.endsWith('.js')) {
+        const file = id.slice(filePrefix.length, -3)
         kind = file.slice(0, file.indexOf('-'))
         key = decodeURIComponent(file.slice(kind.length + 1))
       }
@@ -85,12 +85,12 @@ export function resolveFolderImport(
   source: string,
   importer: string | undefined,
   { ids, query, named }: { ids: FolderModuleIds, query: string, named: string | undefined },
-  { esbuild, root }: { esbuild: boolean, root: string },
+  { asFile, root }: { asFile: boolean, root: string },
 ): string | undefined {
   if (named)
     return named
   if (ids.parse(source, root))
     return source
   const folder = folderImportPath(source, query)
-  return folder === undefined ? undefined : ids.id({ kind: 'dir', dir: importedFolder(folder, importer, root) }, esbuild, root)
+  return folder === undefined ? undefined : ids.id({ kind: 'dir', dir: importedFolder(folder, importer, root) }, asFile, root)
 }

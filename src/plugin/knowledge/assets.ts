@@ -1,13 +1,14 @@
 // How a knowledge module points at its snapshot (and, with `includeModel`, at
-// the model files), bundler by bundler: Rollup, Rolldown and Vite builds emit
-// assets and use their file URLs; webpack and rspack turn `new URL(path,
-// import.meta.url)` into an asset themselves; esbuild copies a file it imports
-// with its `file` loader; the Vite dev server serves the published files. The
-// model keeps its folder layout, so webpack, rspack and esbuild emit it under
-// fixed names and find it at run time from the output folder's URL. Every URL
+// the model files), by the way its bundler takes assets (`bundlers/asset-mode.ts`):
+// emitted assets and their file URLs; `new URL(path, import.meta.url)`, which
+// the bundler turns into an asset itself; a file the bundler's `file` loader
+// copies when it is imported; the Vite dev server serving the published files.
+// The model keeps its folder layout, so where files have fixed names it is
+// emitted under them and found at run time from the output folder's URL. Every URL
 // of a build is relative to the bundle, so it runs wherever it is copied; only
 // the Vite dev server, which runs in place, names the build machine's files.
 
+import type { AssetMode, FixedOutput, Platform } from '../bundlers/asset-mode'
 import type { ShardedSnapshotFiles } from '../../knowledge/snapshot-shards'
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -16,33 +17,12 @@ import { pathToFileURL } from 'node:url'
 import { endpointOf } from '../../core/http-json'
 import { hash } from '../../core/hash'
 import { locateModelFiles, onnxFileOf } from '../../knowledge/embedder-files'
-
-/** Writes a file under a fixed name, relative to the output folder. */
-export type EmitFixed = (fileName: string, source: Uint8Array) => void
-
-/** Where a build runs: browsers only (no Node code, no Node files), Node only (no ONNX Runtime Web), or either (a library). */
-export type Platform = 'browser' | 'node' | 'any'
-
-/** Where the module runs and how its bundler takes assets. */
-export type AssetMode =
-  | { kind: 'emit', platform: Platform, emit: (fileName: string | undefined, name: string, source: Uint8Array) => string }
-  | { kind: 'url-asset', platform: Platform, emit: EmitFixed }
-  /**
-   * `emit` is missing without `outdir`; `assetNames` places the snapshot, the anchor of the other files;
-   * `base` is the bundle's own URL (`import.meta.url`, which esbuild leaves empty in CommonJS).
-   */
-  | { kind: 'esbuild', platform: Platform, emit: EmitFixed | undefined, assetNames: string, base: string }
-  | { kind: 'dev-server', base: string, serve: (urlPath: string, file: string) => void }
-  /** In place (the Vite dev server's SSR): the published files where they are. */
-  | { kind: 'file' }
+import { FILE_LOADER_SNAPSHOT_URL, fixedOutput } from '../bundlers/asset-mode'
 
 /** The ONNX Runtime Web files Transformers.js loads in browsers (its default `asyncify` build). */
 export const ORT_WASM_FILES = { mjs: 'ort-wasm-simd-threaded.asyncify.mjs', wasm: 'ort-wasm-simd-threaded.asyncify.wasm' } as const
 
 const json = (value: unknown) => JSON.stringify(value)
-
-/** The binding of the snapshot's URL in esbuild builds, which also locates the model's files there. */
-const ESBUILD_SNAPSHOT_URL = 'snapshotUrl'
 
 /** An expression for `file`'s URL in the bundle, the imports it needs, and the URL it is relative to. */
 export function snapshotReference(mode: AssetMode, file: string, name: string, bytes: Uint8Array): { url: string, imports?: string, base?: string } {
@@ -51,8 +31,8 @@ export function snapshotReference(mode: AssetMode, file: string, name: string, b
       return { url: `import.meta.ROLLUP_FILE_URL_${mode.emit(undefined, `${name}.skillkit`, bytes)}` }
     case 'url-asset':
       return { url: json(file) }
-    case 'esbuild':
-      return { url: ESBUILD_SNAPSHOT_URL, imports: `import ${ESBUILD_SNAPSHOT_URL} from ${json(file)}`, base: mode.base }
+    case 'file-loader':
+      return { url: FILE_LOADER_SNAPSHOT_URL, imports: `import ${FILE_LOADER_SNAPSHOT_URL} from ${json(file)}`, base: mode.base }
     case 'dev-server': {
       const path = `@skill-kit/knowledge/${basename(file)}`
       mode.serve(path, file)
@@ -83,10 +63,10 @@ export function shardedReference(mode: AssetMode, name: string, files: ShardedSn
       }
     }
     case 'url-asset':
-    case 'esbuild': {
+    case 'file-loader': {
       const output = fixedOutput(mode)
       if ('error' in output)
-        return { error: mode.kind === 'esbuild' && !mode.emit ? 'shards with esbuild writes the core and its shards into the output folder: set outdir.' : output.error.replace('includeModel', 'shards') }
+        return { error: mode.kind === 'file-loader' && !mode.emit ? `shards with ${mode.bundler} writes the core and its shards into the output folder: set outdir.` : output.error.replace('includeModel', 'shards') }
       const emit = (bytes: Uint8Array, kind: string) => {
         const fileName = `skill-kit/knowledge/${name.replace(/[^\w-]/g, '_')}-${kind}-${hash(bytes).slice(0, 10)}.skillkit`
         output.emit(fileName, bytes)
@@ -192,30 +172,7 @@ function emittedModel(mode: Extract<AssetMode, { kind: 'emit' }>, bytes: Record<
   }
 }
 
-/** How webpack, rspack and esbuild builds write files under fixed names, and an expression of such a file's URL at run time. */
-export interface FixedOutput {
-  emit: EmitFixed
-  url: (fileName: string) => string
-}
-
-export function fixedOutput(mode: Extract<AssetMode, { kind: 'url-asset' | 'esbuild' }>): FixedOutput | { error: string } {
-  if (mode.kind === 'url-asset') {
-    // The public path is where webpack and rspack load chunks from (computed at run time with `publicPath: 'auto'`);
-    // a relative one is relative to the page, as for chunks, and in Node to the entry (webpack's base URI, a `file:` URL).
-    const base = mode.platform === 'browser' ? 'location.href' : '__webpack_base_uri__'
-    return { emit: mode.emit, url: fileName => `new URL(__webpack_public_path__ + ${json(fileName)}, ${base})` }
-  }
-  if (!mode.emit)
-    return { error: 'includeModel with esbuild writes the model into the output folder: set outdir.' }
-  // The snapshot, which the `file` loader put at `assetNames` under outdir, locates outdir, wherever the chunk is.
-  const folders = mode.assetNames.split('/').slice(0, -1).filter(part => part !== '.')
-  if (folders.some(part => part === '..' || part.includes('[dir]')))
-    return { error: `includeModel with esbuild cannot find the output folder from assetNames "${mode.assetNames}": use one without [dir] or "..".` }
-  const up = '../'.repeat(folders.length)
-  return { emit: mode.emit, url: fileName => `new URL(${json(`${up}${fileName}`)}, new URL(${ESBUILD_SNAPSHOT_URL}, ${mode.base}))` }
-}
-
-/** webpack, rspack and esbuild: the model under its layout, ONNX Runtime's files under a folder named by their hash (for caches). */
+/** Files under fixed names (`url-asset`, `file-loader`): the model under its layout, ONNX Runtime's files under a folder named by their hash (for caches). */
 function fixedModel(output: FixedOutput, bytes: Record<string, Uint8Array>, wasm: WasmFiles | undefined, read: (file: string) => Uint8Array, folder: string, id: string): BundledModelReference {
   for (const [file, source] of Object.entries(bytes))
     output.emit(`${folder}${id}/${file}`, source)

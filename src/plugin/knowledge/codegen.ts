@@ -16,9 +16,9 @@ export interface KnowledgeModuleSource {
   snapshotUrl: string
   /** A sharded snapshot (the `shards` option): expressions of the URLs (`URL` objects) of its core, which replaces `snapshotUrl`, and of its shards, in the core's order. */
   sharded?: { core: string, shards: readonly string[] }
-  /** The URL relative ones resolve against: `import.meta.url`, unless the output has none (esbuild's CommonJS). */
+  /** The URL relative ones resolve against: `import.meta.url`, unless the output has none (CommonJS of a `file` loader's bundle: `bundlers/asset-mode.ts`). */
   base?: string
-  /** Statements the URL expression needs (an asset import for esbuild). */
+  /** Statements the URL expression needs (an asset import for a `file` loader). */
   imports?: string
   /** How queries are embedded (`queryEncoder`); `'model'` without a query table. */
   queryEncoder: 'auto' | 'static' | 'model'

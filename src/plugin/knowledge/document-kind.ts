@@ -5,21 +5,22 @@ import type { ModuleKind } from '../kind'
 import { readFileSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import { splitFrontmatter } from '../../core/frontmatter'
-import { bundlerMessage } from '../bundlers/message'
 import { BODY_QUERY, devBodyVersion } from './service'
 import { generateBodyModule } from './codegen'
 
 export function knowledgeDocumentKind(state: PluginState): ModuleKind {
   return {
     name: 'knowledge-document',
+    // Within the skill kind's `.md` ids and the knowledge kind's prefix.
+    ids: /\.md\?knowledge-document$|skill-kit-knowledge:document:/,
 
     resolveId(source) {
       if (devBodyVersion(source))
         return source
-      if (!source.endsWith(BODY_QUERY) || !(isAbsolute(source) || state.esbuild))
+      if (!source.endsWith(BODY_QUERY) || !(isAbsolute(source) || state.bundler.idsAsFiles))
         return undefined
-      // webpack and rspack resolve the file themselves and keep the query.
-      return state.framework === 'webpack' || state.framework === 'rspack' ? null : source
+      // A bundler that resolves the file itself keeps the query.
+      return state.bundler.resolvesQueriedFiles ? null : source
     },
 
     owns: id => id.endsWith(BODY_QUERY) || devBodyVersion(id) !== undefined,
@@ -30,7 +31,7 @@ export function knowledgeDocumentKind(state: PluginState): ModuleKind {
         // The dev server's watcher rebuilds the knowledge base: the body of this version, whatever the file says now.
         const body = state.knowledge.bodyOfVersion(version)
         if (body === undefined) {
-          context.error(bundlerMessage(state.framework, `${id.slice(1)} is a document body of an index this dev server never built (it restarted since): reload the page.`, undefined))
+          context.error(state.bundler.message(`${id.slice(1)} is a document body of an index this dev server never built (it restarted since): reload the page.`, undefined))
           return undefined
         }
         return { code: generateBodyModule(body), files: [], dirs: [] }

@@ -4,13 +4,13 @@
 // content, so the module carries one URL, the core's, and a query's shards
 // are found beside it: a thousand shards cost the bundle nothing.
 
-import type { AssetMode } from './assets'
+import type { AssetMode } from '../bundlers/asset-mode'
 import type { QueryTableFiles } from '../../knowledge/publish'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { hash } from '../../core/hash'
 import { QUERY_TABLE_CORE_NAME, queryTableShardName } from '../../runtime/knowledge/encoder/read'
-import { fixedOutput } from './assets'
+import { fixedOutput } from '../bundlers/asset-mode'
 
 const json = (value: unknown) => JSON.stringify(value)
 
@@ -34,10 +34,10 @@ export function queryTableReference(mode: AssetMode, table: QueryTableFiles, dir
       return { core: `new URL(import.meta.ROLLUP_FILE_URL_${core}, import.meta.url)`, coreReference: core }
     }
     case 'url-asset':
-    case 'esbuild': {
+    case 'file-loader': {
       const output = fixedOutput(mode)
       if ('error' in output)
-        return { error: mode.kind === 'esbuild' && !mode.emit ? 'esbuild writes the query table (queryEncoder "auto" or "static") into the output folder: set outdir, or set queryEncoder to "model".' : output.error.replace('includeModel', 'the query table') }
+        return { error: mode.kind === 'file-loader' && !mode.emit ? `${mode.bundler} writes the query table (queryEncoder "auto" or "static") into the output folder: set outdir, or set queryEncoder to "model".` : output.error.replace('includeModel', 'the query table') }
       for (const [name, source] of files)
         output.emit(`${folder}${name}`, source)
       return { core: output.url(`${folder}${QUERY_TABLE_CORE_NAME}`) }

@@ -2,9 +2,7 @@
 // `./folder?routes`, exporting `{ skill, pages, catalog, llmsTxt, cards }` and `onUpdate`.
 
 import type { PluginState } from '../state'
-import type { HookContext, ModuleKind } from '../kind'
-import { existsSync, statSync } from 'node:fs'
-import { bundlerMessage } from '../bundlers/message'
+import type { ModuleKind } from '../kind'
 import { folderModuleIds, resolveFolderImport } from '../folders/ids'
 import { KNOWLEDGE_PREFIX } from '../knowledge/service'
 import { generateRoutesModule } from './codegen'
@@ -19,14 +17,16 @@ const parseRoutesModuleId = routesIds.parse
 export function namedRoutesId(state: PluginState, request: string): string | undefined {
   if (!request.startsWith(KNOWLEDGE_PREFIX) || !request.endsWith(ROUTES_SUFFIX))
     return undefined
-  return routesModuleId({ kind: 'name', name: request.slice(KNOWLEDGE_PREFIX.length, -ROUTES_SUFFIX.length) }, state.esbuild, state.root)
+  return routesModuleId({ kind: 'name', name: request.slice(KNOWLEDGE_PREFIX.length, -ROUTES_SUFFIX.length) }, state.bundler.idsAsFiles, state.root)
 }
 
 export function routesKind(state: PluginState): ModuleKind {
   return {
     name: 'routes',
+    ids: /\?routes(?:&.*)?$|skill-kit-routes[:_]/,
+    virtualId: request => namedRoutesId(state, request),
 
-    resolveId: (source, importer) => resolveFolderImport(source, importer, { ids: routesIds, query: 'routes', named: namedRoutesId(state, source) }, state),
+    resolveId: (source, importer) => resolveFolderImport(source, importer, { ids: routesIds, query: 'routes', named: namedRoutesId(state, source) }, { asFile: state.bundler.idsAsFiles, root: state.root }),
 
     owns: id => parseRoutesModuleId(id, state.root) !== undefined,
 
@@ -34,14 +34,12 @@ export function routesKind(state: PluginState): ModuleKind {
       const target = parseRoutesModuleId(id, state.root)!
       const devServer = state.viteServe !== undefined
       // Background rebuilds never ask a routing model: the dev server and watch sessions route from its cache only.
-      const outcome = await state.routes.build(target, { cacheOnly: devServer || watchSession(context) })
+      const outcome = await state.routes.build(target, { cacheOnly: devServer || state.bundler.watchSession(context) })
       if (!outcome.ok) {
-        // The dev server's routes watcher rebuilds on its own (see vite-routes.ts): Vite must not chase these files.
-        for (const file of devServer ? [] : outcome.watch) {
-          if (state.framework !== 'vite' || (existsSync(file) && statSync(file).isFile()))
-            context.addWatchFile(file)
-        }
-        context.error(bundlerMessage(state.framework, outcome.message, outcome.diagnostic))
+        // The dev server's routes watcher rebuilds on its own (see dev-server.ts): Vite must not chase these files.
+        if (!devServer)
+          state.bundler.watchFailedBuild(context, outcome.watch)
+        context.error(state.bundler.message(outcome.message, outcome.diagnostic))
         return undefined
       }
       // The dev server's terminal gets it from the service, once per change of it.
@@ -50,16 +48,8 @@ export function routesKind(state: PluginState): ModuleKind {
       const code = generateRoutesModule(outcome.routes, devServer)
       if (devServer)
         return { code, files: [], dirs: [] }
-      // Registered with the bundler by the plugin (see watch.ts): the settings, every document, and the folder for added ones.
+      // Registered with the bundler by the plugin (see index.ts): the settings, every document, and the folder for added ones.
       return { code, files: outcome.files, dirs: outcome.dirs }
     },
   }
-}
-
-/** Whether this build is one of a watch session (Rollup, rolldown, `vite build --watch`, webpack, rspack). */
-export function watchSession(context: HookContext): boolean {
-  if ((context as { meta?: { watchMode?: boolean } }).meta?.watchMode)
-    return true
-  const native = context.getNativeBuildContext?.()
-  return (native?.framework === 'webpack' || native?.framework === 'rspack') && Boolean((native.compiler as { watchMode?: boolean }).watchMode)
 }

@@ -5,18 +5,17 @@ import type { PluginState } from '../state'
 import type { ModuleKind } from '../kind'
 import { resolve } from 'node:path'
 import { discoverSkills } from '../../skill/discover'
-import { bundlerMessage } from '../bundlers/message'
 import { generateRegistry } from './codegen'
 import { DEFAULT_SKILL_DIRS } from '../options'
 import { compileReported, failedModule } from './report'
 
 export const REGISTRY_ID = 'virtual:skill-kit/skills'
-/** In esbuild the registry is a (never written) file; elsewhere `\0` marks it virtual. */
-const ESBUILD_REGISTRY_FILE = '__skill-kit-skills__.js'
+/** Where ids are file names (`idsAsFiles`) the registry is a (never written) file; elsewhere `\0` marks it virtual. */
+const REGISTRY_FILE = '__skill-kit-skills__.js'
 
 /** The registry's resolved id in this bundler. */
 export function registryId(state: PluginState): string {
-  return state.esbuild ? ESBUILD_REGISTRY_FILE : `\0${REGISTRY_ID}`
+  return state.bundler.idsAsFiles ? REGISTRY_FILE : `\0${REGISTRY_ID}`
 }
 
 /** The registry folders, absolute. */
@@ -28,6 +27,8 @@ export function registryKind(state: PluginState): ModuleKind {
   const codegen = { runtime: () => state.runtime(), relativize: state.relativize, hot: () => state.viteServe !== undefined }
   return {
     name: 'registry',
+    ids: /__skill-kit-skills__\.js$/,
+    virtualId: request => request === REGISTRY_ID ? registryId(state) : undefined,
 
     resolveId(source) {
       return source === REGISTRY_ID || source === registryId(state) ? registryId(state) : undefined
@@ -57,7 +58,7 @@ export function registryKind(state: PluginState): ModuleKind {
       for (const skill of skills) {
         const other = byName.get(skill.name)
         if (other) {
-          context.error(bundlerMessage(state.framework, `Two skills are named "${skill.name}": ${state.relativize(other.file)} and ${state.relativize(skill.file)}. Skill names must be unique; rename one of them.`, undefined))
+          context.error(state.bundler.message(`Two skills are named "${skill.name}": ${state.relativize(other.file)} and ${state.relativize(skill.file)}. Skill names must be unique; rename one of them.`, undefined))
           return undefined
         }
         byName.set(skill.name, skill)

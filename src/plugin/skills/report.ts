@@ -5,13 +5,12 @@ import type { HookContext, Loaded } from '../kind'
 import type { PluginState } from '../state'
 import { basename, dirname } from 'node:path'
 import { formatDiagnostic } from '../../core/diagnostics'
-import { bundlerMessage } from '../bundlers/message'
 import { FAILED_MODULE } from '../reports'
 import { unwatched } from '../bundlers/watch'
 
-/** A skill's diagnostic as a bundler message: its location in the text (webpack drops `loc`), in `loc` and with a code frame. */
+/** A skill's diagnostic as a bundler message: its location in the text (some bundlers drop `loc`), in `loc` and with a code frame. */
 export function toMessage(d: Diagnostic, source: string, state: PluginState): BundlerMessage {
-  return bundlerMessage(state.framework, formatDiagnostic(d, state.relativize), d, source)
+  return state.bundler.message(formatDiagnostic(d, state.relativize), d, source)
 }
 
 /** A compiled skill and what it was made from. */
@@ -41,7 +40,7 @@ export function compileReported(context: HookContext, state: PluginState, file: 
       const errors = compiled.diagnostics.filter(d => d.severity === 'error')
       const list = compiled.diagnostics.map(d => formatDiagnostic(d, relativize)).join('\n')
       const text = `Invalid skill ${relativize(compiled.file)} (${errors.length} error${errors.length === 1 ? '' : 's'}). Fix them, or set onInvalid: 'fallback' to load it whole:\n\n${list}`
-      context.error(bundlerMessage(state.framework, text, errors[0], compiled.source))
+      context.error(state.bundler.message(text, errors[0], compiled.source))
     }
     return undefined
   }

@@ -4,7 +4,6 @@ import type { PluginState } from '../state'
 import type { HookContext, ModuleKind } from '../kind'
 import { existsSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
-import { bundlerMessage } from '../bundlers/message'
 import { generateModule } from './codegen'
 import { canonicalId, parseSkillId } from './ids'
 import { compileReported, failedModule } from './report'
@@ -68,7 +67,7 @@ export function skillKind(state: PluginState): ModuleKind {
     load(id, context) {
       const parsed = parseSkillId(state.fileId(id))!
       if (parsed.query.kind === 'invalid') {
-        context.error(bundlerMessage(state.framework, `${state.relativize(parsed.file)}: ${parsed.query.reason}`, undefined))
+        context.error(state.bundler.message(`${state.relativize(parsed.file)}: ${parsed.query.reason}`, undefined))
         return undefined
       }
       const skill = compileReported(context, state, parsed.file, id)
@@ -76,10 +75,12 @@ export function skillKind(state: PluginState): ModuleKind {
         return failedModule(state, [parsed.file], id)
       const generated = generateModule(skill.compiled, parsed.query, codegen)
       if ('error' in generated) {
-        context.error(bundlerMessage(state.framework, `${state.relativize(skill.compiled.file)}: ${generated.error}`, undefined))
+        context.error(state.bundler.message(`${state.relativize(skill.compiled.file)}: ${generated.error}`, undefined))
         return undefined
       }
       return { code: generated.code, files: skill.files, dirs: skill.dirs }
     },
+
+    ids: /\.md(?:\?.*)?$/,
   }
 }
