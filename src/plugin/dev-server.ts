@@ -1,4 +1,20 @@
-// The Vite dev server: watching for skills, knowledge bases and routed index pages, and serving the files knowledge modules name.
+// The Vite dev server's updates: who decides what a file event changes, and
+// what the page gets. Every row is one place in the code.
+//
+// | file event                                   | who decides                                      | what the page gets                                   |
+// |----------------------------------------------|--------------------------------------------------|------------------------------------------------------|
+// | a skill file, a file added to or removed     | Vite's `hotUpdate` → skills/hot-update.ts, from  | the skill module patched in place (the registry's    |
+// |   from a skill's or a registry's folder      |   what each module was loaded from               |   entries too); a data form (`?cover`, …) reloads    |
+// | … and the new version is invalid             | skills/hot-update.ts (loads it to check)         | nothing new: the last valid module, and the overlay  |
+// | … of a module the page failed to import      | skills/hot-update.ts                             | a full reload                                        |
+// | a knowledge base's document or skill-kit.json| the watcher → folders/dev-rebuild.ts (a rebuild  | one update of the knowledge module once the build    |
+// |                                              |   loop per folder) → knowledge/dev-server.ts     |   settles (the index swapped in place)               |
+// | a routed folder's document or skill-kit.json | the same loop → routes/dev-server.ts (cache-only)| one update of the routes module (pages swapped)      |
+// | … and the rebuild fails                      | folders/dev-rebuild.ts                           | the overlay; the last valid module stays served      |
+// | a file the builds write (.skill-kit, caches) | folders/dev-rebuild.ts (`concerns`)              | nothing                                              |
+// | any other file                               | Vite                                             | Vite's own update                                    |
+//
+// Below: the three watchers started, and the files knowledge modules name served.
 
 import type { ViteDevServer } from 'vite'
 import type { PluginState } from './state'

@@ -7,7 +7,7 @@ import type { ErrorPayload, ViteDevServer } from 'vite'
 import type { Diagnostic } from '../../core/diagnostics'
 import type { RebuildContext } from '../../knowledge/rebuild-loop'
 import type { FolderTarget } from './ids'
-import type { KnowledgeFolders } from '../knowledge/service'
+import type { FolderBuilds, FolderOutcome, WatchedFolders } from './builds'
 import type { PluginState } from '../state'
 import { relative, resolve, sep } from 'node:path'
 import { PROGRESS_PREFIX } from '../../knowledge/progress'
@@ -22,7 +22,7 @@ const within = (path: string, dir: string) => path === dir || path.startsWith(di
  * folders, in no hidden entry (`.skill-kit`, `.git`) and in nothing its builds
  * write (index, vector cache, routing cache, models).
  */
-export function concerns(folders: KnowledgeFolders, path: string): boolean {
+export function concerns(folders: WatchedFolders, path: string): boolean {
   return folders.roots.some(root => within(path, root) && !relative(root, path).split(sep).some(part => part.startsWith('.')))
     && !folders.written.some(dir => within(path, dir))
 }
@@ -72,26 +72,10 @@ export type FolderRebuildEvent<D extends object = object> =
   /** The build failed (the overlay shows why); the last valid module is still served. */
   | { type: 'error', name: string, message: string }
 
-/** A build's outcome: delivered, or why not. */
-export type FolderOutcome = { ok: true } | { ok: false, message: string, diagnostic?: Diagnostic }
-
-/** What a kind's builds offer the dev server (the knowledge and routes services). */
-export interface RebuiltFolders<O extends FolderOutcome> {
-  /** Set by the dev server: imports get the last delivered build, which the watcher keeps current. */
-  live: boolean
-  /** The folders of every module loaded so far, and what they are for. */
-  watched: () => Iterable<KnowledgeFolders>
-  /** Makes a build's outcome what the module serves; whether that changed what it serves. */
-  adopt: (target: FolderTarget, outcome: O) => boolean
-  /** Failed builds an import met before the page listened. */
-  failures: () => Iterable<O & { ok: false }>
-  /** Called when an import brings new folders (to watch). */
-  onFolders: ((folders: KnowledgeFolders) => void) | undefined
-}
-
 /** How one kind of folder module is rebuilt and told about. */
 export interface FolderRebuildSpec<O extends FolderOutcome, D extends object> {
-  folders: RebuiltFolders<O>
+  /** The kind's builds, which the watcher keeps current (`live`). */
+  folders: FolderBuilds<O>
   build: (target: FolderTarget, context: RebuildContext) => Promise<O>
   moduleId: (target: FolderTarget) => string
   emit: (event: FolderRebuildEvent<D>) => void
@@ -115,7 +99,7 @@ export function watchFolderRebuilds<O extends FolderOutcome, D extends object>(s
   /** Folders whose last build failed: pages show its overlay. */
   const failing = new Map<string, O & { ok: false }>()
 
-  const loopOf = (key: string, { target, watch }: KnowledgeFolders): RebuildLoop<O> => {
+  const loopOf = (key: string, { target, watch }: WatchedFolders): RebuildLoop<O> => {
     let loop = loops.get(key)
     if (loop)
       return loop

@@ -46,7 +46,7 @@ export function watchKnowledge(server: ViteDevServer, state: PluginState): void 
   const logger = server.config.logger
   watchBeyondRoot(server, knowledge.namedFolders())
   watchFolderRebuilds<KnowledgeOutcome, object>(server, state, {
-    folders: knowledge,
+    folders: knowledge.builds,
     build: (target, context) => knowledge.rebuild(target, { stale: context.stale, progress: line => logger.info(`${PROGRESS_PREFIX}${line}`) }),
     moduleId: target => knowledgeModuleId(target, false, state.root),
     emit: event => listeners.emit(state, event),

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { formatDiagnostic } from '../../core/diagnostics'
 import { fileTexts } from '../bundlers/message'
+import { failFolderModule } from '../folders/builds'
 import { BODY_QUERY, bodyVersion, devBodyId, KNOWLEDGE_PREFIX } from './service'
 import { encodeShardedSnapshot } from '../../knowledge/snapshot-shards'
 import { modelReference, shardedReference, snapshotReference } from './assets'
@@ -48,14 +49,9 @@ export async function loadKnowledgeModule(context: HookContext, target: Knowledg
     return undefined
   }
   const outcome: KnowledgeOutcome = await service.build(target, env.progress)
-  if (!outcome.ok) {
-    // A loaded module's dependencies are watched by the plugin (`index.ts`); a failed one's, so that fixing it rebuilds, here.
-    // The dev server's knowledge watcher rebuilds on its own (see dev-server.ts): Vite must not chase these files.
-    if (!env.viteServe)
-      bundler.watchFailedBuild(context, outcome.watch)
-    context.error(bundler.message(outcome.message, outcome.diagnostic))
-    return undefined
-  }
+  // A loaded module's dependencies are watched by the plugin (`index.ts`); a failed one's, so that fixing it rebuilds, there.
+  if (!outcome.ok)
+    return failFolderModule(context, env, outcome)
   const textOf = fileTexts()
   for (const d of outcome.warnings) {
     if (reports.firstWarning(`${d.file}:${d.line}:${d.code}`))

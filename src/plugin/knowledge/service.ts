@@ -2,7 +2,6 @@
 // the same project code as the CLI (same cache, same published files).
 
 import type { Diagnostic } from '../../core/diagnostics'
-import type { WatchConfig } from '../../knowledge/config'
 import type { Embedder } from '../../knowledge/embedder'
 import type { KnowledgeProject, ProjectBuild } from '../../knowledge/project'
 import type { ShardOptions } from '../../knowledge/snapshot-shards'
@@ -22,6 +21,7 @@ import { buildKnowledgeProject, openKnowledgeProject } from '../../knowledge/pro
 import { QueryTableUnavailableError } from '../../knowledge/project-query-table'
 import { TransformersMissingError } from '../../knowledge/transformers'
 import { decodeSnapshot } from '../../runtime/knowledge/snapshot-reader'
+import { FolderBuilds } from '../folders/builds'
 import { folderModuleIds } from '../folders/ids'
 
 export const KNOWLEDGE_PREFIX = 'virtual:skill-kit/knowledge/'
@@ -58,17 +58,6 @@ export const knowledgeModuleId = knowledgeIds.id
 /** The knowledge base a resolved id stands for. */
 export const parseKnowledgeModuleId = knowledgeIds.parse
 
-/** What a dev server watches of a knowledge base: its folders, and what its builds write inside them. */
-export interface KnowledgeFolders {
-  target: KnowledgeTarget
-  /** The project folder and its documents' folder (one and the same for a bare folder). */
-  roots: string[]
-  /** The index, vector cache and model folders builds write to: never a change to build again for. */
-  written: string[]
-  /** `skill-kit.json`'s `watch` settings (settle time, longest wait), once the project was read. */
-  watch?: WatchConfig
-}
-
 /** The version of a document body in module ids: its content's hash, so a new body never hides behind an old id. */
 export function bodyVersion(body: string): string {
   return hash(body).slice(0, 12)
@@ -101,20 +90,11 @@ function report(diagnostics: readonly Diagnostic[], relativize: (file: string) =
  * last build are kept for their modules, so they match the snapshot.
  */
 export class KnowledgeService {
-  private readonly running = new Map<string, Promise<KnowledgeOutcome>>()
   private readonly bodies = new Map<string, string>()
   /** Every body built in this process, by {@link bodyVersion}: dev-server modules of older indexes still resolve. */
   private readonly versions = new Map<string, string>()
-  private readonly folders = new Map<string, KnowledgeFolders>()
-  /** The outcome each import of a knowledge base gets, once its build ended. */
-  private readonly settled = new Map<string, KnowledgeOutcome>()
-  /**
-   * Set by the Vite dev server, whose watcher rebuilds what changes and
-   * {@link adopt}s the result: {@link reset} then keeps the builds.
-   */
-  live = false
-  /** Told the folders of each knowledge base as a build opens it (the dev server watches them). */
-  onFolders: ((folders: KnowledgeFolders) => void) | undefined
+  /** The builds of each knowledge base, shared while they run; the dev server's watcher keeps them current. */
+  readonly builds = new FolderBuilds<KnowledgeOutcome>({ servedAs })
   /** Embeds in place of each project's model (tests and benchmarks hold or time builds with it). */
   embedder: Embedder | undefined
 
@@ -141,45 +121,16 @@ export class KnowledgeService {
 
   /** Forgets finished builds, so the next import builds again (cached vectors make that cheap); not in a live dev server. */
   reset(): void {
-    if (!this.live) {
-      this.running.clear()
-      this.settled.clear()
-    }
-  }
-
-  /** The knowledge bases that cannot be built (and have no valid build to serve instead), as their imports fail. */
-  failures(): (KnowledgeOutcome & { ok: false })[] {
-    return [...this.settled.values()].filter(outcome => !outcome.ok)
-  }
-
-  /** The knowledge bases built so far and their folders. */
-  watched(): KnowledgeFolders[] {
-    return [...this.folders.values()]
+    this.builds.reset()
   }
 
   /**
    * Builds a knowledge base again (after its running build, if any), for
-   * {@link adopt}; `stale` is asked right before publishing, and a `true`
-   * publishes nothing.
+   * the dev server to adopt; `stale` is asked right before publishing, and a
+   * `true` publishes nothing.
    */
-  async rebuild(target: KnowledgeTarget, options: { stale: () => boolean, progress?: ProgressWrite }): Promise<KnowledgeOutcome> {
-    await this.running.get(JSON.stringify(target))
-    return this.run(target, options.progress, options.stale)
-  }
-
-  /**
-   * Serves `outcome` to the imports of `target` from now on, unless it failed
-   * and a valid build is served: that one stays until a valid build replaces
-   * it. Returns whether imports now get another module than before.
-   */
-  adopt(target: KnowledgeTarget, outcome: KnowledgeOutcome): boolean {
-    const key = JSON.stringify(target)
-    const previous = this.settled.get(key)
-    if (!outcome.ok && previous?.ok)
-      return false
-    this.settled.set(key, outcome)
-    this.running.set(key, Promise.resolve(outcome))
-    return !(outcome.ok && previous?.ok && servedAs(previous) === servedAs(outcome))
+  rebuild(target: KnowledgeTarget, options: { stale: () => boolean, progress?: ProgressWrite }): Promise<KnowledgeOutcome> {
+    return this.builds.rebuild(target, () => this.run(target, options.progress, options.stale))
   }
 
   /** The folders of the named knowledge bases, for watching. */
@@ -200,21 +151,9 @@ export class KnowledgeService {
     return entry === undefined ? undefined : resolve(this.root(), typeof entry === 'string' ? entry : entry.dir)
   }
 
-  private setFolders(key: string, folders: KnowledgeFolders): void {
-    this.folders.set(key, folders)
-    this.onFolders?.(folders)
-  }
-
   /** Builds a knowledge base, or joins its running build; `progress` gets the lines of a build this call starts. */
   build(target: KnowledgeTarget, progress?: ProgressWrite): Promise<KnowledgeOutcome> {
-    const key = JSON.stringify(target)
-    let outcome = this.running.get(key)
-    if (!outcome) {
-      outcome = this.run(target, progress)
-      this.running.set(key, outcome)
-      void outcome.then(settled => this.running.get(key) === outcome && this.settled.set(key, settled))
-    }
-    return outcome
+    return this.builds.build(target, () => this.run(target, progress))
   }
 
   private async run(target: KnowledgeTarget, progress: ProgressWrite | undefined, stale?: () => boolean): Promise<KnowledgeOutcome> {
@@ -238,8 +177,8 @@ export class KnowledgeService {
     const dir = resolve(this.root(), entry.dir)
     const opened = openKnowledgeProject(dir, { root: this.root(), overrides: { model: entry.model, chunk: entry.chunk, search: entry.search, queryEncoder: entry.queryEncoder } })
     const watch = [dir, join(dir, 'skill-kit.json')]
-    const key = JSON.stringify(target)
-    this.setFolders(key, { ...this.folders.get(key), target, roots: [dir], written: this.folders.get(key)?.written ?? [] })
+    const seen = this.builds.foldersOf(target)
+    this.builds.setFolders({ ...seen, target, roots: [dir], written: seen?.written ?? [] })
     const label = target.kind === 'name' ? `Knowledge base "${target.name}" (${this.relativize(dir)})` : `Knowledge folder ${this.relativize(dir)}`
     if (!opened.project) {
       const errors = opened.diagnostics.filter(d => d.severity === 'error')
@@ -247,7 +186,7 @@ export class KnowledgeService {
     }
     const { project } = opened
     const { config } = project
-    this.setFolders(key, {
+    this.builds.setFolders({
       target,
       roots: [...new Set([dir, config.knowledge])],
       written: [config.output, config.cache, ...(config.model ? [config.model.cacheDir] : [])],
@@ -262,7 +201,7 @@ export class KnowledgeService {
     let build: Awaited<ReturnType<typeof buildKnowledgeProject>>
     try {
       // A dev server's rebuild keeps the query table it has: a new one would cost seconds an edit.
-      build = await buildKnowledgeProject(project, { offline: this.options.offline, onProgress, stale, embedder: this.embedder, reuseQueryTable: this.live && stale !== undefined })
+      build = await buildKnowledgeProject(project, { offline: this.options.offline, onProgress, stale, embedder: this.embedder, reuseQueryTable: this.builds.live && stale !== undefined })
     }
     catch (error) {
       // Each names what is missing and the command that gets it.

@@ -44,7 +44,7 @@ export function watchRoutes(server: ViteDevServer, state: PluginState): void {
   const logger = server.config.logger
   routes.onWarning = message => logger.warn(`${PROGRESS_PREFIX}${message}`, { timestamp: true })
   watchFolderRebuilds<RoutesOutcome, RoutesRebuildDetails>(server, state, {
-    folders: routes,
+    folders: routes.builds,
     build: target => routes.rebuild(target),
     moduleId: target => routesModuleId(target, false, state.root),
     emit: event => listeners.emit(state, event),

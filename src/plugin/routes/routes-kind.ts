@@ -3,6 +3,7 @@
 
 import type { PluginState } from '../state'
 import type { ModuleKind } from '../kind'
+import { failFolderModule } from '../folders/builds'
 import { folderModuleIds, resolveFolderImport } from '../folders/ids'
 import { KNOWLEDGE_PREFIX } from '../knowledge/service'
 import { generateRoutesModule } from './codegen'
@@ -35,13 +36,8 @@ export function routesKind(state: PluginState): ModuleKind {
       const devServer = state.viteServe !== undefined
       // Background rebuilds never ask a routing model: the dev server and watch sessions route from its cache only.
       const outcome = await state.routes.build(target, { cacheOnly: devServer || state.bundler.watchSession(context) })
-      if (!outcome.ok) {
-        // The dev server's routes watcher rebuilds on its own (see dev-server.ts): Vite must not chase these files.
-        if (!devServer)
-          state.bundler.watchFailedBuild(context, outcome.watch)
-        context.error(state.bundler.message(outcome.message, outcome.diagnostic))
-        return undefined
-      }
+      if (!outcome.ok)
+        return failFolderModule(context, state, outcome)
       // The dev server's terminal gets it from the service, once per change of it.
       if (outcome.warning && !devServer && state.reports.firstWarning(outcome.warning))
         context.warn(outcome.warning)

@@ -7,9 +7,9 @@ import type { Diagnostic } from '../../core/diagnostics'
 import type { RoutedSkill } from '../../routing/layout'
 import type { RoutingStats } from '../../routing/memo'
 import type { FolderTarget } from '../folders/ids'
-import type { KnowledgeFolders } from '../knowledge/service'
 import { join } from 'node:path'
 import { formatDiagnostic } from '../../core/diagnostics'
+import { FolderBuilds } from '../folders/builds'
 import { closest } from '../../core/text'
 import { openKnowledgeProject } from '../../knowledge/project'
 import { RoutingError } from '../../routing/client'
@@ -63,16 +63,14 @@ export function uncachedWarning(label: string, stats: RoutingStats, documents: n
  */
 export class RoutesService {
   private readonly memos = new Map<string, RoutingMemo>()
-  private readonly running = new Map<string, Promise<RoutesOutcome>>()
-  /** The outcome each import of a routes module gets, once its build ended. */
-  private readonly settled = new Map<string, RoutesOutcome>()
-  private readonly folders = new Map<string, KnowledgeFolders>()
   /** The warning last given per target, so a dev server says it again only when it changes. */
   private readonly warned = new Map<string, string | undefined>()
-  /** Set by the Vite dev server, whose watcher rebuilds what changes: {@link reset} then keeps the builds. */
-  live = false
-  /** Told the folders of each knowledge base as a build opens it (the dev server watches them). */
-  onFolders: ((folders: KnowledgeFolders) => void) | undefined
+  /** The routes modules' builds, shared while they run; the dev server's watcher keeps them current. */
+  readonly builds = new FolderBuilds<RoutesOutcome>({
+    servedAs: outcome => JSON.stringify(outcome.routes),
+    onSettled: (key, outcome) => this.warnOnce(key, outcome),
+  })
+
   /** The dev server's terminal: each build's warning, when it differs from the last one of its target. */
   onWarning: ((message: string) => void) | undefined
 
@@ -84,61 +82,20 @@ export class RoutesService {
 
   /** Forgets finished builds, so the next import routes again (the memo makes that cheap); not in a live dev server. */
   reset(): void {
-    if (!this.live) {
-      this.running.clear()
-      this.settled.clear()
-    }
-  }
-
-  /** The routes modules that cannot be built (and have no valid build to serve instead). */
-  failures(): (RoutesOutcome & { ok: false })[] {
-    return [...this.settled.values()].filter(outcome => !outcome.ok)
-  }
-
-  /** The folders of every routes module built so far. */
-  watched(): KnowledgeFolders[] {
-    return [...this.folders.values()]
+    this.builds.reset()
   }
 
   /** Routes `target`, or joins its running build. `cacheOnly`: never ask a routing model (see `RouteProjectOptions`). */
   build(target: FolderTarget, options: { cacheOnly: boolean }): Promise<RoutesOutcome> {
-    const key = JSON.stringify(target)
-    let outcome = this.running.get(key)
-    if (!outcome) {
-      const started = this.run(target, options.cacheOnly)
-      outcome = started
-      this.running.set(key, started)
-      void started.then((settled) => {
-        if (this.running.get(key) === started)
-          this.settle(key, settled)
-      })
-    }
-    return outcome
+    return this.builds.build(target, () => this.run(target, options.cacheOnly))
   }
 
-  /** Routes `target` again after its running build, if any, for {@link adopt}: the dev server's rebuilds, cache-only. */
-  async rebuild(target: FolderTarget): Promise<RoutesOutcome> {
-    await this.running.get(JSON.stringify(target))
-    return this.run(target, true)
+  /** Routes `target` again after its running build, if any, for the dev server to adopt: cache-only. */
+  rebuild(target: FolderTarget): Promise<RoutesOutcome> {
+    return this.builds.rebuild(target, () => this.run(target, true))
   }
 
-  /**
-   * Serves `outcome` to the imports of `target` from now on, unless it failed
-   * and a valid build is served: that one stays until a valid build replaces
-   * it. Returns whether imports now get other pages than before.
-   */
-  adopt(target: FolderTarget, outcome: RoutesOutcome): boolean {
-    const key = JSON.stringify(target)
-    const previous = this.settled.get(key)
-    if (!outcome.ok && previous?.ok)
-      return false
-    this.settle(key, outcome)
-    this.running.set(key, Promise.resolve(outcome))
-    return !(outcome.ok && previous?.ok && JSON.stringify(previous.routes) === JSON.stringify(outcome.routes))
-  }
-
-  private settle(key: string, outcome: RoutesOutcome): void {
-    this.settled.set(key, outcome)
+  private warnOnce(key: string, outcome: RoutesOutcome): void {
     if (!outcome.ok || !this.onWarning || this.warned.get(key) === outcome.warning)
       return
     this.warned.set(key, outcome.warning)
@@ -162,15 +119,14 @@ export class RoutesService {
     }
     const label = `Routed index pages of ${this.relativize(dir)}`
     const watch = [join(dir, 'skill-kit.json')]
-    const key = JSON.stringify(target)
     const opened = openKnowledgeProject(dir, { root: this.root() })
-    this.setFolders(key, { target, roots: [dir], written: this.folders.get(key)?.written ?? [] })
+    this.builds.setFolders({ target, roots: [dir], written: this.builds.foldersOf(target)?.written ?? [] })
     if (!opened.project) {
       const errors = opened.diagnostics.filter(d => d.severity === 'error')
       return { ok: false, watch, diagnostic: errors[0], message: `${label} cannot be built. Fix its settings:\n\n${errors.map(d => formatDiagnostic(d, this.relativize)).join('\n')}` }
     }
     const { config } = opened.project
-    this.setFolders(key, {
+    this.builds.setFolders({
       target,
       roots: [...new Set([dir, config.knowledge])],
       // The routing cache is under output.
@@ -201,10 +157,5 @@ export class RoutesService {
       files: [...watch, ...documents.map(card => join(config.knowledge, ...card.path.split('/')))],
       dirs: [config.knowledge],
     }
-  }
-
-  private setFolders(key: string, folders: KnowledgeFolders): void {
-    this.folders.set(key, folders)
-    this.onFolders?.(folders)
   }
 }
