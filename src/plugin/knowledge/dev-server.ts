@@ -5,7 +5,7 @@
 // base has a rebuild loop that waits for a burst to settle, never runs two
 // builds at once, and drops a build that a change made stale for one more.
 // A delivered build becomes what the knowledge module serves, and the module
-// (which accepts its own updates, see knowledge-codegen.ts) gets one update;
+// (which accepts its own updates, see codegen.ts) gets one update;
 // its document bodies have versioned ids, so the new index never imports an
 // old body. A build that fails shows Vite's overlay and leaves the last valid
 // module served.
@@ -16,7 +16,7 @@ import type { KnowledgeOutcome } from './service'
 import type { PluginState } from '../state'
 import type { FolderRebuildEvent } from '../folders/dev-rebuild'
 import { PROGRESS_PREFIX } from '../../knowledge/progress'
-import { knowledgeModuleId } from './service'
+import { knowledgeModuleId } from './ids'
 import { rebuildListeners, watchBeyondRoot, watchFolderRebuilds } from '../folders/dev-rebuild'
 
 /** A step of a dev-server knowledge rebuild. */

@@ -5,7 +5,7 @@ import type { ModuleKind } from '../kind'
 import { readFileSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import { splitFrontmatter } from '../../core/frontmatter'
-import { BODY_QUERY, devBodyVersion } from './service'
+import { BODY_QUERY, devBodyVersion } from './ids'
 import { generateBodyModule } from './codegen'
 
 export function knowledgeDocumentKind(state: PluginState): ModuleKind {

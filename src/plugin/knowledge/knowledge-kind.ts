@@ -3,7 +3,7 @@
 import type { PluginState } from '../state'
 import type { ModuleKind } from '../kind'
 import { resolveFolderImport } from '../folders/ids'
-import { KNOWLEDGE_PREFIX, knowledgeIds, knowledgeModuleId, parseKnowledgeModuleId } from './service'
+import { KNOWLEDGE_PREFIX, knowledgeIds, knowledgeModuleId, parseKnowledgeModuleId } from './ids'
 import { loadKnowledgeModule } from './load'
 
 /** The resolved id of `virtual:skill-kit/knowledge/<name>` (not of `…/<name>/routes`, the routes kind's). */

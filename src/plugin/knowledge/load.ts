@@ -7,13 +7,14 @@ import type { ProgressWrite } from '../bundlers/progress'
 import type { HookContext, Loaded } from '../kind'
 import type { BuildReports } from '../reports'
 import type { HtmlPreloads } from './html-preloads'
-import type { KnowledgeOutcome, KnowledgeService, KnowledgeTarget } from './service'
+import type { KnowledgeTarget } from './ids'
+import type { KnowledgeOutcome, KnowledgeService } from './service'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { formatDiagnostic } from '../../core/diagnostics'
 import { fileTexts } from '../bundlers/message'
 import { failFolderModule } from '../folders/builds'
-import { BODY_QUERY, bodyVersion, devBodyId, KNOWLEDGE_PREFIX } from './service'
+import { BODY_QUERY, bodyVersion, devBodyId, KNOWLEDGE_PREFIX } from './ids'
 import { encodeShardedSnapshot } from '../../knowledge/snapshot-shards'
 import { modelReference, shardedReference, snapshotReference } from './assets'
 import { queryTableReference } from './query-table-assets'
@@ -49,7 +50,7 @@ export async function loadKnowledgeModule(context: HookContext, target: Knowledg
     return undefined
   }
   const outcome: KnowledgeOutcome = await service.build(target, env.progress)
-  // A loaded module's dependencies are watched by the plugin (`index.ts`); a failed one's, so that fixing it rebuilds, there.
+  // A loaded module's dependencies are watched by the plugin (`index.ts`); a failed one's, so that fixing it rebuilds, by failFolderModule.
   if (!outcome.ok)
     return failFolderModule(context, env, outcome)
   const textOf = fileTexts()

@@ -1,5 +1,5 @@
-// Knowledge modules: which ids they have, and building their index through
-// the same project code as the CLI (same cache, same published files).
+// Building knowledge bases for the plugin through the same project code as
+// the CLI (same cache, same published files).
 
 import type { Diagnostic } from '../../core/diagnostics'
 import type { Embedder } from '../../knowledge/embedder'
@@ -8,10 +8,9 @@ import type { ShardOptions } from '../../knowledge/snapshot-shards'
 import type { SnapshotDocument } from '../../runtime/knowledge/snapshot-reader'
 import type { KnowledgeOptions, Options } from '../options'
 import type { ProgressWrite } from '../bundlers/progress'
-import type { FolderTarget } from '../folders/ids'
+import type { KnowledgeTarget } from './ids'
 import { join, resolve } from 'node:path'
 import { formatDiagnostic } from '../../core/diagnostics'
-import { hash } from '../../core/hash'
 import { closest } from '../../core/text'
 import { ModelNotAvailableError } from '../../knowledge/embedder-files'
 import { ModelDownloadError } from '../../knowledge/model-download'
@@ -22,50 +21,11 @@ import { QueryTableUnavailableError } from '../../knowledge/project-query-table'
 import { TransformersMissingError } from '../../knowledge/transformers'
 import { decodeSnapshot } from '../../runtime/knowledge/snapshot-reader'
 import { FolderBuilds } from '../folders/builds'
-import { folderModuleIds } from '../folders/ids'
-
-export const KNOWLEDGE_PREFIX = 'virtual:skill-kit/knowledge/'
-/** How knowledge modules spell their resolved ids. */
-export const knowledgeIds = folderModuleIds('knowledge')
-export const BODY_QUERY = '?knowledge-document'
-/**
- * A document body in the Vite dev server: `\0skill-kit-knowledge:document:<version>:<document ID>.js`,
- * versioned (see {@link bodyVersion}) so that an updated index imports new
- * modules, never a stale leaf, and with no file for Vite's own HMR to chase.
- * The ID is only there to be read (in the browser's network panel).
- */
-const DEV_BODY_PREFIX = `${knowledgeIds.prefix}document:`
-
-/** The dev server's id of the body of version `version` of document `id`. */
-export function devBodyId(version: string, id: string): string {
-  return `${DEV_BODY_PREFIX}${version}:${id.replace(/[^\w/-]/g, '_')}.js`
-}
-
-/** The version of a {@link devBodyId}; `undefined` for any other id. */
-export function devBodyVersion(id: string): string | undefined {
-  if (!id.startsWith(DEV_BODY_PREFIX) || !id.endsWith('.js'))
-    return undefined
-  const rest = id.slice(DEV_BODY_PREFIX.length)
-  return rest.includes(':') ? rest.slice(0, rest.indexOf(':')) : undefined
-}
-
-/** A knowledge base: a folder imported with `?knowledge`, or a name from the options. */
-export type KnowledgeTarget = FolderTarget
-
-/** The id a knowledge module resolves to in this bundler. */
-export const knowledgeModuleId = knowledgeIds.id
-
-/** The knowledge base a resolved id stands for. */
-export const parseKnowledgeModuleId = knowledgeIds.parse
-
-/** The version of a document body in module ids: its content's hash, so a new body never hides behind an old id. */
-export function bodyVersion(body: string): string {
-  return hash(body).slice(0, 12)
-}
+import { bodyVersion } from './ids'
 
 /** A built knowledge base, or the report of why it could not be built. */
 export type KnowledgeOutcome =
-  | { ok: true, name: string, project: KnowledgeProject, build: ProjectBuild, documents: SnapshotDocument[], includeModel: boolean, /** Publish as a core and shards. */ shards: ShardOptions | false, /** Vite builds: HTML preload links for the cores (see knowledge-html.ts). */ preloadHtml: boolean, warnings: Diagnostic[], watch: string[] }
+  | { ok: true, name: string, project: KnowledgeProject, build: ProjectBuild, documents: SnapshotDocument[], includeModel: boolean, /** Publish as a core and shards. */ shards: ShardOptions | false, /** Vite builds: HTML preload links for the cores (see html-preloads.ts). */ preloadHtml: boolean, warnings: Diagnostic[], watch: string[] }
   | { ok: false, message: string, /** Where the message points: its first error. */ diagnostic?: Diagnostic, watch: string[] }
 
 /** What a module is generated from: equal for two builds, the module is the same (a folder swapped in with the same documents, a file saved unchanged). */
@@ -79,7 +39,7 @@ function shardOptions(value: KnowledgeOptions['shards']): ShardOptions | false {
   return value === true ? {} : value || false
 }
 
-/** Diagnostics as one report, a line each; the message's code frame shows the first error (see `bundler-message.ts`). */
+/** Diagnostics as one report, a line each; the message's code frame shows the first error (see `bundlers/message.ts`). */
 function report(diagnostics: readonly Diagnostic[], relativize: (file: string) => string): string {
   return diagnostics.map(d => formatDiagnostic(d, relativize)).join('\n')
 }

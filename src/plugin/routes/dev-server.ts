@@ -1,6 +1,6 @@
 // The Vite dev server and routed index pages: routing a knowledge folder again
 // when its documents or settings change, and handing the page the new pages
-// through HMR, as vite-knowledge.ts does for knowledge modules (same file
+// through HMR, as knowledge/dev-server.ts does for knowledge modules (same file
 // events, same rebuild loop: bursts settle, builds never overlap, a build a
 // change made stale is dropped). Routing is cache-only here, so an edit never
 // asks a paid model; the folder's memo re-parses and re-cards only what changed.

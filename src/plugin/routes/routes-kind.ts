@@ -5,7 +5,7 @@ import type { PluginState } from '../state'
 import type { ModuleKind } from '../kind'
 import { failFolderModule } from '../folders/builds'
 import { folderModuleIds, resolveFolderImport } from '../folders/ids'
-import { KNOWLEDGE_PREFIX } from '../knowledge/service'
+import { KNOWLEDGE_PREFIX } from '../knowledge/ids'
 import { generateRoutesModule } from './codegen'
 
 const ROUTES_SUFFIX = '/routes'

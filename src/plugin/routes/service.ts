@@ -1,7 +1,7 @@
 // Routed index pages for the plugin: routing a knowledge folder through the same
 // project code as `routeKnowledgeProject` callers, with one memo per folder (an
 // edit parses and cards that document only), and the Vite dev server's builds,
-// which its watcher keeps current (see vite-routes.ts).
+// which its watcher keeps current (see dev-server.ts).
 
 import type { Diagnostic } from '../../core/diagnostics'
 import type { RoutedSkill } from '../../routing/layout'
