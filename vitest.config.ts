@@ -26,7 +26,7 @@ const E2E = [
  * the `skill-kit` command as a process, and the tiny test model through Transformers.js.
  */
 const INTEGRATION = [
-  'test/plugin/**/!(ids).test.ts', // skills/ids.test.ts only parses ids: a unit test
+  'test/plugin/**/!(ids|builds).test.ts', // skills/ids.test.ts and folders/builds.test.ts need no build: unit tests
   'test/cli/**/*.test.ts',
   'test/client/**/*.test.ts',
   'test/export/export.test.ts',
