@@ -19,9 +19,9 @@
 import type { ViteDevServer } from 'vite'
 import type { PluginState } from './state'
 import { existsSync, readFileSync } from 'node:fs'
-import { watchKnowledge } from './knowledge/dev-server'
-import { watchRoutes } from './routes/dev-server'
-import { watchSkills } from './skills/hot-update'
+import { watchKnowledge } from './knowledge'
+import { watchRoutes } from './routes'
+import { watchSkills } from './skills'
 
 export function configureDevServer(server: ViteDevServer, state: PluginState): void {
   watchSkills(server, state)

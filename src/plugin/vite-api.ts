@@ -2,10 +2,10 @@
 // follow the dev server's rebuilds of knowledge bases and routed index pages.
 
 import type { PluginState } from './state'
-import type { KnowledgeViteApi } from './knowledge/dev-server'
-import type { RoutesViteApi } from './routes/dev-server'
-import { knowledgeViteApi } from './knowledge/dev-server'
-import { routesViteApi } from './routes/dev-server'
+import type { KnowledgeViteApi } from './knowledge'
+import type { RoutesViteApi } from './routes'
+import { knowledgeViteApi } from './knowledge'
+import { routesViteApi } from './routes'
 
 /** What the plugin offers as its Vite `api`. */
 export interface SkillKitViteApi extends KnowledgeViteApi, RoutesViteApi {}
