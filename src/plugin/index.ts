@@ -78,9 +78,9 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
     return kind ? kind.load(id, context) : null
   }
 
-  /** The exported folders of this build that Rollup, Rolldown and Vite place once their output folder is known. */
+  /** The exported folders of this build that the bundler places once its output folder is known (`renderStart`). */
   let pendingExports: Parameters<typeof assertExportsOutsideKnowledge>[1] = []
-  /** Refuses, before anything is written, an export that the output folder (relative to the working folder, as Rollup writes it) puts inside its knowledge folder. */
+  /** Refuses, before anything is written, an export that the output folder (relative to the working folder, as the bundler writes it) puts inside its knowledge folder. */
   const renderStart = (output: { dir?: string, file?: string }) => {
     const dir = output.dir ?? (output.file ? dirname(output.file) : undefined)
     if (dir)

@@ -32,7 +32,7 @@ export class PluginState {
   readonly knowledge: KnowledgeService
   /** The routed index pages' builds. */
   readonly routes: RoutesService
-  /** Assets of Rollup-like builds for Node, resolved relative to their chunk. */
+  /** Emitted assets of builds for Node, resolved relative to their chunk. */
   readonly chunkAssets = new ChunkRelativeAssets()
   /** The knowledge files Vite's HTML pages preload (`preloadHtml`). */
   readonly htmlPreloads = new HtmlPreloads()

@@ -30,6 +30,11 @@ export const FILE_LOADER_SNAPSHOT_URL = 'snapshotUrl'
 
 const json = (value: unknown) => JSON.stringify(value)
 
+/** An expression of an emitted asset's URL (a string), from its reference (`emit` mode). */
+export function emittedUrl(reference: string): string {
+  return `import.meta.ROLLUP_FILE_URL_${reference}`
+}
+
 /** How a build writes files under fixed names, and an expression of such a file's URL at run time. */
 export interface FixedOutput {
   emit: EmitFixed

@@ -130,8 +130,8 @@ export interface ExportBuildEnv {
  * a routed one routes the project (the LLM router when a routing model is
  * configured; `offline` uses cached answers only). Failures throw, with the
  * knowledge base's name and what fixes it. Returns the exported folders whose
- * place could not be checked yet (the output folder is unknown until Rollup,
- * Rolldown or Vite render it): pass them to {@link assertExportsOutsideKnowledge} then.
+ * place could not be checked yet (the output folder is unknown until the
+ * output is rendered): pass them to {@link assertExportsOutsideKnowledge} then.
  */
 export async function emitKnowledgeExports(context: UnpluginBuildContext, env: ExportBuildEnv): Promise<ExportedFolder[]> {
   const requests = exportRequests(env.options)

@@ -17,7 +17,7 @@ import { pathToFileURL } from 'node:url'
 import { endpointOf } from '../../core/http-json'
 import { hash } from '../../core/hash'
 import { locateModelFiles, onnxFileOf } from '../../knowledge/embedder-files'
-import { FILE_LOADER_SNAPSHOT_URL, fixedOutput } from '../bundlers/asset-mode'
+import { emittedUrl, FILE_LOADER_SNAPSHOT_URL, fixedOutput } from '../bundlers/asset-mode'
 
 /** The ONNX Runtime Web files Transformers.js loads in browsers (its default `asyncify` build). */
 export const ORT_WASM_FILES = { mjs: 'ort-wasm-simd-threaded.asyncify.mjs', wasm: 'ort-wasm-simd-threaded.asyncify.wasm' } as const
@@ -28,7 +28,7 @@ const json = (value: unknown) => JSON.stringify(value)
 export function snapshotReference(mode: AssetMode, file: string, name: string, bytes: Uint8Array): { url: string, imports?: string, base?: string } {
   switch (mode.kind) {
     case 'emit':
-      return { url: `import.meta.ROLLUP_FILE_URL_${mode.emit(undefined, `${name}.skillkit`, bytes)}` }
+      return { url: emittedUrl(mode.emit(undefined, `${name}.skillkit`, bytes)) }
     case 'url-asset':
       return { url: json(file) }
     case 'file-loader':
@@ -54,7 +54,7 @@ export function snapshotReference(mode: AssetMode, file: string, name: string, b
 export function shardedReference(mode: AssetMode, name: string, files: ShardedSnapshotFiles): { core: string, shards: string[], coreReference?: string } | { error: string } | undefined {
   switch (mode.kind) {
     case 'emit': {
-      const url = (ref: string) => `new URL(import.meta.ROLLUP_FILE_URL_${ref}, import.meta.url)`
+      const url = (ref: string) => `new URL(${emittedUrl(ref)}, import.meta.url)`
       const coreReference = mode.emit(undefined, `${name}.skillkit`, files.core)
       return {
         coreReference,
@@ -152,7 +152,7 @@ function servedModel(mode: Extract<AssetMode, { kind: 'dev-server' }>, files: { 
   }
 }
 
-/** Rollup, Rolldown and Vite builds: emitted assets, the model's under fixed names that keep the layout Transformers.js expects (<model id>/onnx/…). */
+/** Emitted assets (`emit` mode): the model's under fixed names that keep the layout Transformers.js expects (<model id>/onnx/…). */
 function emittedModel(mode: Extract<AssetMode, { kind: 'emit' }>, bytes: Record<string, Uint8Array>, wasm: WasmFiles | undefined, read: (file: string) => Uint8Array, folder: string, id: string): BundledModelReference {
   let configRef = ''
   for (const [file, source] of Object.entries(bytes)) {
@@ -162,7 +162,7 @@ function emittedModel(mode: Extract<AssetMode, { kind: 'emit' }>, bytes: Record<
   }
   // From <folder><model id>/config.json up to <folder>.
   const up = json('../'.repeat(id.split('/').length))
-  const fileUrl = (ref: string) => `new URL(import.meta.ROLLUP_FILE_URL_${ref}, import.meta.url)`
+  const fileUrl = (ref: string) => `new URL(${emittedUrl(ref)}, import.meta.url)`
   return {
     modelUrl: `new URL(${up}, ${fileUrl(configRef)})`,
     wasm: wasm && {

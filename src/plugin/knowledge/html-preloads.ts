@@ -17,7 +17,7 @@ export interface PreloadTag {
   injectTo: 'head'
 }
 
-/** The parts of a Rollup/Rolldown output chunk this module reads. */
+/** The parts of an output chunk (Vite's `transformIndexHtml` context) this module reads. */
 interface BundleChunk {
   type: 'chunk'
   imports: readonly string[]

@@ -30,7 +30,7 @@ export interface KnowledgeLoadEnv {
   reports: BuildReports
   /** Import path of `runtime-knowledge.mjs`. */
   runtime: string
-  /** Assets of Rollup-like builds for Node, resolved relative to their chunk. */
+  /** Emitted assets of builds for Node, resolved relative to their chunk. */
   chunkAssets: ChunkRelativeAssets
   /** The files Vite's HTML pages preload, by module id (`preloadHtml`). */
   htmlPreloads: HtmlPreloads

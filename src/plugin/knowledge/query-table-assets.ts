@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { hash } from '../../core/hash'
 import { QUERY_TABLE_CORE_NAME, queryTableShardName } from '../../runtime/knowledge/encoder/read'
-import { fixedOutput } from '../bundlers/asset-mode'
+import { emittedUrl, fixedOutput } from '../bundlers/asset-mode'
 
 const json = (value: unknown) => JSON.stringify(value)
 
@@ -31,7 +31,7 @@ export function queryTableReference(mode: AssetMode, table: QueryTableFiles, dir
         if (name === QUERY_TABLE_CORE_NAME)
           core = reference
       }
-      return { core: `new URL(import.meta.ROLLUP_FILE_URL_${core}, import.meta.url)`, coreReference: core }
+      return { core: `new URL(${emittedUrl(core)}, import.meta.url)`, coreReference: core }
     }
     case 'url-asset':
     case 'file-loader': {

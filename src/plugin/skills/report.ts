@@ -30,7 +30,7 @@ export interface ReportedSkill {
 export function compileReported(context: HookContext, state: PluginState, file: string, id: string): ReportedSkill | undefined {
   const { compiled, dependencies } = state.loader.load(file)
   const { relativize } = state
-  // Before any error: Rollup throws there, and a watch build must still see the fix.
+  // Before any error: some bundlers throw there, and a watch build must still see the fix.
   if (!unwatched(context)) {
     for (const dependency of dependencies)
       context.addWatchFile(dependency)
