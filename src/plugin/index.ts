@@ -9,7 +9,8 @@
 // | virtual:skill-kit/knowledge/<name>,           | knowledge          | knowledge/knowledge-kind.ts |
 // |   ./folder?knowledge                          |                    |                             |
 // | (a knowledge module's document bodies)        | knowledge-document | knowledge/document-kind.ts  |
-// | x/SKILL.md, ?cover, ?sections, ?section=, ?meta | skill            | skills/skill-kind.ts        |
+// | x/SKILL.md and its ?cover, ?sections,         | skill              | skills/skill-kind.ts        |
+// |   ?section=<id>, ?meta                        |                    |                             |
 //
 // Exports (`knowledge.<name>.export`) are written at build start: export/.
 // Bundler quirks: bundlers/ (one adapter per bundler, chosen here once).
