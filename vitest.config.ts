@@ -11,7 +11,7 @@ const E2E = [
   'test/browser/**/*.test.ts',
   'test/install/**/*.test.ts',
   'test/plugin/diagnostics-dev.test.ts', // Vite's error overlay, in Chromium
-  'test/plugin/knowledge-html.test.ts', // preload links reused by the page, in Chromium
+  'test/plugin/knowledge/html-preloads.test.ts', // preload links reused by the page, in Chromium
   'test/cli/model.test.ts',
   'test/cli/watch.test.ts',
   'test/knowledge/models.test.ts',
@@ -26,7 +26,7 @@ const E2E = [
  * the `skill-kit` command as a process, and the tiny test model through Transformers.js.
  */
 const INTEGRATION = [
-  'test/plugin/!(ids).test.ts', // ids.test.ts only parses ids: a unit test
+  'test/plugin/**/!(ids|builds).test.ts', // skills/ids.test.ts and folders/builds.test.ts need no build: unit tests
   'test/cli/**/*.test.ts',
   'test/client/**/*.test.ts',
   'test/export/export.test.ts',

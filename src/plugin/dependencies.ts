@@ -1,4 +1,4 @@
-import type { Dependencies, Loaded } from './kinds/kind'
+import type { Dependencies, Loaded } from './kind'
 import { sep } from 'node:path'
 
 /**

@@ -1,71 +1,87 @@
-import type { UnpluginBuildContext, UnpluginContext, UnpluginFactory } from 'unplugin'
+// The unplugin: the module kinds of each feature, asked in turn for every id,
+// over one bundler adapter. What the plugin serves, and where each is made:
+//
+// | import                                        | kind               | room                        |
+// |-----------------------------------------------|--------------------|-----------------------------|
+// | virtual:skill-kit/skills                      | registry           | skills/registry-kind.ts     |
+// | virtual:skill-kit/knowledge/<name>/routes,    | routes             | routes/routes-kind.ts       |
+// |   ./folder?routes                             |                    |                             |
+// | virtual:skill-kit/knowledge/<name>,           | knowledge          | knowledge/knowledge-kind.ts |
+// |   ./folder?knowledge                          |                    |                             |
+// | (a knowledge module's document bodies)        | knowledge-document | knowledge/document-kind.ts  |
+// | x/SKILL.md and its ?cover, ?sections,         | skill              | skills/skill-kind.ts        |
+// |   ?section=<id>, ?meta                        |                    |                             |
+//
+// Exports (`knowledge.<name>.export`) are written at build start: export/.
+// Bundler quirks: bundlers/ (one adapter per bundler, chosen here once).
+// The dev server's updates: dev-server.ts.
+
+import type { UnpluginFactory } from 'unplugin'
 import type { DevEnvironment } from 'vite'
-import type { FileUrlRequest } from './chunk-assets'
-import type { LoadModule } from './esbuild-load'
-import type { Loaded, ModuleKind } from './kinds/kind'
-import type { HtmlContext } from './knowledge-html'
+import type { FileUrlRequest } from './bundlers/chunk-assets'
+import type { HookContext, Loaded, LoadModule, ModuleKind } from './kind'
+import type { HtmlContext } from './knowledge/html-preloads'
 import type { Options } from './options'
 import { dirname, resolve } from 'node:path'
 import { createUnplugin } from 'unplugin'
-import { ChunkRelativeAssets } from './chunk-assets'
-import { loadWithWatchDirs } from './esbuild-load'
-import { writeEsbuildOutputs } from './knowledge-load'
+import { bundlerAdapter } from './bundlers'
+import { configureDevServer } from './dev-server'
 import { assertExportsOutsideKnowledge, emitKnowledgeExports, reportExportFailure } from './export'
-import { KnowledgeService } from './knowledge'
-import { knowledgeKind, namedKnowledgeId } from './kinds/knowledge'
-import { knowledgeDocumentKind } from './kinds/knowledge-document'
-import { REGISTRY_ID, registryId, registryKind } from './kinds/registry'
-import { namedRoutesId, routesKind } from './kinds/routes'
-import { progressChannel } from './progress'
-import { skillKind } from './kinds/skill'
+import { knowledgeDocumentKind, knowledgeKind } from './knowledge'
 import { FAILED_MODULE } from './reports'
-import { RoutesService } from './routes'
+import { routesKind } from './routes'
+import { hotUpdateSkills, REGISTRY_ID, registryKind, servedModule, skillKind } from './skills'
 import { PluginState } from './state'
-import { rewriteVirtualScheme } from './virtual-scheme'
 import { validateOptions } from './validate-options'
 import { skillKitViteApi } from './vite-api'
-import { configureDevServer } from './vite-server'
-import { hotUpdateSkills, servedModule } from './vite-skills'
-import { watchDependencies } from './watch'
 
 export type { FilterPattern, KnowledgeExportOptions, KnowledgeOptions, Options } from './options'
 export type { SkillKitViteApi } from './vite-api'
-export type { KnowledgeRebuildEvent } from './vite-knowledge'
-export type { RoutesRebuildEvent } from './vite-routes'
+export type { KnowledgeRebuildEvent } from './knowledge'
+export type { RoutesRebuildEvent } from './routes'
 export { REGISTRY_ID }
 
-/** Every id a kind may own, so bundlers call the plugin for nothing else. */
-const OUR_IDS = /\.md(?:\?.*)?$|virtual:skill-kit\/|__skill-kit-skills__\.js$|\?knowledge(?:&.*)?$|skill-kit-knowledge[:_]|\?routes(?:&.*)?$|skill-kit-routes[:_]/i
+/** The plugin's module kinds, in the order they are asked: a registry or knowledge id is never a skill's. */
+function moduleKinds(state: PluginState): ModuleKind[] {
+  return [registryKind(state), routesKind(state), knowledgeKind(state), knowledgeDocumentKind(state), skillKind(state)]
+}
+
+/** Every `virtual:skill-kit/…` import is the plugin's to resolve (or to leave unresolved). */
+const VIRTUAL_SCHEME = 'virtual:skill-kit\\/'
 
 /**
- * What `load` returns after `this.error`. Rollup and Vite throw there, but
- * webpack and rspack only record the error, and would otherwise parse the raw
- * Markdown as JavaScript (esbuild's loads: `esbuild-load.ts`).
+ * What `load` returns after `this.error`. Some bundlers throw there; others
+ * only record the error, and would otherwise parse the raw Markdown as
+ * JavaScript.
  */
 const FAILED = { code: FAILED_MODULE }
-/** esbuild reads the generated modules as JavaScript. */
-const ESBUILD_LOADER = 'js'
 
 export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = {}, meta) => {
   // Before anything reads them: a wrong shape is one error naming every problem, in every bundler.
   validateOptions(options)
-  const state = new PluginState(options, meta.framework)
-  state.knowledge = new KnowledgeService(options, () => state.root, state.relativize)
-  state.routes = new RoutesService(state.knowledge, () => state.root, state.relativize)
-  state.chunkAssets = new ChunkRelativeAssets()
-  // In the order they are asked: a registry or knowledge id is never a skill's.
-  const kinds: ModuleKind[] = [registryKind(state), routesKind(state), knowledgeKind(state), knowledgeDocumentKind(state), skillKind(state)]
+  const bundler = bundlerAdapter(meta.framework)
+  const state = new PluginState(options, bundler)
+  const kinds = moduleKinds(state)
+  /** Every id a kind may own, so that bundlers call the plugin for nothing else. */
+  const ids = new RegExp([VIRTUAL_SCHEME, ...kinds.map(kind => kind.ids.source)].join('|'), 'i')
   const resolveFileUrl = (request: FileUrlRequest) => state.chunkAssets.resolveFileUrl(request) ?? null
   /** The resolved id of a `virtual:skill-kit/…` import. */
-  const virtualId = (request: string) => request === REGISTRY_ID ? registryId(state) : namedRoutesId(state, request) ?? namedKnowledgeId(state, request)
+  const virtualId = (request: string) => {
+    for (const kind of kinds) {
+      const id = kind.virtualId?.(request)
+      if (id !== undefined)
+        return id
+    }
+    return undefined
+  }
   const loadModule: LoadModule = async (id, context) => {
     const kind = kinds.find(k => k.owns(id))
     return kind ? kind.load(id, context) : null
   }
 
-  /** The exported folders of this build that Rollup, Rolldown and Vite place once their output folder is known. */
+  /** The exported folders of this build that the bundler places once its output folder is known (`renderStart`). */
   let pendingExports: Parameters<typeof assertExportsOutsideKnowledge>[1] = []
-  /** Refuses, before anything is written, an export that the output folder (relative to the working folder, as Rollup writes it) puts inside its knowledge folder. */
+  /** Refuses, before anything is written, an export that the output folder (relative to the working folder, as the bundler writes it) puts inside its knowledge folder. */
   const renderStart = (output: { dir?: string, file?: string }) => {
     const dir = output.dir ?? (output.file ? dirname(output.file) : undefined)
     if (dir)
@@ -90,15 +106,15 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
       try {
         pendingExports = await emitKnowledgeExports(this, {
           options,
-          framework: state.framework,
+          bundler,
           service: state.knowledge,
           root: state.root,
           relativize: state.relativize,
-          progress: progressChannel(this as UnpluginBuildContext & UnpluginContext, state.framework, state.viteLogger),
+          progress: bundler.progress(this as HookContext, state.viteLogger),
         })
       }
       catch (error) {
-        if (!reportExportFailure(this, error))
+        if (!reportExportFailure(this, bundler, error))
           throw error
       }
     },
@@ -110,7 +126,7 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
     },
 
     resolveId: {
-      filter: { id: OUR_IDS },
+      filter: { id: ids },
       async handler(source, importer) {
         for (const kind of kinds) {
           const id = await kind.resolveId(source, importer, this)
@@ -122,7 +138,7 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
     },
 
     load: {
-      filter: { id: OUR_IDS },
+      filter: { id: ids },
       async handler(id) {
         const served = servedModule((this as { environment?: DevEnvironment }).environment, id, state)
         if (served) {
@@ -134,7 +150,7 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
           loaded = await loadModule(id, this)
         }
         finally {
-          // Rollup and Vite throw at `this.error`: a failed load is recorded too. Only the dev server reads
+          // A bundler that throws at `this.error` records a failed load too. Only the dev server reads
           // the records: a build would hold every module's code in them until it ends, for nothing.
           if (loaded !== null && state.viteServe)
             state.dependencies.record(id, loaded)
@@ -143,19 +159,12 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
           return null
         if (!loaded)
           return FAILED
-        watchDependencies(this, state.framework, state.viteServe !== undefined, loaded)
+        bundler.watchDependencies(this, state.viteServe !== undefined, loaded)
         return { code: loaded.code, map: null }
       },
     },
 
-    rollup: { resolveFileUrl, renderStart },
-    rolldown: {
-      resolveFileUrl,
-      renderStart,
-      options(input) {
-        state.rolldownPlatform = input.platform
-      },
-    },
+    ...bundler.hooks({ ids, load: loadModule, virtualId, resolveFileUrl, renderStart }),
 
     vite: {
       api: skillKitViteApi(state),
@@ -185,31 +194,6 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
       },
       hotUpdate(options) {
         return hotUpdateSkills(this.environment, options, state, kinds)
-      },
-    },
-
-    webpack(compiler) {
-      rewriteVirtualScheme(compiler, virtualId)
-    },
-
-    rspack(compiler) {
-      rewriteVirtualScheme(compiler, virtualId)
-    },
-
-    esbuild: {
-      onResolveFilter: OUR_IDS,
-      onLoadFilter: OUR_IDS,
-      loader: ESBUILD_LOADER,
-      // Loads the plugin's ids before unplugin's adapter would, which drops the folders a module lists.
-      setup(build) {
-        loadWithWatchDirs(build, OUR_IDS, ESBUILD_LOADER, loadModule)
-        writeEsbuildOutputs(build)
-      },
-      config(build) {
-        // Snapshots are imported for their URL: esbuild copies them next to the bundle. Its `file`
-        // loader needs an output path, and a build without one (skills only) must not fail for it.
-        if (build.outdir || build.outfile)
-          build.loader = { '.skillkit': 'file', ...build.loader }
       },
     },
   }

@@ -1,6 +1,6 @@
 /**
- * The code of a module that failed: after its error (esbuild, webpack and
- * rspack go on with what `load` returns), or for another module of a file
+ * The code of a module that failed: after its error (bundlers that only
+ * record it go on with what `load` returns), or for another module of a file
  * whose error one module already reported in this build. It throws, so it is
  * never shipped as a valid module.
  */
@@ -8,7 +8,7 @@ export const FAILED_MODULE = 'throw new Error("unplugin-skill-kit could not buil
 
 /**
  * What this build has reported, so that each problem shows once per build in
- * every bundler. esbuild, webpack and rspack load each query form of a skill
+ * every bundler. Most bundlers load each query form of a skill
  * (and the registry) as a module of its own, and would report one invalid
  * skill once per module.
  *

@@ -1,16 +1,16 @@
-import type { ChunkRelativeAssets } from './chunk-assets'
-import type { KnowledgeService } from './knowledge'
-import type { ViteServe } from './knowledge-load'
+import type { BundlerAdapter, ViteServe } from './bundlers'
 import type { Options } from './options'
-import type { InfoLogger } from './progress'
-import type { RoutesService } from './routes'
+import type { InfoLogger } from './bundlers/progress'
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { SkillLoader } from '../skill/load'
+import { ChunkRelativeAssets } from './bundlers/chunk-assets'
 import { ModuleDependencies } from './dependencies'
-import { HtmlPreloads } from './knowledge-html'
+import { HtmlPreloads } from './knowledge/html-preloads'
+import { KnowledgeService } from './knowledge/service'
 import { createFileFilter } from './options'
 import { BuildReports } from './reports'
+import { RoutesService } from './routes/service'
 
 /**
  * What every module kind shares: the options, the root (which Vite may set
@@ -28,22 +28,21 @@ export class PluginState {
   /** The Vite dev server's base and the files it serves for knowledge modules. */
   viteServe: ViteServe | undefined
   viteLogger: InfoLogger | undefined
-  /** Rolldown's `platform` option, when the build sets one. */
-  rolldownPlatform: string | undefined
-  knowledge!: KnowledgeService
-  routes!: RoutesService
-  chunkAssets!: ChunkRelativeAssets
+  /** The knowledge bases' builds. */
+  readonly knowledge: KnowledgeService
+  /** The routed index pages' builds. */
+  readonly routes: RoutesService
+  /** Emitted assets of builds for Node, resolved relative to their chunk. */
+  readonly chunkAssets = new ChunkRelativeAssets()
   /** The knowledge files Vite's HTML pages preload (`preloadHtml`). */
   readonly htmlPreloads = new HtmlPreloads()
 
-  constructor(readonly options: Options, readonly framework: string) {
+  constructor(readonly options: Options, readonly bundler: BundlerAdapter) {
     this.root = resolve(options.root ?? process.cwd())
     this.filter = createFileFilter(options.include, options.exclude, this.root)
     this.loader = new SkillLoader({ strict: options.strict, onInvalid: options.onInvalid })
-  }
-
-  get esbuild(): boolean {
-    return this.framework === 'esbuild'
+    this.knowledge = new KnowledgeService(options, () => this.root, this.relativize)
+    this.routes = new RoutesService(this.knowledge, () => this.root, this.relativize)
   }
 
   /** Moves the root (Vite's `root`, unless the options set one). */
@@ -56,19 +55,19 @@ export class PluginState {
   readonly relativize = (file: string): string => relative(this.root, file).replace(/\\/g, '/') || file
 
   /**
-   * A module id as the bundler gets it. esbuild prints its plugins' module ids
-   * into bundles: there they are relative to the root, so that no build
+   * A module id as the bundler gets it: relative to the root where ids are
+   * file names printed into bundles (`idsAsFiles`), so that no build
    * machine's folder reaches the output.
    */
   shownId(id: string): string {
     const [path, query] = splitQuery(id)
-    return this.esbuild ? `${relative(this.root, path).replace(/\\/g, '/')}${query}` : id
+    return this.bundler.idsAsFiles ? `${relative(this.root, path).replace(/\\/g, '/')}${query}` : id
   }
 
   /** The absolute id of one that {@link shownId} made relative. */
   fileId(id: string): string {
     const [path, query] = splitQuery(id)
-    return this.esbuild && !isAbsolute(path) ? `${resolve(this.root, path)}${query}` : id
+    return this.bundler.idsAsFiles && !isAbsolute(path) ? `${resolve(this.root, path)}${query}` : id
   }
 
   /**

@@ -2,10 +2,10 @@
 // follow the dev server's rebuilds of knowledge bases and routed index pages.
 
 import type { PluginState } from './state'
-import type { KnowledgeViteApi } from './vite-knowledge'
-import type { RoutesViteApi } from './vite-routes'
-import { knowledgeViteApi } from './vite-knowledge'
-import { routesViteApi } from './vite-routes'
+import type { KnowledgeViteApi } from './knowledge'
+import type { RoutesViteApi } from './routes'
+import { knowledgeViteApi } from './knowledge'
+import { routesViteApi } from './routes'
 
 /** What the plugin offers as its Vite `api`. */
 export interface SkillKitViteApi extends KnowledgeViteApi, RoutesViteApi {}

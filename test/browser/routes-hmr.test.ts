@@ -13,7 +13,7 @@
 import type { Browser, Page } from 'playwright-core'
 import type { Logger, ViteDevServer } from 'vite'
 import type { SkillKitViteApi } from '../../src/plugin/vite-api'
-import type { RoutesRebuildEvent } from '../../src/plugin/vite-routes'
+import type { RoutesRebuildEvent } from '../../src/plugin/routes/dev-server'
 import type { HmrMessage } from '../support/knowledge-app'
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'

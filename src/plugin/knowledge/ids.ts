@@ -1,0 +1,46 @@
+// How knowledge modules are imported and spelled: `virtual:skill-kit/knowledge/<name>`,
+// `./folder?knowledge`, and their document bodies (`<file>?knowledge-document`,
+// versioned ids in the dev server).
+
+import type { FolderTarget } from '../folders/ids'
+import { hash } from '../../core/hash'
+import { folderModuleIds } from '../folders/ids'
+
+export const KNOWLEDGE_PREFIX = 'virtual:skill-kit/knowledge/'
+/** How knowledge modules spell their resolved ids. */
+export const knowledgeIds = folderModuleIds('knowledge')
+export const BODY_QUERY = '?knowledge-document'
+/**
+ * A document body in the Vite dev server: `\0skill-kit-knowledge:document:<version>:<document ID>.js`,
+ * versioned (see {@link bodyVersion}) so that an updated index imports new
+ * modules, never a stale leaf, and with no file for Vite's own HMR to chase.
+ * The ID is only there to be read (in the browser's network panel).
+ */
+const DEV_BODY_PREFIX = `${knowledgeIds.prefix}document:`
+
+/** The dev server's id of the body of version `version` of document `id`. */
+export function devBodyId(version: string, id: string): string {
+  return `${DEV_BODY_PREFIX}${version}:${id.replace(/[^\w/-]/g, '_')}.js`
+}
+
+/** The version of a {@link devBodyId}; `undefined` for any other id. */
+export function devBodyVersion(id: string): string | undefined {
+  if (!id.startsWith(DEV_BODY_PREFIX) || !id.endsWith('.js'))
+    return undefined
+  const rest = id.slice(DEV_BODY_PREFIX.length)
+  return rest.includes(':') ? rest.slice(0, rest.indexOf(':')) : undefined
+}
+
+/** A knowledge base: a folder imported with `?knowledge`, or a name from the options. */
+export type KnowledgeTarget = FolderTarget
+
+/** The id a knowledge module resolves to in this bundler. */
+export const knowledgeModuleId = knowledgeIds.id
+
+/** The knowledge base a resolved id stands for. */
+export const parseKnowledgeModuleId = knowledgeIds.parse
+
+/** The version of a document body in module ids: its content's hash, so a new body never hides behind an old id. */
+export function bodyVersion(body: string): string {
+  return hash(body).slice(0, 12)
+}
