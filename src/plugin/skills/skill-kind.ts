@@ -45,7 +45,7 @@ export function skillKind(state: PluginState): ModuleKind {
           file = join(state.root, file)
       }
       else {
-        // Aliases and packages: only Rollup-like bundlers expose `this.resolve`; elsewhere the bundler resolves.
+        // Aliases and packages: where the bundler's context offers `this.resolve`, it resolves them; elsewhere the bundler does, after us.
         const resolved = await (context as ResolvingContext).resolve?.(file, importer, { skipSelf: true })
         if (!resolved)
           return null
@@ -55,7 +55,7 @@ export function skillKind(state: PluginState): ModuleKind {
         return null
       const query = source.includes('?') ? source.slice(source.indexOf('?')) : ''
       const id = parsed.query.kind === 'invalid' ? file + query : canonicalId(file, parsed.query)
-      // Answering an id with itself makes webpack resolve it again, forever.
+      // Answering an id with itself makes a bundler that resolves answers again loop forever.
       return id === source ? null : state.shownId(id)
     },
 
