@@ -25,8 +25,8 @@
 //              shard only, whose own SDIR lists the others (a search that needs them fetches it first)
 //   ACFG  u32  the vector cells, optional (see ann/cells.ts)
 // A lexical shard holds the postings of terms [from, to); a vector or
-// refinement shard the rows of chunks [from, to) (with vector cells, of whole
-// documents: a search reads a document's rows whole); a cell shard cells
+// refinement shard the rows of chunks [from, to) (with vector cells, those of
+// documents [from, to) of the row order, ann/rows.ts: a search reads a document's rows whole); a cell shard cells
 // [from, to) (one), its chunks listed in it; the centroid shard the centroids
 // of cells [from, to) (all; ann/cells.ts). Each shard is a snapshot
 // file flagged SHARD with
@@ -48,10 +48,13 @@ import type { IndexArray, Section, Snapshot, SnapshotContainer, SnapshotDocument
 import { createCandidateIndex, setCandidateIndex } from './ann/candidates'
 import type { CellCodes } from './ann/cells'
 import { fillCentroids, readCell, readPartition } from './ann/cells'
+import type { RowOrder } from './ann/rows'
+import { readRowOrder, shardChunks } from './ann/rows'
 import type { ShardEntry, ShardSource } from './snapshot-shard-directory'
 import { KnowledgeError } from './errors'
 import { documentsCrcOf, readDirectory, ShardKind, SHRD_LENGTH, unreadableSnapshot } from './snapshot-shard-directory'
 import { scoredTerms } from './lexical'
+import { documentChunks } from './search-refine'
 import { bytesOf, checkPostings, checkScales, corrupt, crc32, decodeContainer, documentRow, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, readContainer, refineRowBytes, view } from './snapshot-reader'
 
 
@@ -120,6 +123,8 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
     throw new KnowledgeError('snapshot-mismatch', `The knowledge snapshot core lists ${total} shards where its module names ${source.count}: they come from different builds. Deploy the build's whole output folder again, so that all of its files match.`)
   /** Whether every shard is listed: always without cells, once the centroid shard is in with them. */
   let listed = !partition
+  /** With cells, the documents in the order the vector shards hold them (ann/rows.ts), once the centroid shard is in. */
+  let rowOrder: RowOrder | undefined
   // Every term, chunk and cell is in exactly one shard of its kind, in order.
   const checkTiling = () => {
     const ends = [0, 0, 0, 0, 0]
@@ -129,7 +134,8 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
       ends[shard.kind] = shard.to
     }
     const rows = (here: boolean) => listed && here ? snapshot.chunkCount : 0
-    if (ends[ShardKind.lexical] !== (lexical?.terms.length ?? 0) || ends[ShardKind.vectors] !== rows(withVectors) || ends[ShardKind.refinement] !== (partition ? 0 : rows(snapshot.refinement !== null))
+    // With cells, vector shards tile the positions of the row order, a document each.
+    if (ends[ShardKind.lexical] !== (lexical?.terms.length ?? 0) || ends[ShardKind.vectors] !== (partition ? (listed && withVectors ? snapshot.documents.length : 0) : rows(withVectors)) || ends[ShardKind.refinement] !== (partition ? 0 : rows(snapshot.refinement !== null))
       || ends[ShardKind.cell] !== (listed ? partition?.count ?? 0 : 0) || ends[ShardKind.centroids] !== (partition?.count ?? 0) || (listed && shards.length !== total))
       corrupt('its shards do not tile the terms, chunks and cells')
   }
@@ -202,6 +208,7 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
     if (rest.vectorType !== vectorType || rest.snapshotCrc !== snapshotCrc || index + 1 + rest.shards.length !== total)
       corrupt('its centroid shard lists the shards of another snapshot')
     fillCentroids(partition!, shard)
+    rowOrder = readRowOrder(shard, snapshot.documents.length)
     shards.push(...rest.shards)
     listed = true
     reindex()
@@ -227,6 +234,8 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
   }
 
   const fillVectors = ({ bytes, sections }: SnapshotContainer, { from, to }: ShardEntry): void => {
+    if (partition)
+      return fillDocumentRows(bytes, sections, from, to)
     const dims = snapshot.dimensions
     const rows = to - from
     const vect = sections.get('VECT')
@@ -241,14 +250,37 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
       checkScales(scales, from)
       snapshot.scales.set(scales, from)
     }
-    // With cells, a row's refinement bits come with it: a search reads them for the rows it rescores, in the same request.
-    if (partition && snapshot.refinement) {
-      const vref = sections.get('VREF')
-      if (!vref || vref.type !== ElementType.u8)
-        corrupt('a vector shard of a snapshot with vector cells and refinement bits lacks its u8 VREF section (a snapshot of an earlier version: build it again)')
-      fillRefinementRows(bytes, vref, from, to)
+  }
+
+  /** With cells: a vector shard holds the rows of documents [from, to) of the row order, with their scales and refinement bits. */
+  const fillDocumentRows = (bytes: Uint8Array, sections: SnapshotContainer['sections'], from: number, to: number): void => {
+    const { offsets, chunks } = documentChunks(snapshot)
+    const rows = shardChunks(rowOrder!, offsets, chunks, from, to)
+    const dims = snapshot.dimensions
+    const vect = sections.get('VECT')
+    if (!vect || vect.type !== vectorType)
+      corrupt('a vector shard lacks its VECT section of the core\'s type')
+    const vectors = view(bytes, vect, vectorType, rows.length * dims) as Int8Array | Float32Array
+    const scal = snapshot.scales ? sections.get('SCAL') : undefined
+    if (snapshot.scales && (!scal || scal.type !== ElementType.f32))
+      corrupt('a vector shard of int8 vectors lacks its f32 SCAL section')
+    const scales = scal ? view(bytes, scal, ElementType.f32, rows.length) as Float32Array : undefined
+    // A row's refinement bits come with it: a search reads them for the rows it rescores, in the same request.
+    const vref = snapshot.refinement ? sections.get('VREF') : undefined
+    if (snapshot.refinement && (!vref || vref.type !== ElementType.u8))
+      corrupt('a vector shard of a snapshot with vector cells and refinement bits lacks its u8 VREF section (a snapshot of an earlier version: build it again)')
+    const refineRow = snapshot.refinement ? refineRowBytes(dims, snapshot.refinement.bits) : 0
+    const refinement = vref ? view(bytes, vref, ElementType.u8, rows.length * refineRow) as Uint8Array : undefined
+    for (const [k, c] of rows.entries()) {
+      if (scales) {
+        checkScales(scales.subarray(k, k + 1), c)
+        snapshot.scales!.set(scales.subarray(k, k + 1), c)
+      }
+      snapshot.vectors.set(vectors.subarray(k * dims, (k + 1) * dims), c * dims)
+      if (refinement)
+        snapshot.refinement!.data.set(refinement.subarray(k * refineRow, (k + 1) * refineRow), c * refineRow)
+      rowLoaded![c] = 1
     }
-    rowLoaded?.fill(1, from, to)
   }
 
   const fillRefinement = ({ bytes, sections }: SnapshotContainer, { from, to }: ShardEntry): void => {
@@ -277,8 +309,10 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
   }
 
   // Refinement bits are fetched for the chunks a search rescores: until all are in, searches say which they want.
+  /** The vector shard holding chunk `c`'s row: with cells, its document's, by the document's position in the row order. */
+  const vectorShardOf = (c: number): number => shardAt(vectorShards, partition ? rowOrder!.positions[snapshot.chunkDocuments[c]!]! : c)
   /** The shard holding chunk `c`'s refinement bits: with cells, its vector shard. */
-  const refinementShardOf = (c: number): number => partition ? shardAt(vectorShards, c) : shardAt(refinementShards, c)
+  const refinementShardOf = (c: number): number => partition ? vectorShardOf(c) : shardAt(refinementShards, c)
   if (snapshot.refinement && (refinementShards!.length > 0 || !listed))
     snapshot.refinement.pending = { missing: chunk => !listed || loaded[refinementShardOf(chunk)] === 0, wanted: new Set() }
   // With vector cells, searches read the candidates their query selects until every row is in.
@@ -294,7 +328,11 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
       rowLoaded: c => rowLoaded![c] === 1,
       wantCentroids: () => cellsWanted.add(centroidShard),
       wantCell: j => cellsWanted.add(cellShards[j]!),
-      wantRow: c => cellsWanted.add(shardAt(vectorShards, c)),
+      wantRow: c => cellsWanted.add(vectorShardOf(c)),
+      rowGroup: (d) => {
+        const { from, to } = shards[shardAt(vectorShards, rowOrder!.positions[d]!)]!
+        return rowOrder!.documents.subarray(from, to)
+      },
     }))
   }
   const loadVectorRows = async (): Promise<void> => {

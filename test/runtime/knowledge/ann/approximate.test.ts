@@ -126,10 +126,10 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
     // A cell holds 2-bit codes (12 bytes a row of 48 components, a step and a chunk number), not rows of 52 bytes.
     const cellBytes = shards.flatMap((s, i) => s.kind === ShardKind.cell ? [narrow.shards[i]!.length] : []).reduce((a, b) => a + b, 0)
     expect(cellBytes).toBeLessThan(0.4 * corpus.chunkCount * (DIMS + 4))
-    // Each vector shard holds one document's rows.
+    // Each vector shard holds one document's rows: its range is of positions in the row order, a document each.
     const vectorShards = shards.filter(s => s.kind === ShardKind.vectors)
     expect(vectorShards.length).toBe(documents.length)
-    expect(vectorShards.every(s => s.to - s.from === 8)).toBe(true)
+    expect(vectorShards.every(s => s.to - s.from === 1)).toBe(true)
     for (const query of [...corpus.queryVectors.keys()].slice(0, 10)) {
       const fetched: number[] = []
       expect(await sharded(narrow, fetched).search(query, { mode: 'vector' }), query).toEqual(await whole.search(query, { mode: 'vector' }))
@@ -244,6 +244,7 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
     expect(() => encodeShardedSnapshot(small.snapshot, { cells: -1 })).toThrow('Cannot shard the knowledge snapshot: cells must be \'auto\' or a non-negative integer, got -1.')
     expect(() => encodeShardedSnapshot(small.snapshot, { cells: 4, probe: 0 })).toThrow('Cannot shard the knowledge snapshot: probe must be a positive integer, got 0.')
     expect(() => encodeShardedSnapshot(small.snapshot, { cells: 4, codeBits: 3 })).toThrow('Cannot shard the knowledge snapshot: codeBits must be 1, 2 or 4, got 3.')
-    expect(() => encodeShardedSnapshot(small.snapshot, { cells: 4, rescore: 0 })).toThrow('Cannot shard the knowledge snapshot: rescore must be a positive integer, got 0.')
+    expect(() => encodeShardedSnapshot(small.snapshot, { cells: 4, rescore: 0 })).toThrow('Cannot shard the knowledge snapshot: rescore must be a positive number in tenths (such as 2 or 1.5), got 0.')
+    expect(() => encodeShardedSnapshot(small.snapshot, { cells: 4, rescore: 1.25 })).toThrow('Cannot shard the knowledge snapshot: rescore must be a positive number in tenths (such as 2 or 1.5), got 1.25.')
   })
 })
