@@ -17,7 +17,7 @@ import { assemble } from './snapshot'
 import type { RowGroups } from './vector-row-groups'
 import { partitionVectors } from './vector-cells'
 import { encodeCodes } from './vector-codes'
-import { chunksByDocument, documentOrder } from './vector-row-groups'
+import { chunksByDocument, rowLayout } from './vector-row-groups'
 
 /** How big shards are made. */
 export interface ShardOptions {
@@ -240,20 +240,23 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
   const rows8 = cellCount > 0 ? int8Rows(decoded.vectors, chunkCount, dims) : undefined
   const cells = rows8 ? partitionVectors(rows8, chunkCount, dims, cellCount, decoded.chunkDocuments) : undefined
   const byDocument = cells ? chunksByDocument(decoded.chunkDocuments, chunkCount, documentCount) : undefined
-  const order = cells ? documentOrder(rowGroups, rows8!, dims, byDocument!, cells.chunks, decoded.chunkDocuments) : undefined
   const listed = cells ? planned.length + 1 : undefined
   if (cells)
     planned.push({ kind: ShardKind.centroids, from: 0, to: cells.chunks.length })
   const vectorElement = withVectors ? elementBytes('VECT') : 0
+  const refineRow = decoded.refinement ? refineRowBytes(dims, decoded.refinement.bits) : 0
+  // With cells, a row's refinement bits are in its vector shard: a search fetches the rows it rescores and their bits in one round trip.
+  const rowBytes = dims * vectorElement + (decoded.scales ? 4 : 0) + (cells ? refineRow : 0)
+  const layout = cells && withVectors ? rowLayout(rowGroups, rows8!, dims, byDocument!, cells.chunks, decoded.chunkDocuments, d => (byDocument!.offsets[d + 1]! - byDocument!.offsets[d]!) * rowBytes, vectorBytes) : undefined
+  const order = layout?.order
   /**
-   * Chunk ranges of rows of `rowBytes`, about `target` bytes each; with cells, ranges of positions in
-   * `order` of whole documents (an approximate search fetches the rows of the documents it rescores, whole).
+   * Chunk ranges of rows of `size` bytes, about `target` bytes each; with cells, the layout's ranges of
+   * positions in `order`, of whole documents (an approximate search fetches the rows of the documents it rescores, whole).
    */
-  const rowRanges = (rowBytes: number, target: number): [number, number][] => {
-    if (!cells)
-      return ranges(chunkCount, () => rowBytes, target)
-    const { offsets } = byDocument!
-    return ranges(order!.length, p => (offsets[order![p]! + 1]! - offsets[order![p]!]!) * rowBytes, target)
+  const rowRanges = (size: number, target: number): [number, number][] => {
+    if (!layout)
+      return ranges(chunkCount, () => size, target)
+    return layout.starts.map((from, k) => [from, layout.starts[k + 1] ?? order!.length])
   }
   /** With cells, a vector shard's rows of `tag` (`rowSize` bytes each): its documents' chunks, document after document. */
   const gathered = (tag: string, rowSize: number, from: number, to: number): PendingSection[] => {
@@ -269,10 +272,7 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
     }
     return [{ tag, type: section.type as PendingSection['type'], bytes: out }]
   }
-  const refineRow = decoded.refinement ? refineRowBytes(dims, decoded.refinement.bits) : 0
   if (withVectors) {
-    // With cells, a row's refinement bits are in its vector shard: a search fetches the rows it rescores and their bits in one round trip.
-    const rowBytes = dims * vectorElement + (decoded.scales ? 4 : 0) + (cells ? refineRow : 0)
     for (const [from, to] of rowRanges(rowBytes, vectorBytes))
       planned.push({ kind: ShardKind.vectors, from, to })
   }

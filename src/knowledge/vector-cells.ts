@@ -41,7 +41,7 @@ function generator(seed: number): () => number {
 }
 
 /** Integer dot products of an int16 query with every row of `rows` (n × dims int8): the WebAssembly kernel where it runs, else JavaScript (the same integers). */
-function rowScorer(rows: Int8Array, n: number, dims: number): (query: Float64Array, out: Int32Array) => void {
+export function rowScorer(rows: Int8Array, n: number, dims: number): (query: Float64Array, out: Int32Array) => void {
   const module = dims % 16 === 0 ? searchWasmModule() : null
   if (module) {
     const outAddress = Math.ceil(dims * 2 / 16) * 16

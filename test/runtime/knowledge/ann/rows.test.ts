@@ -102,10 +102,10 @@ describe('vector shards of similar documents', () => {
     expect(() => layout({ rowGroups: 'nearest' as 'similar' })).toThrow('Cannot shard the knowledge snapshot: rowGroups must be \'adjacent\' or \'similar\', got nearest.')
   })
 
-  it('score every document of a vector shard they fetch exactly: in shards of a third of the rows, a search rescoring 1 document a result has the exact top 10 for 95 % of queries', async () => {
+  it('score every document of a vector shard they fetch exactly: a search rescoring 1 document a result has the exact top 10 for 95 % of queries', async () => {
     const files = layout({ rowGroups: 'similar', rescore: 1, vectorBytes: 36 * 1024 })
-    const kinds = await kindsOf(files)
-    expect(kinds.filter(k => k === ShardKind.vectors)).toHaveLength(3)
+    // Shards of documents read together (a topic's, here), not every row in one.
+    expect((await kindsOf(files)).filter(k => k === ShardKind.vectors).length).toBeGreaterThan(6)
     let agree = 0
     for (const query of corpus.queryVectors.keys())
       agree += Number(JSON.stringify(await sharded(files).search(query, { mode: 'vector', topK: 10 })) === JSON.stringify(await whole.search(query, { mode: 'vector', topK: 10 })))
