@@ -51,10 +51,11 @@ export interface ShardOptions {
   codeBits?: number
   /**
    * Documents per result an approximate search scores exactly, the best by
-   * their first-pass codes, of at least ten results (default
+   * their first-pass codes, of at least ten results, in tenths (default
    * {@link DEFAULT_RESCORE}; {@link ALL_CELLS_RESCORE} where it reads every
-   * cell): their int8 rows (and refinement bits near the cut) are fetched,
-   * the other documents of the cells it reads are not.
+   * cell): the vector shards holding their int8 rows (and refinement bits) are
+   * fetched, and every document in them is scored; the other documents of
+   * the cells it reads are not.
    */
   rescore?: number
   /**
@@ -115,18 +116,23 @@ export const DEFAULT_CODE_BITS = 1
 export const DEFAULT_RESCORE = 4
 /**
  * The same where a search reads every cell (small snapshots: the guides'
- * 2,044 chunks in 8 cells): 2 keeps the exact top 5 of `auto` for 99.4 % of
- * the guides' 1,181 queries (bench/cells.bench.mjs; 4: 100 %, for twice the
- * rows: 246 KiB against 126) and for every query of bench/shards.bench.mjs at
- * 1,000 chunks, in `auto` and `vector` alike.
+ * 2,044 chunks in one cell). With vector shards of documents read together,
+ * every document of a shard fetched is scored too, so 1.5 keeps the exact top 5
+ * of `auto` for 98.9 % of the guides' 1,181 queries, 98.6 % or more in every
+ * family, in 12 row requests a median query where 2 took 22 (bench/RESULTS.md,
+ * "The playground's rows in fewer requests").
  */
-export const ALL_CELLS_RESCORE = 2
+export const ALL_CELLS_RESCORE = 1.5
 /** Chunks a cell holds at least, by default. */
 export const MIN_CELL_CHUNKS = 250
-/** Range shards of an approximate snapshot serve the rows (and their refinement bits) of a few documents a search rescores, so they are small. */
-export const ANN_VECTOR_SHARD_BYTES = 4 * 1024
-/** How an approximate snapshot groups documents into vector shards by default. */
-export const DEFAULT_ROW_GROUPS: RowGroups = 'adjacent'
+/**
+ * Vector shards of an approximate snapshot serve the rows (and their refinement bits) of the
+ * documents a search rescores: a few documents read together each (see {@link DEFAULT_ROW_GROUPS}),
+ * so that a query's rows come in a few requests (HTTP/1.1 asks six at a time).
+ */
+export const ANN_VECTOR_SHARD_BYTES = 16 * 1024
+/** How an approximate snapshot groups documents into vector shards by default: those queries read together. */
+export const DEFAULT_ROW_GROUPS: RowGroups = 'similar'
 
 /**
  * The default number of cells for `chunkCount` chunks: 2√n, which balances

@@ -7,7 +7,7 @@ import type { SnapshotChunkInput } from '../../../../src/knowledge/snapshot'
 import type { KnowledgeBase, KnowledgeSearchMode } from '../../../../src/runtime'
 import { describe, expect, it } from 'vitest'
 import { encodeSnapshot } from '../../../../src/knowledge/snapshot'
-import { encodeShardedSnapshot } from '../../../../src/knowledge/snapshot-shards'
+import { ALL_CELLS_RESCORE, encodeShardedSnapshot } from '../../../../src/knowledge/snapshot-shards'
 import { createKnowledgeBase, decodeSnapshot, KnowledgeError } from '../../../../src/runtime'
 import { PEAK_DEPTH } from '../../../../src/runtime/knowledge/fusion-weight'
 import { openShardedSnapshot, ShardKind } from '../../../../src/runtime/knowledge/snapshot-shards'
@@ -139,7 +139,7 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
     }
   })
 
-  it('fetches every cell with the centroids where a search reads every cell, then only the rows of 2 documents a result and their refinement bits, in one round trip', async () => {
+  it('fetches every cell with the centroids where a search reads every cell, then only the rows of 1.5 documents a result and their refinement bits, in one round trip', async () => {
     const all = encodeShardedSnapshot(corpus.snapshot, { lexicalBytes: 2048, vectorBytes: 1, cells: 8, probe: 8 })
     const shards = await shardsOf(all)
     const kindsOf = (fetched: number[]) => fetched.map(i => shards[i]!.kind)
@@ -151,8 +151,8 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
       expect(kindsOf(fetched).sort()).toEqual([ShardKind.centroids, ...Array.from({ length: 8 }, () => ShardKind.cell)].sort())
       fetched.length = 0
       expect(await fresh.search(query, { mode: 'vector', topK: 10 }), query).toEqual(await whole.search(query, { mode: 'vector', topK: 10 }))
-      // The query's own requests: the rows of the 2·10 documents its codes rank highest, a vector shard each, with their refinement bits.
-      expect(kindsOf(fetched), query).toEqual(Array.from({ length: 20 }, () => ShardKind.vectors))
+      // The query's own requests: the rows of the 1.5·10 documents its codes rank highest, a vector shard each, with their refinement bits.
+      expect(kindsOf(fetched), query).toEqual(Array.from({ length: ALL_CELLS_RESCORE * PEAK_DEPTH }, () => ShardKind.vectors))
     }
   })
 
