@@ -15,7 +15,7 @@ import { SDIR_HEAD, SDIR_ENTRY, ShardKind } from '../runtime/knowledge/snapshot-
 import { f32Bytes, indexSection, u32Bytes, varints } from './shard-sections'
 import { assemble } from './snapshot'
 import type { RowGroups } from './vector-row-groups'
-import { partitionVectors } from './vector-cells'
+import { int8Rows, partitionVectors } from './vector-cells'
 import { encodeCodes } from './vector-codes'
 import { chunksByDocument, rowLayout } from './vector-row-groups'
 
@@ -59,9 +59,10 @@ export interface ShardOptions {
    */
   rescore?: number
   /**
-   * With vector cells, which documents share a vector shard (default
-   * {@link DEFAULT_ROW_GROUPS}): `'adjacent'` ones in id order, or `'similar'`
-   * ones (vector-row-groups.ts), so that the rows a query reads come in fewer requests.
+   * With vector cells, which documents share a vector shard: `'adjacent'`
+   * ones in id order, or `'similar'` ones, read together (vector-row-groups.ts),
+   * so that the rows a query reads come in fewer requests (default
+   * {@link DEFAULT_ROW_GROUPS}; {@link ALL_CELLS_ROW_GROUPS} where a search reads every cell).
    */
   rowGroups?: RowGroups
 }
@@ -125,14 +126,21 @@ export const DEFAULT_RESCORE = 4
 export const ALL_CELLS_RESCORE = 1.5
 /** Chunks a cell holds at least, by default. */
 export const MIN_CELL_CHUNKS = 250
+/** Vector shards of an approximate snapshot serve the rows (and their refinement bits) of a few documents a search rescores, so they are small. */
+export const ANN_VECTOR_SHARD_BYTES = 4 * 1024
 /**
- * Vector shards of an approximate snapshot serve the rows (and their refinement bits) of the
- * documents a search rescores: a few documents read together each (see {@link DEFAULT_ROW_GROUPS}),
- * so that a query's rows come in a few requests (HTTP/1.1 asks six at a time).
+ * The same where a search reads every cell: a few documents read together a
+ * shard ({@link ALL_CELLS_ROW_GROUPS}), so that a query's rows come in a few
+ * requests (HTTP/1.1 asks six at a time). Where a search reads some cells
+ * (100,000 chunks), 16 KiB shards of documents read together cut its row
+ * requests from 61 to 43 but added 254 KiB and 33 s of splitting
+ * (bench/RESULTS.md, "The playground's rows in fewer requests").
  */
-export const ANN_VECTOR_SHARD_BYTES = 16 * 1024
-/** How an approximate snapshot groups documents into vector shards by default: those queries read together. */
-export const DEFAULT_ROW_GROUPS: RowGroups = 'similar'
+export const ALL_CELLS_VECTOR_SHARD_BYTES = 16 * 1024
+/** How an approximate snapshot groups documents into vector shards by default: in id order, each a shard at the default size. */
+export const DEFAULT_ROW_GROUPS: RowGroups = 'adjacent'
+/** The same where a search reads every cell: the documents queries read together share a shard. */
+export const ALL_CELLS_ROW_GROUPS: RowGroups = 'similar'
 
 /**
  * The default number of cells for `chunkCount` chunks: 2√n, which balances
@@ -216,12 +224,13 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
   const codeBits = positiveSize(options.codeBits, 'codeBits', DEFAULT_CODE_BITS)
   if (!(CODE_BITS as readonly number[]).includes(codeBits))
     fail(`codeBits must be 1, 2 or 4, got ${codeBits}.`)
-  const rescore = rescoreTenths(options.rescore, cellCount > 0 && probe >= cellCount ? ALL_CELLS_RESCORE : DEFAULT_RESCORE)
+  const everyCell = cellCount > 0 && probe >= cellCount
+  const rescore = rescoreTenths(options.rescore, everyCell ? ALL_CELLS_RESCORE : DEFAULT_RESCORE)
   // Checked here, before the default that depends on the postings: a bad value fails even without a lexical index.
   const lexicalOption = options.lexicalBytes === undefined ? undefined : positiveSize(options.lexicalBytes, 'lexicalBytes', 0)
-  const vectorBytes = positiveSize(options.vectorBytes, 'vectorBytes', cellCount > 0 ? ANN_VECTOR_SHARD_BYTES : DEFAULT_VECTOR_SHARD_BYTES)
+  const vectorBytes = positiveSize(options.vectorBytes, 'vectorBytes', everyCell ? ALL_CELLS_VECTOR_SHARD_BYTES : cellCount > 0 ? ANN_VECTOR_SHARD_BYTES : DEFAULT_VECTOR_SHARD_BYTES)
   const refinementBytes = positiveSize(options.refinementBytes, 'refinementBytes', DEFAULT_REFINEMENT_SHARD_BYTES)
-  const rowGroups = options.rowGroups ?? DEFAULT_ROW_GROUPS
+  const rowGroups = options.rowGroups ?? (everyCell ? ALL_CELLS_ROW_GROUPS : DEFAULT_ROW_GROUPS)
   if (rowGroups !== 'adjacent' && rowGroups !== 'similar')
     fail(`rowGroups must be 'adjacent' or 'similar', got ${String(rowGroups)}.`)
   const raw = (tag: string, from = 0, to?: number): PendingSection[] => {
@@ -336,21 +345,6 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
   const coreSections = [coreMeta(raw('META')[0]!.bytes), ...['CDOC', 'HEAD', 'LTRM'].flatMap(tag => raw(tag)), ...frequencies, ...raw('LLEN'), directoryOf(0, listed ?? shards.length), ...partition]
   const flags = (withVectors ? 0 : FLAG_NO_VECTORS) | FLAG_SHARDED_CORE
   return { core: assemble(dims, chunkCount, documentCount, coreSections, flags), shards }
-}
-
-/** The snapshot's vectors as int8 rows: its own (int8), or each float32 row scaled to ±127 (only directions matter to the partition). */
-function int8Rows(vectors: Float32Array | Int8Array, chunkCount: number, dims: number): Int8Array {
-  if (vectors instanceof Int8Array)
-    return vectors
-  const out = new Int8Array(chunkCount * dims)
-  for (let c = 0; c < chunkCount; c++) {
-    let max = 0
-    for (let i = c * dims; i < (c + 1) * dims; i++)
-      max = Math.max(max, Math.abs(vectors[i]!))
-    for (let i = c * dims; i < (c + 1) * dims; i++)
-      out[i] = max > 0 ? Math.round(vectors[i]! / max * 127) : 0
-  }
-  return out
 }
 
 /** A cell shard's slices: its chunks (CROW, ascending), their codes' steps (CSTP) and their codes (CCOD), in that order. */

@@ -114,6 +114,17 @@ describe('vector shards of similar documents', () => {
   })
 })
 
+describe('the default vector shards', () => {
+  it('hold 16 KiB of documents read together, 1.5 a result rescored, where a search reads every cell; 4 KiB in id order, 4 a result, where it reads some', () => {
+    const same = (a: { core: Uint8Array, shards: Uint8Array[] }, b: { core: Uint8Array, shards: Uint8Array[] }) =>
+      Buffer.from(a.core).equals(b.core) && a.shards.length === b.shards.length && a.shards.every((s, i) => Buffer.from(s).equals(b.shards[i]!))
+    const split = (options: ShardOptions) => encodeShardedSnapshot(corpus.snapshot, { lexicalBytes: 2048, ...options })
+    expect(same(split({ cells: 1 }), split({ cells: 1, rowGroups: 'similar', vectorBytes: 16384, rescore: 1.5 }))).toBe(true)
+    expect(same(split({ cells: 12, probe: 4 }), split({ cells: 12, probe: 4, rowGroups: 'adjacent', vectorBytes: 4096, rescore: 4 }))).toBe(true)
+    expect(same(split({ cells: 1 }), split({ cells: 1, rowGroups: 'adjacent', vectorBytes: 16384, rescore: 1.5 }))).toBe(false)
+  })
+})
+
 describe('the row order of the vector shards', () => {
   const files = layout({ rowGroups: 'similar' })
   /** The files with the centroid shard changed by `edit`, the core's directory and checksum made to match it: only the row order is wrong. */
