@@ -14,15 +14,16 @@
 // The playground's query ("lazy load offscreen images", 10 results, its
 // vector from the static encoder, as the page searches) is measured too.
 //
-//   node bench/cells.bench.mjs [--cells 1] [--probe 8] [--bits 1] [--rescore 2]
-//     [--vector-bytes 4096] [--row-groups documents] [--exact] [--json]
+//   node bench/cells.bench.mjs [--cells 1] [--probe 8] [--bits 1] [--rescore 1.5]
+//     [--vector-bytes 16384] [--row-groups similar] [--exact] [--json]
 //
 // Each of --cells, --probe, --bits (bits of the cells' first-pass codes),
-// --rescore (documents per result scored exactly), --vector-bytes (bytes a
-// vector shard aims at) and --row-groups (`documents`: adjacent documents a
-// shard; `similar`: documents ordered by similarity) takes a list: every
-// combination is measured, against the same exact search. --exact measures
-// the exact layout's bytes too.
+// --rescore (documents per result scored exactly, in tenths), --vector-bytes
+// (bytes a vector shard aims at) and --row-groups (`adjacent`: documents in id
+// order; `similar`: documents read together) takes a list: every
+// combination is measured, against the same exact search (the defaults are
+// the library's where a search reads every cell). --exact measures the exact
+// layout's bytes too.
 //
 // The guides make about 2,000 chunks, under or near where the default
 // switches to cells, so the cell counts are given explicitly.
@@ -38,9 +39,9 @@ const list = (name, fallback) => arg(name, fallback).split(',').map(v => Number.
 const CELLS = list('cells', '1')
 const PROBES = list('probe', '8')
 const BITS = list('bits', '1')
-const RESCORES = list('rescore', '2')
-const VECTOR_BYTES = list('vector-bytes', '4096')
-const ROW_GROUPS = list('row-groups', 'documents')
+const RESCORES = list('rescore', '1.5')
+const VECTOR_BYTES = list('vector-bytes', '16384')
+const ROW_GROUPS = list('row-groups', 'similar')
 const KINDS = ['lexical', 'vectors', 'refinement', 'cells', 'centroids']
 const CONNECTIONS = 6
 const PLAYGROUND = { query: 'lazy load offscreen images', topK: 10 }
