@@ -1,17 +1,20 @@
-// The order in which a sharded snapshot with vector cells lays documents'
-// rows into its vector shards (RORD, src/runtime/knowledge/ann/rows.ts).
-// An approximate search fetches the rows of the few dozen documents its
-// query ranks highest, each a request unless they share a shard; documents
-// near a query are near each other, so shards of similar documents serve a
-// query in fewer requests than shards of adjacent ones (bench/RESULTS.md,
-// "The playground's rows in fewer requests"). Deterministic: the documents'
-// summed int8 rows and their dot products are exact integers, compared in one
-// fixed order.
+// How a sharded snapshot with vector cells lays documents' rows into its
+// vector shards (RORD, src/runtime/knowledge/ann/rows.ts). An approximate
+// search fetches the rows of the 15 to 40 documents its query ranks highest,
+// each a request unless they share a shard, and HTTP/1.1 asks six at a time;
+// so `similar` puts documents that queries read together in one shard, as
+// the cell's own chunks, each standing for a query, read them. On the guides
+// that serves a median query in 12 requests instead of 22 (bench/RESULTS.md,
+// "The playground's rows in fewer requests"); documents adjacent in id order
+// help little, as a query's documents come from all over the corpus.
+// Deterministic: the pseudo-queries' dot products are exact integers (the
+// int8 rows, as vector-cells.ts scores them) and everything after them runs in
+// one fixed order, ties to the lower document.
 
 import { POOLING_TEMPERATURE } from '../runtime/knowledge/search-pool'
 import { rowScorer } from './vector-cells'
 
-/** How documents are grouped into vector shards: `adjacent` in id order, `similar` by their vectors. */
+/** How documents are grouped into vector shards: `adjacent` in id order, `similar` as queries read them together. */
 export type RowGroups = 'adjacent' | 'similar'
 
 /** Above this many documents in a cell, its documents stay in id order: pairs read together cost the square of their number. */
@@ -115,6 +118,8 @@ function coReadGroups(members: readonly number[], cell: Uint32Array, rows: Int8A
     inverseNorm[r] = sum > 0 ? 1 / Math.sqrt(sum) : 0
   }
   const rowOf = new Map(Array.from(cell, (c, r) => [c, r]))
+  // Each member's chunks as rows of the cell.
+  const memberRows = members.map(d => Uint32Array.from(chunks.subarray(offsets[d]!, offsets[d + 1]!), c => rowOf.get(c)!))
   const score = rowScorer(cellRows, n, dims)
   const query = new Float64Array(dims)
   const dots = new Int32Array(n)
@@ -126,20 +131,15 @@ function coReadGroups(members: readonly number[], cell: Uint32Array, rows: Int8A
   for (let q = 0; q < n; q += step) {
     query.set(cellRows.subarray(q * dims, (q + 1) * dims))
     score(query, dots)
-    for (const [k, d] of members.entries()) {
+    for (const [k, own] of memberRows.entries()) {
       // The soft maximum of the document's cosines with the pseudo-query, as search-pool.ts pools them.
       let best = -Infinity
-      const cosines: number[] = []
-      for (let i = offsets[d]!; i < offsets[d + 1]!; i++) {
-        const r = rowOf.get(chunks[i]!)!
-        const cosine = dots[r]! * inverseNorm[q]! * inverseNorm[r]!
-        cosines.push(cosine)
-        best = Math.max(best, cosine)
-      }
+      for (const r of own)
+        best = Math.max(best, dots[r]! * inverseNorm[q]! * inverseNorm[r]!)
       let sum = 0
-      for (const cosine of cosines)
-        sum += Math.exp((cosine - best) / POOLING_TEMPERATURE)
-      pooled[k] = best + POOLING_TEMPERATURE * (Math.log(sum) - Math.log(cosines.length))
+      for (const r of own)
+        sum += Math.exp((dots[r]! * inverseNorm[q]! * inverseNorm[r]! - best) / POOLING_TEMPERATURE)
+      pooled[k] = best + POOLING_TEMPERATURE * (Math.log(sum) - Math.log(own.length))
     }
     byScore.sort((a, b) => pooled[b]! - pooled[a]! || a - b)
     for (let i = 0; i < depth; i++) {

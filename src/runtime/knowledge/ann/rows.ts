@@ -2,8 +2,8 @@
 // vector cells (written by src/knowledge/snapshot-shards.ts). An approximate
 // search reads the rows of a few dozen documents; over HTTP/1.1's six
 // connections each shard costs a request, so the writer puts documents a
-// query tends to read together into the same shard (similar ones, in the
-// order src/knowledge/vector-row-groups.ts gives). The centroid shard holds
+// query tends to read together into the same shard
+// (src/knowledge/vector-row-groups.ts). The centroid shard holds
 //   RORD  u16|u32  every document once, in the order the vector shards hold them
 // and a vector shard's [from, to) is a range of RORD's positions, not of
 // chunks: it holds the rows of documents RORD[from], …, RORD[to − 1], each
