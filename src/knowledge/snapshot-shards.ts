@@ -326,7 +326,7 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
       slices = cellSlices(cells!.chunks[from]!, chunkCount, dims, codeBits, decoded.vectors, decoded.scales)
     }
     else if (kind === ShardKind.centroids) {
-      slices = [...centroidSections(cells!.centroids, to, dims), directoryOf(index + 1, planned.length), indexSection('RORD', order!, documentCount)]
+      slices = [...centroidSections(cells!.centroids, to, dims), directoryOf(index + 1, planned.length), indexSection('RORD', order!.every((d, p) => d === p) ? new Uint32Array(0) : order!, documentCount)]
     }
     else {
       slices = raw('VREF', from * refineRow, to * refineRow)
