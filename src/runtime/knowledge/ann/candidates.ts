@@ -72,7 +72,7 @@ export interface CandidateSource {
   /** Asks for the range shard holding chunk `c`'s row. */
   wantRow: (c: number) => void
   /** The documents whose rows share document `d`'s vector shard (once the centroid shard is in), `d` among them. */
-  rowGroup: (d: number) => ArrayLike<number>
+  rowGroup: (d: number) => Uint32Array
 }
 
 /**
@@ -162,8 +162,10 @@ export function createCandidateIndex(source: CandidateSource): CandidateIndex {
         read.push(...leaders(lexical, LEXICAL_LEADERS * topK, 0).filter(d => approximate![d] === -Infinity))
       // Every document of the vector shards fetched for these is scored exactly too: its rows come in the same requests.
       const scored = new Set<number>()
-      for (const d of read)
-        Array.prototype.forEach.call(source.rowGroup(d), (g: number) => scored.add(g))
+      for (const d of read) {
+        for (const g of source.rowGroup(d))
+          scored.add(g)
+      }
       let complete = true
       for (const d of scored) {
         for (let k = offsets[d]!; k < offsets[d + 1]!; k++) {
