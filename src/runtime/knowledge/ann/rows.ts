@@ -5,7 +5,7 @@
 // query tends to read together into the same shard
 // (src/knowledge/vector-row-groups.ts). The centroid shard holds
 //   RORD  u16|u32  every document once, in the order the vector shards hold them; empty for id
-//                  order (large snapshots: 10,000 documents' ids would add about 17 KiB to every search)
+//                  order (at 100,000 chunks, 10,000 ids added 17 KiB to every vector search)
 // and a vector shard's [from, to) is a range of RORD's positions, not of
 // chunks: it holds the rows of documents RORD[from], …, RORD[to − 1], each
 // document's chunks ascending (SCAL, VECT and VREF alike).
