@@ -147,9 +147,13 @@ describe('the row order of the vector shards', () => {
       const values = new Uint16Array(shard.buffer, shard.byteOffset + rord.offset, rord.length / 2)
       values[1] = values[0]!
     })
-    const error = await searchError(damaged)
-    expect(error).toBeInstanceOf(KnowledgeError)
-    expect(error).toMatchObject({ code: 'snapshot-unavailable', message: expect.stringMatching(/^Cannot read the knowledge snapshot shard shard-\d+\.skillkit: .*its centroid shard's RORD does not list every document once \(document \d+ at 1\)/) })
+    const kb = sharded(damaged)
+    // Every search fails the same way: the refused shard left nothing half-read behind.
+    for (const query of [...corpus.queryVectors.keys()].slice(0, 2)) {
+      const error = await kb.search(query, { mode: 'vector' }).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(KnowledgeError)
+      expect(error).toMatchObject({ code: 'snapshot-unavailable', message: expect.stringMatching(/^Cannot read the knowledge snapshot shard shard-\d+\.skillkit: .*its centroid shard's RORD does not list every document once \(document \d+ at 1\)/) })
+    }
   })
 
   it('is refused where the centroid shard has none (an earlier version\'s): build it again', async () => {
