@@ -5,7 +5,7 @@
 //
 //   node bench/shards.bench.mjs [--queries 101] [--counts 1000,100000] [--vectors clustered|random]
 //     [--lexical-bytes N] [--vector-bytes N] [--refinement-bytes N] [--cells auto|N] [--probe 8]
-//     [--code-bits 1|2|4] [--rescore N] [--json]
+//     [--code-bits 1|2|4] [--rescore N] [--row-groups adjacent|similar] [--json]
 //
 // Corpus: 40 words a chunk, a heading, 10 chunks a document, 384 dimensions,
 // int8 with refinement and the lexical index, as the plugin builds them.
@@ -38,6 +38,10 @@
 // `lexical`, the same queries), sharded vs one snapshot, in the same run; and
 // the cold lexical search (loaders answering from memory: decode and search,
 // no network) of each.
+//
+// Row requests: the vector shards (rows of the documents rescored) a first
+// result fetched, median and p90, and their waves over HTTP/1.1's six
+// connections, ceil(requests / 6): each wave costs a round trip.
 
 import { gzipSync } from 'node:zlib'
 import { createRng, zipfWords } from './corpus.mjs'
@@ -49,7 +53,7 @@ const COUNTS = arg('counts', '1000,100000').split(',').map(Number)
 const VECTORS = arg('vectors', 'clustered')
 const cellsArg = arg('cells', 'auto')
 const optional = name => arg(name, '') === '' ? {} : { [name.replace(/-(\w)/g, (_, c) => c.toUpperCase())]: numberArg(name, 0) }
-const SIZES = { ...optional('lexical-bytes'), ...optional('vector-bytes'), ...optional('refinement-bytes'), ...optional('probe'), ...optional('code-bits'), ...optional('rescore') }
+const SIZES = { ...optional('lexical-bytes'), ...optional('vector-bytes'), ...optional('refinement-bytes'), ...optional('probe'), ...optional('code-bits'), ...optional('rescore'), ...arg('row-groups', '') === '' ? {} : { rowGroups: arg('row-groups', '') } }
 const CELLS = cellsArg === 'auto' ? 'auto' : Number(cellsArg)
 const DIMS = 384
 /** Documents a topic (clustered corpus). */
@@ -170,6 +174,7 @@ for (const count of COUNTS) {
     const raw = []
     const gz = []
     const counts = []
+    const rowRequests = []
     let same = 0
     let found = 0
     let expectedCount = 0
@@ -181,6 +186,7 @@ for (const count of COUNTS) {
       gz.push(sizes.gzipOf(fetched))
       counts.push(fetched.length)
       if (f === files) {
+        rowRequests.push(fetched.filter(i => i !== 'core' && shardEntries[i].kind === 1).length)
         for (const i of fetched) {
           const kind = i === 'core' ? 'core' : KINDS[shardEntries[i].kind]
           byKind[kind] = (byKind[kind] ?? 0) + sizes.gzipOf([i]) / queries.length
@@ -193,7 +199,7 @@ for (const count of COUNTS) {
         expectedCount += expected.length
       }
     }
-    return { median: median(raw), p90: percentile(raw, 0.9), max: Math.max(...raw), gzipMedian: median(gz), gzipP90: percentile(gz, 0.9), files: median(counts), byKind, ...(agreement ? { sameTop5: same / queries.length, recall: found / expectedCount } : {}) }
+    return { median: median(raw), p90: percentile(raw, 0.9), max: Math.max(...raw), gzipMedian: median(gz), gzipP90: percentile(gz, 0.9), files: median(counts), byKind, ...(f === files ? { rowRequests: median(rowRequests), rowRequestsP90: percentile(rowRequests, 0.9) } : {}), ...(agreement ? { sameTop5: same / queries.length, recall: found / expectedCount } : {}) }
   }
   const lexical = {
     short: await firstResult(files, annSize, short, 'lexical'),
@@ -259,7 +265,7 @@ for (const count of COUNTS) {
   console.log(`\n${count.toLocaleString('en')} chunks × ${DIMS} (int8 + lexical, ${VECTORS} vectors), ${QUERIES} queries; options ${JSON.stringify({ ...SIZES, cells: CELLS })} (exact split in ${splitMs.toFixed(0)} ms, with ${cellCount} cells in ${cellsMs.toFixed(0)} ms)`)
   console.log(`  one snapshot ${kib(size.whole)} (gzip ${kib(size.wholeGzip)}); core ${kib(annSize.core)} (gzip ${kib(annSize.coreGzip)}; exact ${kib(exactSize.coreGzip)}) + ${files.shards.length} shards (${lexicalShards} lexical, ${cellCount} cells; exact: ${exactFiles.shards.length} shards)`)
   console.log(`  core sections: ${Object.entries(coreSections).map(([tag, length]) => `${tag} ${kib(length)}`).join(', ')}`)
-  const line = (name, r) => console.log(`  ${name.padEnd(38)} median ${kib(r.median).padStart(10)} (gzip ${kib(r.gzipMedian).padStart(10)}), p90 ${kib(r.p90).padStart(10)} (gzip ${kib(r.gzipP90).padStart(10)}), ${r.files} files${r.sameTop5 === undefined ? '' : `; same top 5 ${(100 * r.sameTop5).toFixed(1)} %, top-5 recall ${(100 * r.recall).toFixed(1)} %`}`)
+  const line = (name, r) => console.log(`  ${name.padEnd(38)} median ${kib(r.median).padStart(10)} (gzip ${kib(r.gzipMedian).padStart(10)}), p90 ${kib(r.p90).padStart(10)} (gzip ${kib(r.gzipP90).padStart(10)}), ${r.files} files${r.rowRequests === undefined ? '' : `, row requests ${r.rowRequests} / ${r.rowRequestsP90} (waves ${Math.ceil(r.rowRequests / 6)} / ${Math.ceil(r.rowRequestsP90 / 6)})`}${r.sameTop5 === undefined ? '' : `; same top 5 ${(100 * r.sameTop5).toFixed(1)} %, top-5 recall ${(100 * r.recall).toFixed(1)} %`}`)
   line('first lexical result, short', lexical.short)
   line('first lexical result, short + typo', lexical.typo)
   line('first lexical result, prompt', lexical.prompt)

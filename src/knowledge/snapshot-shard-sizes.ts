@@ -2,6 +2,8 @@
 // shards option; see snapshot-shards.ts), and why each is what it is
 // (figures: bench/RESULTS.md, "Figures behind the defaults").
 
+import type { RowGroups } from './vector-row-groups'
+
 /** The largest lexical shards made by default: at 100k chunks, smaller than 64 KiB cuts a short query's first lexical bytes for as many files (bench/shards.bench.mjs). */
 export const DEFAULT_LEXICAL_SHARD_BYTES = 16 * 1024
 /** The smallest lexical shards made by default: the guides' first `auto` result fetches the fewest lexical bytes with 2 KiB (bench/cells.bench.mjs). */
@@ -51,15 +53,29 @@ export const DEFAULT_CODE_BITS = 1
  */
 export const DEFAULT_RESCORE = 4
 /**
- * The same where a search reads every cell (small snapshots): 2 keeps nearly
- * every exact top 5 of the guides' queries for half the rows 4 fetches
- * (bench/cells.bench.mjs, bench/shards.bench.mjs).
+ * The same where a search reads every cell (small snapshots). With vector
+ * shards of documents read together, every document of a shard fetched is
+ * scored too, so 1.5 keeps nearly every exact top 5 of the guides' queries in
+ * half the row requests 2 took (bench/RESULTS.md, "The playground's rows in
+ * fewer requests").
  */
-export const ALL_CELLS_RESCORE = 2
+export const ALL_CELLS_RESCORE = 1.5
 /** Chunks a cell holds at least, by default. */
 export const MIN_CELL_CHUNKS = 250
 /** Range shards of an approximate snapshot serve the rows (and their refinement bits) of a few documents a search rescores, so they are small. */
 export const ANN_VECTOR_SHARD_BYTES = 4 * 1024
+/**
+ * The same where a search reads every cell: a few documents read together a
+ * shard ({@link ALL_CELLS_ROW_GROUPS}), so that a query's rows come in a few
+ * requests (HTTP/1.1 asks six at a time). Where a search reads some cells
+ * (large snapshots), larger shards cost more bytes and splitting time than
+ * the requests they save (bench/RESULTS.md, "The playground's rows in fewer requests").
+ */
+export const ALL_CELLS_VECTOR_SHARD_BYTES = 16 * 1024
+/** How an approximate snapshot groups documents into vector shards by default: in id order, each a shard at the default size. */
+export const DEFAULT_ROW_GROUPS: RowGroups = 'adjacent'
+/** The same where a search reads every cell: the documents queries read together share a shard. */
+export const ALL_CELLS_ROW_GROUPS: RowGroups = 'similar'
 
 /**
  * The default number of cells for `chunkCount` chunks: 2√n, which balances

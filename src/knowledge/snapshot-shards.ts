@@ -6,6 +6,7 @@
 // each a shard of its chunks' low-bit codes (vector-codes.ts), for approximate
 // search (src/runtime/knowledge/vector/ann/).
 
+import type { RowGroups } from './vector-row-groups'
 import type { PendingSection } from './snapshot-sections'
 import type { ShardEntry } from '../runtime/knowledge/format/snapshot-shards'
 import { crc32 } from '../runtime/knowledge/format/crc32'
@@ -15,10 +16,12 @@ import { readContainer } from '../runtime/knowledge/format/snapshot-container'
 import { CODE_BITS } from '../runtime/knowledge/vector/ann/codes'
 import { packNibbles } from '../runtime/knowledge/vector/ann/cells'
 import { SDIR_HEAD, SDIR_ENTRY, ShardKind } from '../runtime/knowledge/format/snapshot-shards'
+import { f32Bytes, indexSection, u32Bytes, varints } from './shard-sections'
 import { assemble } from './snapshot-sections'
-import { ALL_CELLS_RESCORE, ANN_MIN_CHUNKS, ANN_VECTOR_SHARD_BYTES, cellCountFor, DEFAULT_CODE_BITS, DEFAULT_PROBE, DEFAULT_REFINEMENT_SHARD_BYTES, DEFAULT_RESCORE, DEFAULT_VECTOR_SHARD_BYTES, lexicalShardBytesFor } from './snapshot-shard-sizes'
-import { partitionVectors } from './vector-cells'
+import { ALL_CELLS_RESCORE, ALL_CELLS_ROW_GROUPS, ALL_CELLS_VECTOR_SHARD_BYTES, ANN_MIN_CHUNKS, ANN_VECTOR_SHARD_BYTES, cellCountFor, DEFAULT_CODE_BITS, DEFAULT_PROBE, DEFAULT_REFINEMENT_SHARD_BYTES, DEFAULT_RESCORE, DEFAULT_ROW_GROUPS, DEFAULT_VECTOR_SHARD_BYTES, lexicalShardBytesFor } from './snapshot-shard-sizes'
+import { int8Rows, partitionVectors } from './vector-cells'
 import { encodeCodes } from './vector-codes'
+import { chunksByDocument, rowLayout } from './vector-row-groups'
 
 /** How big shards are made. */
 export interface ShardOptions {
@@ -52,12 +55,20 @@ export interface ShardOptions {
   codeBits?: number
   /**
    * Documents per result an approximate search scores exactly, the best by
-   * their first-pass codes, of at least ten results (default
+   * their first-pass codes, of at least ten results, in tenths (default
    * {@link DEFAULT_RESCORE}; {@link ALL_CELLS_RESCORE} where it reads every
-   * cell): their int8 rows (and refinement bits near the cut) are fetched,
-   * the other documents of the cells it reads are not.
+   * cell): the vector shards holding their int8 rows (and refinement bits) are
+   * fetched, and every document in them is scored; the other documents of
+   * the cells it reads are not.
    */
   rescore?: number
+  /**
+   * With vector cells, which documents share a vector shard: `'adjacent'`
+   * ones in id order, or `'similar'` ones, read together (vector-row-groups.ts),
+   * so that the rows a query reads come in fewer requests (default
+   * {@link DEFAULT_ROW_GROUPS}; {@link ALL_CELLS_ROW_GROUPS} where a search reads every cell).
+   */
+  rowGroups?: RowGroups
 }
 
 /** A sharded snapshot: the core, fetched first, and the shards in the order the core lists them. */
@@ -76,6 +87,14 @@ function positiveSize(value: unknown, name: string, fallback: number): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
     fail(`${name} must be a positive integer, got ${String(value)}.`)
   return value
+}
+
+/** The rescoring depth in tenths of a document a result, as ACFG holds it (ann/cells.ts). */
+function rescoreTenths(value: unknown, fallback: number): number {
+  const tenths = typeof value === 'number' ? Math.round(value * 10) : fallback * 10
+  if (value !== undefined && (typeof value !== 'number' || !(tenths >= 1 && tenths < 2 ** 32) || Math.abs(value * 10 - tenths) > 1e-9))
+    fail(`rescore must be a positive number in tenths (such as 2 or 1.5), got ${String(value)}.`)
+  return tenths
 }
 
 /** Contiguous ranges of `count` items whose sizes add up to about `target` each. */
@@ -118,11 +137,15 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
   const codeBits = positiveSize(options.codeBits, 'codeBits', DEFAULT_CODE_BITS)
   if (!(CODE_BITS as readonly number[]).includes(codeBits))
     fail(`codeBits must be 1, 2 or 4, got ${codeBits}.`)
-  const rescore = positiveSize(options.rescore, 'rescore', cellCount > 0 && probe >= cellCount ? ALL_CELLS_RESCORE : DEFAULT_RESCORE)
+  const everyCell = cellCount > 0 && probe >= cellCount
+  const rescore = rescoreTenths(options.rescore, everyCell ? ALL_CELLS_RESCORE : DEFAULT_RESCORE)
   // Checked here, before the default that depends on the postings: a bad value fails even without a lexical index.
   const lexicalOption = options.lexicalBytes === undefined ? undefined : positiveSize(options.lexicalBytes, 'lexicalBytes', 0)
-  const vectorBytes = positiveSize(options.vectorBytes, 'vectorBytes', cellCount > 0 ? ANN_VECTOR_SHARD_BYTES : DEFAULT_VECTOR_SHARD_BYTES)
+  const vectorBytes = positiveSize(options.vectorBytes, 'vectorBytes', everyCell ? ALL_CELLS_VECTOR_SHARD_BYTES : cellCount > 0 ? ANN_VECTOR_SHARD_BYTES : DEFAULT_VECTOR_SHARD_BYTES)
   const refinementBytes = positiveSize(options.refinementBytes, 'refinementBytes', DEFAULT_REFINEMENT_SHARD_BYTES)
+  const rowGroups = options.rowGroups ?? (everyCell ? ALL_CELLS_ROW_GROUPS : DEFAULT_ROW_GROUPS)
+  if (rowGroups !== 'adjacent' && rowGroups !== 'similar')
+    fail(`rowGroups must be 'adjacent' or 'similar', got ${String(rowGroups)}.`)
   const raw = (tag: string, from = 0, to?: number): PendingSection[] => {
     const section = sections.get(tag)
     if (!section)
@@ -142,25 +165,42 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
       planned.push({ kind: ShardKind.lexical, from, to })
   }
   // With cells, the centroid shard comes next: the core lists the shards up to it, it lists the others.
-  const cells = cellCount > 0 ? partitionVectors(int8Rows(decoded.vectors, chunkCount, dims), chunkCount, dims, cellCount, decoded.chunkDocuments) : undefined
+  const rows8 = cellCount > 0 ? int8Rows(decoded.vectors, chunkCount, dims) : undefined
+  const cells = rows8 ? partitionVectors(rows8, chunkCount, dims, cellCount, decoded.chunkDocuments) : undefined
+  const byDocument = cells ? chunksByDocument(decoded.chunkDocuments, chunkCount, documentCount) : undefined
   const listed = cells ? planned.length + 1 : undefined
   if (cells)
     planned.push({ kind: ShardKind.centroids, from: 0, to: cells.chunks.length })
   const vectorElement = withVectors ? elementBytes('VECT') : 0
-  /**
-   * Chunk ranges of rows of `rowBytes`, about `target` bytes each; with cells, of whole documents
-   * (an approximate search fetches the rows of the documents it rescores, whole), a document a range.
-   */
-  const rowRanges = (rowBytes: number, target: number): [number, number][] => {
-    if (!cells)
-      return ranges(chunkCount, () => rowBytes, target)
-    const runs = documentRuns(decoded.chunkDocuments, chunkCount)
-    return ranges(runs.length, r => (runs[r]![1] - runs[r]![0]) * rowBytes, target).map(([from, to]) => [runs[from]![0], runs[to - 1]![1]])
-  }
   const refineRow = decoded.refinement ? refineRowBytes(dims, decoded.refinement.bits) : 0
+  // With cells, a row's refinement bits are in its vector shard: a search fetches the rows it rescores and their bits in one round trip.
+  const rowBytes = dims * vectorElement + (decoded.scales ? 4 : 0) + (cells ? refineRow : 0)
+  const layout = cells && withVectors ? rowLayout(rowGroups, rows8!, dims, byDocument!, cells.chunks, decoded.chunkDocuments, d => (byDocument!.offsets[d + 1]! - byDocument!.offsets[d]!) * rowBytes, vectorBytes) : undefined
+  const order = layout?.order
+  /**
+   * Chunk ranges of rows of `size` bytes, about `target` bytes each; with cells, the layout's ranges of
+   * positions in `order`, of whole documents (an approximate search fetches the rows of the documents it rescores, whole).
+   */
+  const rowRanges = (size: number, target: number): [number, number][] => {
+    if (!layout)
+      return ranges(chunkCount, () => size, target)
+    return layout.starts.map((from, k) => [from, layout.starts[k + 1] ?? order!.length])
+  }
+  /** With cells, a vector shard's rows of `tag` (`rowSize` bytes each): its documents' chunks, document after document. */
+  const gathered = (tag: string, rowSize: number, from: number, to: number): PendingSection[] => {
+    const section = sections.get(tag)
+    if (!section)
+      return []
+    const { offsets, chunks } = byDocument!
+    const out = new Uint8Array(rowSize * order!.subarray(from, to).reduce((sum, d) => sum + offsets[d + 1]! - offsets[d]!, 0))
+    let at = 0
+    for (const d of order!.subarray(from, to)) {
+      for (let k = offsets[d]!; k < offsets[d + 1]!; k++, at += rowSize)
+        out.set(bytes.subarray(section.offset + chunks[k]! * rowSize, section.offset + (chunks[k]! + 1) * rowSize), at)
+    }
+    return [{ tag, type: section.type as PendingSection['type'], bytes: out }]
+  }
   if (withVectors) {
-    // With cells, a row's refinement bits are in its vector shard: a search fetches the rows it rescores and their bits in one round trip.
-    const rowBytes = dims * vectorElement + (decoded.scales ? 4 : 0) + (cells ? refineRow : 0)
     for (const [from, to] of rowRanges(rowBytes, vectorBytes))
       planned.push({ kind: ShardKind.vectors, from, to })
   }
@@ -191,13 +231,15 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
       slices = [...raw('LPST', first * elementBytes('LPST'), last * elementBytes('LPST')), ...raw('LFRQ', first, last)]
     }
     else if (kind === ShardKind.vectors) {
-      slices = [...raw('SCAL', from * 4, to * 4), ...raw('VECT', from * dims * vectorElement, to * dims * vectorElement), ...(cells ? raw('VREF', from * refineRow, to * refineRow) : [])]
+      slices = cells
+        ? [...gathered('SCAL', 4, from, to), ...gathered('VECT', dims * vectorElement, from, to), ...gathered('VREF', refineRow, from, to)]
+        : [...raw('SCAL', from * 4, to * 4), ...raw('VECT', from * dims * vectorElement, to * dims * vectorElement)]
     }
     else if (kind === ShardKind.cell) {
       slices = cellSlices(cells!.chunks[from]!, chunkCount, dims, codeBits, decoded.vectors, decoded.scales)
     }
     else if (kind === ShardKind.centroids) {
-      slices = [...centroidSections(cells!.centroids, to, dims), directoryOf(index + 1, planned.length)]
+      slices = [...centroidSections(cells!.centroids, to, dims), directoryOf(index + 1, planned.length), indexSection('RORD', order!.every((d, p) => d === p) ? new Uint32Array(0) : order!, documentCount)]
     }
     else {
       slices = raw('VREF', from * refineRow, to * refineRow)
@@ -218,26 +260,9 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
   return { core: assemble(dims, chunkCount, documentCount, coreSections, flags), shards }
 }
 
-/** The snapshot's vectors as int8 rows: its own (int8), or each float32 row scaled to ±127 (only directions matter to the partition). */
-function int8Rows(vectors: Float32Array | Int8Array, chunkCount: number, dims: number): Int8Array {
-  if (vectors instanceof Int8Array)
-    return vectors
-  const out = new Int8Array(chunkCount * dims)
-  for (let c = 0; c < chunkCount; c++) {
-    let max = 0
-    for (let i = c * dims; i < (c + 1) * dims; i++)
-      max = Math.max(max, Math.abs(vectors[i]!))
-    for (let i = c * dims; i < (c + 1) * dims; i++)
-      out[i] = max > 0 ? Math.round(vectors[i]! / max * 127) : 0
-  }
-  return out
-}
-
 /** A cell shard's slices: its chunks (CROW, ascending), their codes' steps (CSTP) and their codes (CCOD), in that order. */
 function cellSlices(chunks: Uint32Array, chunkCount: number, dims: number, bits: number, vectors: Float32Array | Int8Array, scales: Float32Array | null): PendingSection[] {
-  const crow: PendingSection = chunkCount - 1 > 0xFFFF
-    ? { tag: 'CROW', type: ElementType.u32, bytes: u32Bytes([...chunks]) }
-    : { tag: 'CROW', type: ElementType.u16, bytes: u16Bytes(chunks) }
+  const crow = indexSection('CROW', chunks, chunkCount)
   const values = new Float64Array(dims)
   const { steps, codes } = encodeCodes(chunks.length, dims, bits, (r) => {
     const c = chunks[r]!
@@ -247,17 +272,6 @@ function cellSlices(chunks: Uint32Array, chunkCount: number, dims: number, bits:
     return values
   })
   return [crow, { tag: 'CSTP', type: ElementType.f32, bytes: f32Bytes(steps) }, { tag: 'CCOD', type: ElementType.u8, bytes: codes }]
-}
-
-/** The runs of chunks of one document, [first, end) each, in chunk order. */
-function documentRuns(chunkDocuments: ArrayLike<number>, chunkCount: number): [number, number][] {
-  const runs: [number, number][] = []
-  for (let c = 0; c < chunkCount; c++) {
-    if (c === 0 || chunkDocuments[c] !== chunkDocuments[c - 1])
-      runs.push([c, c + 1])
-    else runs[runs.length - 1]![1] = c + 1
-  }
-  return runs
 }
 
 /** The centroid shard's sections: each unit centroid as 4-bit components (ACEN) times its scale (ACSC). */
@@ -288,45 +302,4 @@ function coreMeta(meta: Uint8Array): PendingSection {
   const { documents, ...rest } = JSON.parse(new TextDecoder().decode(meta)) as { documents: unknown }
   const documentsCrc = crc32(new TextEncoder().encode(JSON.stringify(documents)))
   return { tag: 'META', type: ElementType.utf8, bytes: new TextEncoder().encode(JSON.stringify({ ...rest, documentsCrc })) }
-}
-
-/** Each term's posting count (offsets[t + 1] − offsets[t]) as an unsigned LEB128 varint. */
-function varints(offsets: Uint32Array): Uint8Array {
-  const out: number[] = []
-  for (let t = 0; t + 1 < offsets.length; t++) {
-    let value = offsets[t + 1]! - offsets[t]!
-    while (value >= 0x80) {
-      out.push((value & 0x7F) | 0x80)
-      value = Math.floor(value / 0x80)
-    }
-    out.push(value)
-  }
-  return Uint8Array.from(out)
-}
-
-/** Little-endian f32 bytes of `values`. */
-function f32Bytes(values: Float32Array): Uint8Array {
-  const out = new Uint8Array(values.length * 4)
-  const dv = new DataView(out.buffer)
-  for (const [i, v] of values.entries())
-    dv.setFloat32(i * 4, v, true)
-  return out
-}
-
-/** Little-endian u16 bytes of `values`. */
-function u16Bytes(values: ArrayLike<number>): Uint8Array {
-  const out = new Uint8Array(values.length * 2)
-  const dv = new DataView(out.buffer)
-  for (let i = 0; i < values.length; i++)
-    dv.setUint16(i * 2, values[i]!, true)
-  return out
-}
-
-/** Little-endian u32 bytes of `values`. */
-function u32Bytes(values: readonly number[]): Uint8Array {
-  const out = new Uint8Array(values.length * 4)
-  const dv = new DataView(out.buffer)
-  for (const [i, value] of values.entries())
-    dv.setUint32(i * 4, value, true)
-  return out
 }

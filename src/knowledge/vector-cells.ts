@@ -41,7 +41,7 @@ function generator(seed: number): () => number {
 }
 
 /** Integer dot products of an int16 query with every row of `rows` (n × dims int8): the WebAssembly kernel where it runs, else JavaScript (the same integers). */
-function rowScorer(rows: Int8Array, n: number, dims: number): (query: Float64Array, out: Int32Array) => void {
+export function rowScorer(rows: Int8Array, n: number, dims: number): (query: Float64Array, out: Int32Array) => void {
   const module = dims % 16 === 0 ? searchWasmModule() : null
   if (module) {
     const outAddress = Math.ceil(dims * 2 / 16) * 16
@@ -207,4 +207,19 @@ export function partitionVectors(vectors: Int8Array, n: number, dims: number, ce
   for (const [at, j] of kept.entries())
     out.set(centroids.subarray(j * dims, (j + 1) * dims), at * dims)
   return { centroids: out, chunks: members }
+}
+
+/** The snapshot's vectors as int8 rows: its own (int8), or each float32 row scaled to ±127 (only directions matter to the partition). */
+export function int8Rows(vectors: Float32Array | Int8Array, chunkCount: number, dims: number): Int8Array {
+  if (vectors instanceof Int8Array)
+    return vectors
+  const out = new Int8Array(chunkCount * dims)
+  for (let c = 0; c < chunkCount; c++) {
+    let max = 0
+    for (let i = c * dims; i < (c + 1) * dims; i++)
+      max = Math.max(max, Math.abs(vectors[i]!))
+    for (let i = c * dims; i < (c + 1) * dims; i++)
+      out[i] = max > 0 ? Math.round(vectors[i]! / max * 127) : 0
+  }
+  return out
 }

@@ -25,8 +25,8 @@
 //              shard only, whose own SDIR lists the others (a search that needs them fetches it first)
 //   ACFG  u32  the vector cells, optional (see ann/cells.ts)
 // A lexical shard holds the postings of terms [from, to); a vector or
-// refinement shard the rows of chunks [from, to) (with vector cells, of whole
-// documents: a search reads a document's rows whole); a cell shard cells
+// refinement shard the rows of chunks [from, to) (with vector cells, those of
+// documents [from, to) of the row order, ann/rows.ts: a search reads a document's rows whole); a cell shard cells
 // [from, to) (one), its chunks listed in it; the centroid shard the centroids
 // of cells [from, to) (all; ann/cells.ts). Each shard is a snapshot
 // file flagged SHARD with
@@ -44,19 +44,23 @@
 // core or shard (`snapshot-unavailable`, the SnapshotError as its cause), so
 // that callers handle one documented error.
 
-import type { IndexArray, Snapshot, SnapshotDocument } from './snapshot-layout'
-import type { Section, SnapshotContainer } from './snapshot-container'
+import type { Snapshot, SnapshotDocument } from './snapshot-layout'
+import type { SnapshotContainer } from './snapshot-container'
 import { createCandidateIndex, setCandidateIndex } from '../vector/ann/candidates'
 import type { CellCodes } from '../vector/ann/cells'
 import { fillCentroids, readCell, readPartition } from '../vector/ann/cells'
+import type { RowOrder } from '../vector/ann/rows'
+import { readRowOrder, shardChunks } from '../vector/ann/rows'
 import type { ShardEntry, ShardSource } from './snapshot-shard-directory'
 import { KnowledgeError } from '../errors'
 import { documentsCrcOf, readDirectory, ShardKind, SHRD_LENGTH, unreadableSnapshot } from './snapshot-shard-directory'
 import { scoredTerms } from '../lexical/searched-terms'
+import { documentChunks } from '../ranking/search-refine'
 import { bytesOf, corrupt, readContainer, view } from './snapshot-container'
-import { checkPostings, checkScales, decodeContainer } from './snapshot-reader'
+import { decodeContainer } from './snapshot-reader'
+import { fillDocumentRows, fillPostings, fillRefinement, fillVectorRange } from './shard-fill'
 import { crc32 } from './crc32'
-import { documentRow, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE, refineRowBytes } from './snapshot-layout'
+import { documentRow, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE } from './snapshot-layout'
 
 
 export { SDIR_ENTRY, SDIR_HEAD, ShardKind, SHRD_LENGTH, unreadableSnapshot } from './snapshot-shard-directory'
@@ -124,6 +128,8 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
     throw new KnowledgeError('snapshot-mismatch', `The knowledge snapshot core lists ${total} shards where its module names ${source.count}: they come from different builds. Deploy the build's whole output folder again, so that all of its files match.`)
   /** Whether every shard is listed: always without cells, once the centroid shard is in with them. */
   let listed = !partition
+  /** With cells, the documents in the order the vector shards hold them (ann/rows.ts), once the centroid shard is in. */
+  let rowOrder: RowOrder | undefined
   // Every term, chunk and cell is in exactly one shard of its kind, in order.
   const checkTiling = () => {
     const ends = [0, 0, 0, 0, 0]
@@ -133,7 +139,8 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
       ends[shard.kind] = shard.to
     }
     const rows = (here: boolean) => listed && here ? snapshot.chunkCount : 0
-    if (ends[ShardKind.lexical] !== (lexical?.terms.length ?? 0) || ends[ShardKind.vectors] !== rows(withVectors) || ends[ShardKind.refinement] !== (partition ? 0 : rows(snapshot.refinement !== null))
+    // With cells, vector shards tile the positions of the row order, a document each.
+    if (ends[ShardKind.lexical] !== (lexical?.terms.length ?? 0) || ends[ShardKind.vectors] !== (partition ? (listed && withVectors ? snapshot.documents.length : 0) : rows(withVectors)) || ends[ShardKind.refinement] !== (partition ? 0 : rows(snapshot.refinement !== null))
       || ends[ShardKind.cell] !== (listed ? partition?.count ?? 0 : 0) || ends[ShardKind.centroids] !== (partition?.count ?? 0) || (listed && shards.length !== total))
       corrupt('its shards do not tile the terms, chunks and cells')
   }
@@ -197,14 +204,14 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
     if (crc !== snapshotCrc || at !== index || kind !== entry.kind || from !== entry.from || to !== entry.to)
       corrupt(`shard ${index} is not the one its core lists`)
     if (entry.kind === ShardKind.lexical)
-      fillPostings(shard, entry)
+      fillPostings(snapshot, shard, entry)
     else if (entry.kind === ShardKind.vectors)
       fillVectors(shard, entry)
     else if (entry.kind === ShardKind.cell)
       cells[entry.from] = readCell(partition!, shard, entry.from, snapshot.chunkCount)
     else if (entry.kind === ShardKind.centroids)
       fillCentroidShard(shard, index)
-    else fillRefinement(shard, entry)
+    else fillRefinement(snapshot, shard, entry)
   }
 
   /** The centroids, and the directory of the shards after them. */
@@ -213,65 +220,18 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
     if (rest.vectorType !== vectorType || rest.snapshotCrc !== snapshotCrc || index + 1 + rest.shards.length !== total)
       corrupt('its centroid shard lists the shards of another snapshot')
     fillCentroids(partition!, shard)
+    rowOrder = readRowOrder(shard, snapshot.documents.length)
     shards.push(...rest.shards)
     listed = true
     reindex()
   }
 
-  const fillPostings = ({ bytes, sections }: SnapshotContainer, { from, to }: ShardEntry): void => {
-    const { offsets, postings, frequencies } = lexical!
-    const base = offsets[from]!
-    const count = offsets[to]! - base
-    const pst = sections.get('LPST')
-    const frq = sections.get('LFRQ')
-    if (!pst || (pst.type !== ElementType.u16 && pst.type !== ElementType.u32) || !frq || frq.type !== ElementType.u8)
-      corrupt('a lexical shard lacks its u16 or u32 LPST or its u8 LFRQ')
-    const slice = view(bytes, pst, pst.type, count) as IndexArray
-    const frequencySlice = view(bytes, frq, ElementType.u8, count) as Uint8Array
-    for (let p = 0; p < count; p++) {
-      if (slice[p]! >= snapshot.chunkCount)
-        corrupt(`LPST[${base + p}] = ${slice[p]} is out of range (< ${snapshot.chunkCount})`)
-    }
-    checkPostings(offsets, from, to, slice, frequencySlice, base)
-    postings.set(slice, base)
-    frequencies.set(frequencySlice, base)
-  }
-
-  const fillVectors = ({ bytes, sections }: SnapshotContainer, { from, to }: ShardEntry): void => {
-    const dims = snapshot.dimensions
-    const rows = to - from
-    const vect = sections.get('VECT')
-    if (!vect || vect.type !== vectorType)
-      corrupt('a vector shard lacks its VECT section of the core\'s type')
-    snapshot.vectors.set(view(bytes, vect, vectorType, rows * dims) as Int8Array | Float32Array, from * dims)
-    if (snapshot.scales) {
-      const scal = sections.get('SCAL')
-      if (!scal || scal.type !== ElementType.f32)
-        corrupt('a vector shard of int8 vectors lacks its f32 SCAL section')
-      const scales = view(bytes, scal, ElementType.f32, rows) as Float32Array
-      checkScales(scales, from)
-      snapshot.scales.set(scales, from)
-    }
-    // With cells, a row's refinement bits come with it: a search reads them for the rows it rescores, in the same request.
-    if (partition && snapshot.refinement) {
-      const vref = sections.get('VREF')
-      if (!vref || vref.type !== ElementType.u8)
-        corrupt('a vector shard of a snapshot with vector cells and refinement bits lacks its u8 VREF section (a snapshot of an earlier version: build it again)')
-      fillRefinementRows(bytes, vref, from, to)
-    }
-    rowLoaded?.fill(1, from, to)
-  }
-
-  const fillRefinement = ({ bytes, sections }: SnapshotContainer, { from, to }: ShardEntry): void => {
-    const vref = sections.get('VREF')
-    if (!snapshot.refinement || !vref || vref.type !== ElementType.u8)
-      corrupt('a refinement shard lacks its u8 VREF section, or the core has no refinement bits')
-    fillRefinementRows(bytes, vref, from, to)
-  }
-
-  const fillRefinementRows = (bytes: Uint8Array, vref: Section, from: number, to: number): void => {
-    const row = refineRowBytes(snapshot.dimensions, snapshot.refinement!.bits)
-    snapshot.refinement!.data.set(view(bytes, vref, ElementType.u8, (to - from) * row) as Uint8Array, from * row)
+  const fillVectors = (shard: SnapshotContainer, { from, to }: ShardEntry): void => {
+    if (!partition)
+      return fillVectorRange(snapshot, vectorType, shard, from, to)
+    const { offsets, chunks } = documentChunks(snapshot)
+    for (const c of fillDocumentRows(snapshot, vectorType, shard, shardChunks(rowOrder!, offsets, chunks, from, to)))
+      rowLoaded![c] = 1
   }
 
   /** The shard of `kinds` (in order) whose range holds `at`: the last that starts at or before it. */
@@ -288,8 +248,10 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
   }
 
   // Refinement bits are fetched for the chunks a search rescores: until all are in, searches say which they want.
+  /** The vector shard holding chunk `c`'s row: with cells, its document's, by the document's position in the row order. */
+  const vectorShardOf = (c: number): number => shardAt(vectorShards, partition ? rowOrder!.positions[snapshot.chunkDocuments[c]!]! : c)
   /** The shard holding chunk `c`'s refinement bits: with cells, its vector shard. */
-  const refinementShardOf = (c: number): number => partition ? shardAt(vectorShards, c) : shardAt(refinementShards, c)
+  const refinementShardOf = (c: number): number => partition ? vectorShardOf(c) : shardAt(refinementShards, c)
   if (snapshot.refinement && (refinementShards!.length > 0 || !listed))
     snapshot.refinement.pending = { missing: chunk => !listed || loaded[refinementShardOf(chunk)] === 0, wanted: new Set() }
   // With vector cells, searches read the candidates their query selects until every row is in.
@@ -305,7 +267,11 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
       rowLoaded: c => rowLoaded![c] === 1,
       wantCentroids: () => cellsWanted.add(centroidShard),
       wantCell: j => cellsWanted.add(cellShards[j]!),
-      wantRow: c => cellsWanted.add(shardAt(vectorShards, c)),
+      wantRow: c => cellsWanted.add(vectorShardOf(c)),
+      rowGroup: (d) => {
+        const { from, to } = shards[shardAt(vectorShards, rowOrder!.positions[d]!)]!
+        return rowOrder!.documents.subarray(from, to)
+      },
     }))
   }
   const loadVectorRows = async (): Promise<void> => {

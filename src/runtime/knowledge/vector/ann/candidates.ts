@@ -19,7 +19,10 @@
 // centroids (fetched while the query is embedded, usually in already), then
 // the cells (their codes say which documents to score exactly; where a search
 // reads every cell, they came with the centroids), then those
-// documents' rows and the lexical leaders', with their refinement bits.
+// documents' rows and the lexical leaders', with their refinement bits. The
+// other documents of the vector shards these rows come in are read as well:
+// they cost no request, and the writer groups similar documents in a shard
+// (ann/rows.ts), so they are often the next best.
 
 import type { Snapshot } from '../../format/snapshot-layout'
 import type { CellCodes, CellPartition } from './cells'
@@ -68,6 +71,8 @@ export interface CandidateSource {
   wantCell: (j: number) => void
   /** Asks for the range shard holding chunk `c`'s row. */
   wantRow: (c: number) => void
+  /** The documents whose rows share document `d`'s vector shard (once the centroid shard is in), `d` among them. */
+  rowGroup: (d: number) => Uint32Array
 }
 
 /**
@@ -143,19 +148,25 @@ export function createCandidateIndex(source: CandidateSource): CandidateIndex {
       mask ??= new Uint8Array(snapshot.chunkCount)
       mask.fill(0)
       // At least the vector side's top ten: a fused search's fusion weight reads them, and a vector search asking for fewer still ranks by their exact scores.
-      const read = leaders(approximate, partition.rescore * Math.max(topK, PEAK_DEPTH), -Infinity)
+      const read = leaders(approximate, Math.round(partition.rescore * Math.max(topK, PEAK_DEPTH)), -Infinity)
       // Fused, a document's first-pass score gets the most lexical search can add to it; the
       // vector side's own leaders above are read too, whose top ten make the fusion weight.
       if (lexical) {
         for (let d = 0; d < approximate.length; d++)
           approximate[d]! += lexical[d]!
-        read.push(...leaders(approximate, partition.rescore * topK, -Infinity))
+        read.push(...leaders(approximate, Math.round(partition.rescore * topK), -Infinity))
       }
       // The lexical leaders outside the cells read have no first-pass score: their rows are read anyway.
       if (lexical)
         read.push(...leaders(lexical, LEXICAL_LEADERS * topK, 0).filter(d => approximate![d] === -Infinity))
-      let complete = true
+      // Every document of the vector shards fetched for these is scored exactly too: its rows come in the same requests.
+      const scored = new Set<number>()
       for (const d of read) {
+        for (const g of source.rowGroup(d))
+          scored.add(g)
+      }
+      let complete = true
+      for (const d of scored) {
         for (let k = offsets[d]!; k < offsets[d + 1]!; k++) {
           const c = chunks[k]!
           mask[c] = 1

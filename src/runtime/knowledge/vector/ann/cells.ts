@@ -1,7 +1,7 @@
 // The partition of a sharded snapshot's vectors into k-means cells (written by
 // src/knowledge/vector-cells.ts and snapshot-shards.ts). The core holds
 //   ACFG  u32  [cell count K, cells a query reads (probe), shard count, bits of the first-pass
-//              codes, documents per result scored exactly (rescore)]
+//              codes, tenths of documents per result scored exactly (rescore · 10)]
 // and the centroids are a shard of kind 4 (see ../snapshot-shards.ts),
 // fetched by vector searches only, while the query is embedded (a lexical
 // search, which does not need them, fetches the core alone), holding
@@ -35,7 +35,7 @@ export interface CellPartition {
   dimensions: number
   /** Bits a component of the first-pass codes has. */
   codeBits: number
-  /** Documents per result scored exactly. */
+  /** Documents per result scored exactly (in tenths: 1.5 rescores 15 documents for 10 results). */
   rescore: number
   /** Once their shard is in. */
   centroids?: { values: Int8Array, scales: Float32Array }
@@ -65,7 +65,7 @@ export function readPartition({ bytes, sections, dimensions }: SnapshotContainer
   const [count, probe, shardCount, codeBits, rescore] = view(bytes, config, ElementType.u32, 5) as Uint32Array
   if (!(count! > 0 && probe! > 0 && dimensions > 0 && rescore! > 0) || !(CODE_BITS as readonly number[]).includes(codeBits!))
     corrupt('its vector cells have no cell, no probe, no dimensions, no rescoring depth or codes of other than 1, 2 or 4 bits')
-  return { count: count!, probe: probe!, shardCount: shardCount!, dimensions, codeBits: codeBits!, rescore: rescore! }
+  return { count: count!, probe: probe!, shardCount: shardCount!, dimensions, codeBits: codeBits!, rescore: rescore! / 10 }
 }
 
 /** Reads the centroids of `partition` from their shard. */

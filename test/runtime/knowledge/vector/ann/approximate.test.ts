@@ -8,6 +8,7 @@ import type { KnowledgeBase, KnowledgeSearchMode } from '../../../../../src/runt
 import { describe, expect, it } from 'vitest'
 import { encodeSnapshot } from '../../../../../src/knowledge/snapshot'
 import { encodeShardedSnapshot } from '../../../../../src/knowledge/snapshot-shards'
+import { ALL_CELLS_RESCORE } from '../../../../../src/knowledge/snapshot-shard-sizes'
 import { createKnowledgeBase, decodeSnapshot, KnowledgeError } from '../../../../../src/runtime'
 import { PEAK_DEPTH } from '../../../../../src/runtime/knowledge/ranking/fusion-weight'
 import { openShardedSnapshot, ShardKind } from '../../../../../src/runtime/knowledge/format/snapshot-shards'
@@ -126,10 +127,10 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
     // A cell holds 2-bit codes (12 bytes a row of 48 components, a step and a chunk number), not rows of 52 bytes.
     const cellBytes = shards.flatMap((s, i) => s.kind === ShardKind.cell ? [narrow.shards[i]!.length] : []).reduce((a, b) => a + b, 0)
     expect(cellBytes).toBeLessThan(0.4 * corpus.chunkCount * (DIMS + 4))
-    // Each vector shard holds one document's rows.
+    // Each vector shard holds one document's rows: its range is of positions in the row order, a document each.
     const vectorShards = shards.filter(s => s.kind === ShardKind.vectors)
     expect(vectorShards.length).toBe(documents.length)
-    expect(vectorShards.every(s => s.to - s.from === 8)).toBe(true)
+    expect(vectorShards.every(s => s.to - s.from === 1)).toBe(true)
     for (const query of [...corpus.queryVectors.keys()].slice(0, 10)) {
       const fetched: number[] = []
       expect(await sharded(narrow, fetched).search(query, { mode: 'vector' }), query).toEqual(await whole.search(query, { mode: 'vector' }))
@@ -139,7 +140,7 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
     }
   })
 
-  it('fetches every cell with the centroids where a search reads every cell, then only the rows of 2 documents a result and their refinement bits, in one round trip', async () => {
+  it('fetches every cell with the centroids where a search reads every cell, then only the rows of 1.5 documents a result and their refinement bits, in one round trip', async () => {
     const all = encodeShardedSnapshot(corpus.snapshot, { lexicalBytes: 2048, vectorBytes: 1, cells: 8, probe: 8 })
     const shards = await shardsOf(all)
     const kindsOf = (fetched: number[]) => fetched.map(i => shards[i]!.kind)
@@ -151,8 +152,8 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
       expect(kindsOf(fetched).sort()).toEqual([ShardKind.centroids, ...Array.from({ length: 8 }, () => ShardKind.cell)].sort())
       fetched.length = 0
       expect(await fresh.search(query, { mode: 'vector', topK: 10 }), query).toEqual(await whole.search(query, { mode: 'vector', topK: 10 }))
-      // The query's own requests: the rows of the 2·10 documents its codes rank highest, a vector shard each, with their refinement bits.
-      expect(kindsOf(fetched), query).toEqual(Array.from({ length: 20 }, () => ShardKind.vectors))
+      // The query's own requests: the rows of the 1.5·10 documents its codes rank highest, a vector shard each, with their refinement bits.
+      expect(kindsOf(fetched), query).toEqual(Array.from({ length: ALL_CELLS_RESCORE * PEAK_DEPTH }, () => ShardKind.vectors))
     }
   })
 
@@ -266,6 +267,7 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
     expect(() => encodeShardedSnapshot(small.snapshot, { cells: -1 })).toThrow('Cannot shard the knowledge snapshot: cells must be \'auto\' or a non-negative integer, got -1.')
     expect(() => encodeShardedSnapshot(small.snapshot, { cells: 4, probe: 0 })).toThrow('Cannot shard the knowledge snapshot: probe must be a positive integer, got 0.')
     expect(() => encodeShardedSnapshot(small.snapshot, { cells: 4, codeBits: 3 })).toThrow('Cannot shard the knowledge snapshot: codeBits must be 1, 2 or 4, got 3.')
-    expect(() => encodeShardedSnapshot(small.snapshot, { cells: 4, rescore: 0 })).toThrow('Cannot shard the knowledge snapshot: rescore must be a positive integer, got 0.')
+    expect(() => encodeShardedSnapshot(small.snapshot, { cells: 4, rescore: 0 })).toThrow('Cannot shard the knowledge snapshot: rescore must be a positive number in tenths (such as 2 or 1.5), got 0.')
+    expect(() => encodeShardedSnapshot(small.snapshot, { cells: 4, rescore: 1.25 })).toThrow('Cannot shard the knowledge snapshot: rescore must be a positive number in tenths (such as 2 or 1.5), got 1.25.')
   })
 })
