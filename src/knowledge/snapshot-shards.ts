@@ -89,7 +89,7 @@ function positiveSize(value: unknown, name: string, fallback: number): number {
   return value
 }
 
-/** The rescoring depth in tenths of a document a result, as ACFG holds it (ann/cells.ts). */
+/** The rescoring depth in tenths of a document a result, as ACFG holds it (runtime/knowledge/vector/ann/cells.ts). */
 function rescoreTenths(value: unknown, fallback: number): number {
   const tenths = typeof value === 'number' ? Math.round(value * 10) : fallback * 10
   if (value !== undefined && (typeof value !== 'number' || !(tenths >= 1 && tenths < 2 ** 32) || Math.abs(value * 10 - tenths) > 1e-9))

@@ -1,5 +1,5 @@
 // How a sharded snapshot with vector cells lays documents' rows into its
-// vector shards (RORD, src/runtime/knowledge/ann/rows.ts). An approximate
+// vector shards (RORD, src/runtime/knowledge/vector/ann/rows.ts). An approximate
 // search fetches the rows of the 15 to 40 documents its query ranks highest,
 // each a request unless they share a shard, and HTTP/1.1 asks six at a time;
 // so `similar` puts documents that queries read together in one shard, as

@@ -4,11 +4,11 @@
 // slices of postings its terms need; vector search loads every vector shard,
 // in parallel, while the query model loads, and then the refinement bits of
 // the few documents near its cut only (int8). A core with vector cells
-// (ann/cells.ts) makes vector search approximate: once the query is embedded,
+// (vector/ann/cells.ts) makes vector search approximate: once the query is embedded,
 // it loads the cells nearest it (low-bit codes of their chunks; all of them,
 // with the centroids, where a search reads every cell), then the rows
 // of the documents their codes rank highest and of those lexical search ranks
-// highest, with their refinement bits, and ranks those only (ann/candidates.ts), until every row is in
+// highest, with their refinement bits, and ranks those only (vector/ann/candidates.ts), until every row is in
 // (loadVectors, loadAll), when it is exact again.
 //
 // The core is a snapshot file (see snapshot-reader.ts) flagged SHARDED_CORE:
@@ -23,10 +23,10 @@
 //              then per shard: kind (0 lexical, 1 vectors, 2 refinement, 3 cell, 4 centroids), from, to,
 //              byte length, CRC-32 of the shard file]; with vector cells, the shards up to the centroid
 //              shard only, whose own SDIR lists the others (a search that needs them fetches it first)
-//   ACFG  u32  the vector cells, optional (see ann/cells.ts)
+//   ACFG  u32  the vector cells, optional (see vector/ann/cells.ts)
 // A lexical shard holds the postings of terms [from, to); a vector or
 // refinement shard the rows of chunks [from, to) (with vector cells, those of
-// documents [from, to) of the row order, ann/rows.ts: a search reads a document's rows whole); a cell shard cells
+// documents [from, to) of the row order, vector/ann/rows.ts: a search reads a document's rows whole); a cell shard cells
 // [from, to) (one), its chunks listed in it; the centroid shard the centroids
 // of cells [from, to) (all; ann/cells.ts). Each shard is a snapshot
 // file flagged SHARD with
@@ -128,7 +128,7 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
     throw new KnowledgeError('snapshot-mismatch', `The knowledge snapshot core lists ${total} shards where its module names ${source.count}: they come from different builds. Deploy the build's whole output folder again, so that all of its files match.`)
   /** Whether every shard is listed: always without cells, once the centroid shard is in with them. */
   let listed = !partition
-  /** With cells, the documents in the order the vector shards hold them (ann/rows.ts), once the centroid shard is in. */
+  /** With cells, the documents in the order the vector shards hold them (vector/ann/rows.ts), once the centroid shard is in. */
   let rowOrder: RowOrder | undefined
   // Every term, chunk and cell is in exactly one shard of its kind, in order.
   const checkTiling = () => {
