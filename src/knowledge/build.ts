@@ -192,16 +192,12 @@ export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOp
   })
   memo.save()
   const embedded = queue.size
-  return {
-    documents: folder.documents,
-    chunks,
-    snapshot,
-    files: folder.files,
-    digest: folder.digest,
-    model: embedder.fingerprint,
-    diagnostics: folder.diagnostics,
-    stats: { windows: rows.length, embedded, cached: rows.length - embedded },
-  }
+  return folderIndex(folder, chunks, snapshot, embedder.fingerprint, { windows: rows.length, embedded, cached: rows.length - embedded })
+}
+
+/** The index of `folder`: its documents, files and problems, with the chunks and snapshot made of them. */
+function folderIndex(folder: KnowledgeFolder, chunks: Chunk[], snapshot: Uint8Array, model: KnowledgeIndex['model'], stats: KnowledgeIndex['stats']): KnowledgeIndex {
+  return { documents: folder.documents, chunks, snapshot, files: folder.files, digest: folder.digest, model, diagnostics: folder.diagnostics, stats }
 }
 
 function snapshotDocument(d: KnowledgeDocument, tokenCount: (text: string) => number): SnapshotDocumentInput {
@@ -234,14 +230,5 @@ function lexicalOnlyIndex(folder: KnowledgeFolder, chunks: Chunk[]): KnowledgeIn
     documents: folder.documents.map(d => snapshotDocument(d, estimateTokens)),
     chunks: chunks.map(chunk => ({ documentIndex: chunk.document, heading: headingPath(chunk), text: chunk.text })),
   })
-  return {
-    documents: folder.documents,
-    chunks,
-    snapshot,
-    files: folder.files,
-    digest: folder.digest,
-    model: null,
-    diagnostics: folder.diagnostics,
-    stats: { windows: chunks.length, embedded: 0, cached: 0 },
-  }
+  return folderIndex(folder, chunks, snapshot, null, { windows: chunks.length, embedded: 0, cached: 0 })
 }

@@ -108,6 +108,19 @@ function modelUnavailable(name: string, mode: string, error: QueryModelUnavailab
   return new KnowledgeError('model-unavailable', `A ${mode} search of "${name}" needs its query model, but ${error.reason}. ${capitalize(error.fix)}, or search with mode: 'lexical'.`)
 }
 
+/**
+ * The query model's failure that lets a search of `requested` mode go on
+ * lexically (only `auto` does); any other error, or that one for another
+ * mode, is thrown.
+ */
+function lexicalFallback(error: unknown, name: string, requested: KnowledgeSearchMode): QueryModelUnavailableError {
+  if (!(error instanceof QueryModelUnavailableError))
+    throw error
+  if (requested !== 'auto')
+    throw modelUnavailable(name, requested, error)
+  return error
+}
+
 /** What {@link createKnowledgeBase} is built from (generated modules pass it). */
 export interface KnowledgeBaseInit {
   name: string
@@ -217,10 +230,7 @@ export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
         await preparing
       }
       catch (error) {
-        if (!(error instanceof QueryModelUnavailableError))
-          throw error
-        if (requested !== 'auto')
-          throw modelUnavailable(init.name, requested, error)
+        lexicalFallback(error, init.name, requested)
         // Its searches are lexical: the vectors are not waited for.
         return
       }
@@ -264,13 +274,10 @@ export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
           await vectorsReady
         }
         catch (error) {
-          if (!(error instanceof QueryModelUnavailableError))
-            throw error
-          if (requested !== 'auto')
-            throw modelUnavailable(init.name, mode, error)
+          const unavailable = lexicalFallback(error, init.name, requested)
           if (!warnedFallback) {
             warnedFallback = true
-            console.warn(`[skill-kit] Knowledge base "${init.name}" searches lexically: ${error.reason}. For vector search, ${error.fix}.`)
+            console.warn(`[skill-kit] Knowledge base "${init.name}" searches lexically: ${unavailable.reason}. For vector search, ${unavailable.fix}.`)
           }
           // The caller's threshold, if any, is on the scale of the vector search it expected.
           await (lexicalReady ?? loaded.lexical(query))
