@@ -9,6 +9,7 @@ import type { BuildReports } from '../reports'
 import type { HtmlPreloads } from './html-preloads'
 import type { KnowledgeTarget } from './ids'
 import type { KnowledgeOutcome, KnowledgeService } from './service'
+import type { ShardedSnapshotFiles, ShardOptions } from '../../knowledge/snapshot-shards'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { formatDiagnostic } from '../../core/diagnostics'
@@ -19,6 +20,23 @@ import { encodeShardedSnapshot } from '../../knowledge/snapshot-shards'
 import { modelReference, shardedReference, snapshotReference } from './assets'
 import { queryTableReference } from './query-table-assets'
 import { generateKnowledgeModule } from './codegen'
+
+/**
+ * Each build's core and shards, by its snapshot's bytes and the options: a
+ * base is loaded once per environment and importer, and splitting it (row
+ * groups, CRC-32 of every shard) costs more than any of those loads should.
+ */
+const shardedFiles = new WeakMap<Uint8Array, { options: string, files: ShardedSnapshotFiles }>()
+
+function shardsOf(snapshot: Uint8Array, options: ShardOptions): ShardedSnapshotFiles {
+  const key = JSON.stringify(options)
+  const known = shardedFiles.get(snapshot)
+  if (known?.options === key)
+    return known.files
+  const files = encodeShardedSnapshot(snapshot, options)
+  shardedFiles.set(snapshot, { options: key, files })
+  return files
+}
 
 /** What loading a knowledge module needs from the plugin. */
 export interface KnowledgeLoadEnv {
@@ -60,7 +78,7 @@ export async function loadKnowledgeModule(context: HookContext, target: Knowledg
   }
   const { project, build } = outcome
   const mode = bundler.assetMode(context, env)
-  const sharded = outcome.shards ? shardedReference(mode, outcome.name, encodeShardedSnapshot(build.snapshot, outcome.shards)) : undefined
+  const sharded = outcome.shards ? shardedReference(mode, outcome.name, shardsOf(build.snapshot, outcome.shards)) : undefined
   if (sharded && 'error' in sharded) {
     context.error(bundler.message(`${relativize(project.dir)}: ${sharded.error}`, undefined))
     return undefined
