@@ -3,9 +3,8 @@
 // a ridge map fitted on the corpus's headings, sentences and windows (pooled
 // rows → the model's vectors of the same texts) is folded into the rows, which
 // are then fine-tuned on the same pairs, so that a weighted mean of a query's
-// rows lands near the model's vector of the query. On the guides' labelled
-// sets (bench/encoder.bench.mjs, tune halves) the map took the table from
-// 39 % of the model's top-1 to 86 %, the windows and the fine-tuning to 93 %.
+// rows lands near the model's vector of the query. What each step is worth on
+// the guides' labelled sets: bench/RESULTS.md, "Figures behind the defaults".
 
 import type { Embedder } from '../embedder'
 import type { LinearMap } from './ridge'

@@ -22,9 +22,8 @@ export interface RowTrainingOptions {
   /**
    * Passes, the first ones, in which the corpus's windows are trained on beside its
    * headings and sentences (default: every pass; they always fit the map). The windows
-   * are most of a pass's time, but with 2 of 8 passes the guides' report halves lost up
-   * to 3 points of top-1 (long prompts most), though the tune halves kept 93.2 % of the
-   * model's top-1 against 93.4 %.
+   * are most of a pass's time, but training on them in fewer passes lost top-1 on the
+   * guides' report halves (bench/RESULTS.md, "Figures behind the defaults").
    */
   windowEpochs?: number
   /** Awaited after each pass: it may throw to stop the training (a build made out of date). */
