@@ -16,12 +16,13 @@ import { readContainer } from '../runtime/knowledge/format/snapshot-container'
 import { CODE_BITS } from '../runtime/knowledge/vector/ann/codes'
 import { packNibbles } from '../runtime/knowledge/vector/ann/cells'
 import { SDIR_HEAD, SDIR_ENTRY, ShardKind } from '../runtime/knowledge/format/snapshot-shards'
-import { f32Bytes, indexSection, u32Bytes, varints } from './shard-sections'
-import { assemble } from './snapshot-sections'
+import { f32Bytes, u32Bytes, varints } from './shard-sections'
+import { assemble, indexSection, littleEndian } from './snapshot-sections'
 import { ALL_CELLS_RESCORE, ALL_CELLS_ROW_GROUPS, ALL_CELLS_VECTOR_SHARD_BYTES, ANN_MIN_CHUNKS, ANN_VECTOR_SHARD_BYTES, cellCountFor, DEFAULT_CODE_BITS, DEFAULT_PROBE, DEFAULT_REFINEMENT_SHARD_BYTES, DEFAULT_RESCORE, DEFAULT_ROW_GROUPS, DEFAULT_VECTOR_SHARD_BYTES, lexicalShardBytesFor } from './snapshot-shard-sizes'
 import { int8Rows, partitionVectors } from './vector-cells'
 import { encodeCodes } from './vector-codes'
-import { chunksByDocument, rowLayout } from './vector-row-groups'
+import { rowLayout } from './vector-row-groups'
+import { documentChunks } from '../runtime/knowledge/ranking/search-refine'
 
 /** How big shards are made. */
 export interface ShardOptions {
@@ -167,7 +168,7 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
   // With cells, the centroid shard comes next: the core lists the shards up to it, it lists the others.
   const rows8 = cellCount > 0 ? int8Rows(decoded.vectors, chunkCount, dims) : undefined
   const cells = rows8 ? partitionVectors(rows8, chunkCount, dims, cellCount, decoded.chunkDocuments) : undefined
-  const byDocument = cells ? chunksByDocument(decoded.chunkDocuments, chunkCount, documentCount) : undefined
+  const byDocument = cells ? documentChunks(decoded) : undefined
   const listed = cells ? planned.length + 1 : undefined
   if (cells)
     planned.push({ kind: ShardKind.centroids, from: 0, to: cells.chunks.length })
@@ -239,7 +240,7 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
       slices = cellSlices(cells!.chunks[from]!, chunkCount, dims, codeBits, decoded.vectors, decoded.scales)
     }
     else if (kind === ShardKind.centroids) {
-      slices = [...centroidSections(cells!.centroids, to, dims), directoryOf(index + 1, planned.length), indexSection('RORD', order!.every((d, p) => d === p) ? new Uint32Array(0) : order!, documentCount)]
+      slices = [...centroidSections(cells!.centroids, to, dims), directoryOf(index + 1, planned.length), littleEndian(indexSection('RORD', order!.every((d, p) => d === p) ? new Uint32Array(0) : order!, documentCount - 1))]
     }
     else {
       slices = raw('VREF', from * refineRow, to * refineRow)
@@ -262,7 +263,7 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
 
 /** A cell shard's slices: its chunks (CROW, ascending), their codes' steps (CSTP) and their codes (CCOD), in that order. */
 function cellSlices(chunks: Uint32Array, chunkCount: number, dims: number, bits: number, vectors: Float32Array | Int8Array, scales: Float32Array | null): PendingSection[] {
-  const crow = indexSection('CROW', chunks, chunkCount)
+  const crow = littleEndian(indexSection('CROW', chunks, chunkCount - 1))
   const values = new Float64Array(dims)
   const { steps, codes } = encodeCodes(chunks.length, dims, bits, (r) => {
     const c = chunks[r]!

@@ -11,7 +11,8 @@
 // int8 rows, as vector-cells.ts scores them) and everything after them runs in
 // one fixed order, ties to the lower document.
 
-import { POOLING_TEMPERATURE } from '../runtime/knowledge/ranking/search-pool'
+import type { PooledScores } from '../runtime/knowledge/ranking/search-pool'
+import { poolDocument } from '../runtime/knowledge/ranking/search-pool'
 import { rowScorer } from './vector-cells'
 
 /** How documents are grouped into vector shards: `adjacent` in id order, `similar` as queries read them together. */
@@ -19,23 +20,6 @@ export type RowGroups = 'adjacent' | 'similar'
 
 /** Above this many documents in a cell, its documents stay in id order: pairs read together cost the square of their number. */
 export const MAX_GROUPED_DOCUMENTS = 2048
-
-/**
- * Each document's chunks, ascending, as `offsets` (documentCount + 1) into
- * `chunks` (the same arrays documentChunks in src/runtime/knowledge/search-refine.ts makes).
- */
-export function chunksByDocument(chunkDocuments: ArrayLike<number>, chunkCount: number, documentCount: number): { offsets: Uint32Array, chunks: Uint32Array } {
-  const offsets = new Uint32Array(documentCount + 1)
-  for (let c = 0; c < chunkCount; c++)
-    offsets[chunkDocuments[c]! + 1]!++
-  for (let d = 0; d < documentCount; d++)
-    offsets[d + 1]! += offsets[d]!
-  const chunks = new Uint32Array(chunkCount)
-  const next = offsets.slice(0, -1)
-  for (let c = 0; c < chunkCount; c++)
-    chunks[next[chunkDocuments[c]!]!++] = c
-  return { offsets, chunks }
-}
 
 /** The documents in the order their rows go into vector shards, and where each shard starts in it. */
 export interface RowLayout {
@@ -118,12 +102,22 @@ function coReadGroups(members: readonly number[], cell: Uint32Array, rows: Int8A
     inverseNorm[r] = sum > 0 ? 1 / Math.sqrt(sum) : 0
   }
   const rowOf = new Map(Array.from(cell, (c, r) => [c, r]))
-  // Each member's chunks as rows of the cell.
-  const memberRows = members.map(d => Uint32Array.from(chunks.subarray(offsets[d]!, offsets[d + 1]!), c => rowOf.get(c)!))
+  // Each member's chunks as rows of the cell, end to end: member k's are rowsOf[rowStarts[k]…rowStarts[k + 1]).
+  const rowStarts = new Uint32Array(m + 1)
+  for (const [k, d] of members.entries())
+    rowStarts[k + 1] = rowStarts[k]! + offsets[d + 1]! - offsets[d]!
+  const rowsOf = new Uint32Array(rowStarts[m]!)
+  for (const [k, d] of members.entries()) {
+    for (let i = offsets[d]!; i < offsets[d + 1]!; i++)
+      rowsOf[rowStarts[k]! + i - offsets[d]!] = rowOf.get(chunks[i]!)!
+  }
   const score = rowScorer(cellRows, n, dims)
   const query = new Float64Array(dims)
   const dots = new Int32Array(n)
-  const pooled = new Float64Array(m)
+  const cosines = new Float64Array(n)
+  // Each member's soft maximum over its chunks' cosines with the pseudo-query, pooled as searches pool.
+  const pooledScores: PooledScores = { best: new Float64Array(m), bestChunk: new Int32Array(m), pooled: new Float64Array(m) }
+  const pooled = pooledScores.pooled
   const byScore = Array.from({ length: m }, (_, k) => k)
   const together = new Uint32Array(m * m)
   const step = Math.max(1, Math.ceil(n / MAX_PSEUDO_QUERIES))
@@ -131,16 +125,10 @@ function coReadGroups(members: readonly number[], cell: Uint32Array, rows: Int8A
   for (let q = 0; q < n; q += step) {
     query.set(cellRows.subarray(q * dims, (q + 1) * dims))
     score(query, dots)
-    for (const [k, own] of memberRows.entries()) {
-      // The soft maximum of the document's cosines with the pseudo-query, as search-pool.ts pools them.
-      let best = -Infinity
-      for (const r of own)
-        best = Math.max(best, dots[r]! * inverseNorm[q]! * inverseNorm[r]!)
-      let sum = 0
-      for (const r of own)
-        sum += Math.exp((dots[r]! * inverseNorm[q]! * inverseNorm[r]! - best) / POOLING_TEMPERATURE)
-      pooled[k] = best + POOLING_TEMPERATURE * (Math.log(sum) - Math.log(own.length))
-    }
+    for (let r = 0; r < n; r++)
+      cosines[r] = dots[r]! * inverseNorm[q]! * inverseNorm[r]!
+    for (let k = 0; k < m; k++)
+      poolDocument(cosines, rowsOf, rowStarts[k]!, rowStarts[k + 1]!, k, 'soft', pooledScores)
     byScore.sort((a, b) => pooled[b]! - pooled[a]! || a - b)
     for (let i = 0; i < depth; i++) {
       for (let j = i + 1; j < depth; j++) {
@@ -176,7 +164,10 @@ function coReadGroups(members: readonly number[], cell: Uint32Array, rows: Int8A
   const groups = new Map<number, number[]>()
   for (let k = 0; k < m; k++) {
     const r = root(k)
-    groups.set(r, [...groups.get(r) ?? [], members[k]!])
+    const group = groups.get(r)
+    if (group)
+      group.push(members[k]!)
+    else groups.set(r, [members[k]!])
   }
   return [...groups.values()].sort((x, y) => x[0]! - y[0]!)
 }

@@ -22,7 +22,7 @@
 // documents' rows and the lexical leaders', with their refinement bits. The
 // other documents of the vector shards these rows come in are read as well:
 // they cost no request, and the writer groups similar documents in a shard
-// (ann/rows.ts), so they are often the next best.
+// (rows.ts), so they are often the next best.
 
 import type { Snapshot } from '../../format/snapshot-layout'
 import type { CellCodes, CellPartition } from './cells'
