@@ -6,9 +6,10 @@
 // share of queries with the same top 5 (documents, in order), top-1 of both
 // against the labels, gzip bytes fetched before the first result (the mean
 // per kind of file too: core, lexical shards, centroids, cells of first-pass
-// codes, vector rows with their refinement bits), and the row requests: the
+// codes, vector rows, refinement bits), and the row requests: the
 // vector shards it fetched, median and p90, and their waves over HTTP/1.1's
-// six connections, ceil(requests / 6). "Knowledge bytes" add the static query
+// six connections, ceil(requests / 6); and the share of queries that fetch
+// refinement bits (a round trip after the rows). "Knowledge bytes" add the static query
 // encoder's table (its core and the query's rows, distilled for the guides as
 // a build does), which a browser fetches for the query whatever the layout.
 // The playground's query ("lazy load offscreen images", 10 results, its
@@ -40,7 +41,7 @@ const CELLS = list('cells', '1')
 const PROBES = list('probe', '8')
 const BITS = list('bits', '1')
 const RESCORES = list('rescore', '1.5')
-const VECTOR_BYTES = list('vector-bytes', '16384')
+const VECTOR_BYTES = list('vector-bytes', '12288')
 const ROW_GROUPS = list('row-groups', 'similar')
 const KINDS = ['lexical', 'vectors', 'refinement', 'cells', 'centroids']
 const CONNECTIONS = 6
@@ -118,18 +119,20 @@ for (const options of configs) {
     const kb = S.createKnowledgeBase({ name: 'guides', documents, bodies: [], embedQuery, loadSnapshot: async () => (fetched.push('core'), files.core), shards: { load: async i => (fetched.push(i), files.shards[i]), name: String } })
     const ids = (await kb.search(query, topK ? { topK } : {})).map(r => r.id)
     const size = i => i === 'core' ? coreGz : gz[i]
-    return { ids, fetched, bytes: fetched.reduce((sum, i) => sum + size(i), 0), rows: fetched.filter(i => i !== 'core' && kinds[i] === 'vectors').length }
+    return { ids, fetched, bytes: fetched.reduce((sum, i) => sum + size(i), 0), rows: fetched.filter(i => i !== 'core' && kinds[i] === 'vectors').length, bits: fetched.filter(i => i !== 'core' && kinds[i] === 'refinement').length }
   }
   const got = new Map()
   const fetchedBytes = []
   const knowledgeBytes = []
   const rowRequests = []
+  const bitRequests = []
   for (const [at, q] of queries.entries()) {
     const m = await measure(q.query)
     got.set(q.query, m.ids)
     fetchedBytes.push(m.bytes)
     knowledgeBytes.push(m.bytes + tableBytes[at])
     rowRequests.push(m.rows)
+    bitRequests.push(m.bits)
     for (const i of m.fetched)
       byKind[i === 'core' ? 'core' : kinds[i]] += (i === 'core' ? coreGz : gz[i]) / queries.length
   }
@@ -151,12 +154,14 @@ for (const options of configs) {
     rowRequestsP90: p90(rowRequests),
     wavesMedian: waves(median(rowRequests)),
     wavesP90: waves(p90(rowRequests)),
-    playground: { rowRequests: pg.rows, waves: waves(pg.rows), knowledgeBytes: pg.bytes + pgTable, sameTop10: JSON.stringify(pg.ids) === JSON.stringify(exactPlayground) },
+    refinedShare: bitRequests.filter(n => n > 0).length / queries.length,
+    bitRequestsP90: p90(bitRequests),
+    playground: { rowRequests: pg.rows, bitRequests: pg.bits, waves: waves(pg.rows), knowledgeBytes: pg.bytes + pgTable, sameTop10: JSON.stringify(pg.ids) === JSON.stringify(exactPlayground) },
     byKind,
   }
   results.push(row)
   const name = options.cells === 0 ? 'exact' : `${options.cells} cells, probe ${options.probe}, ${options.codeBits}-bit, rescore ${options.rescore}, ${options.vectorBytes / 1024} KiB ${options.rowGroups}`
-  console.log(`  ${name.padEnd(58)}: row requests ${row.rowRequestsMedian} / ${row.rowRequestsP90} (median / p90; waves ${row.wavesMedian} / ${row.wavesP90}); knowledge ${kib(row.knowledgeMedian)} / ${kib(row.knowledgeP90)} KiB gzip (snapshot alone ${kib(row.gzipMedian)}); same top 5 ${(100 * same).toFixed(1)} % (${Object.entries(bySet).map(([s, v]) => `${s} ${(100 * v).toFixed(1)}`).join(', ')}); top-1 ${(100 * row.top1).toFixed(1)} %; ${row.files} files`)
-  console.log(`    playground query: row requests ${pg.rows} (waves ${row.playground.waves}), knowledge ${kib(row.playground.knowledgeBytes)} KiB, same top 10 ${row.playground.sameTop10}; mean KiB: ${Object.entries(byKind).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${(v / 1024).toFixed(1)}`).join(', ')}`)
+  console.log(`  ${name.padEnd(58)}: row requests ${row.rowRequestsMedian} / ${row.rowRequestsP90} (median / p90; waves ${row.wavesMedian} / ${row.wavesP90}); a refinement round trip for ${(100 * row.refinedShare).toFixed(1)} % of queries (requests p90 ${row.bitRequestsP90}); knowledge ${kib(row.knowledgeMedian)} / ${kib(row.knowledgeP90)} KiB gzip (snapshot alone ${kib(row.gzipMedian)}); same top 5 ${(100 * same).toFixed(1)} % (${Object.entries(bySet).map(([s, v]) => `${s} ${(100 * v).toFixed(1)}`).join(', ')}); top-1 ${(100 * row.top1).toFixed(1)} %; ${row.files} files`)
+  console.log(`    playground query: row requests ${pg.rows} (waves ${row.playground.waves}), refinement requests ${pg.bits}, knowledge ${kib(row.playground.knowledgeBytes)} KiB, same top 10 ${row.playground.sameTop10}; mean KiB: ${Object.entries(byKind).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${(v / 1024).toFixed(1)}`).join(', ')}`)
 }
 emitResult({ name: 'cells', chunks: chunkCount, queries: queries.length, results })

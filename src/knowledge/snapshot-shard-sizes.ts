@@ -71,7 +71,7 @@ export const ANN_VECTOR_SHARD_BYTES = 4 * 1024
  * (large snapshots), larger shards cost more bytes and splitting time than
  * the requests they save (bench/RESULTS.md, "The playground's rows in fewer requests").
  */
-export const ALL_CELLS_VECTOR_SHARD_BYTES = 16 * 1024
+export const ALL_CELLS_VECTOR_SHARD_BYTES = 12 * 1024
 /** How an approximate snapshot groups documents into vector shards by default: in id order, each a shard at the default size. */
 export const DEFAULT_ROW_GROUPS: RowGroups = 'adjacent'
 /** The same where a search reads every cell: the documents queries read together share a shard. */

@@ -38,8 +38,10 @@ export interface ShardOptions {
   /**
    * Bytes of refinement bits per refinement shard (default 65,536; int8
    * snapshots): whole chunk rows. A vector search fetches those of the chunks
-   * it rescores, the documents near its cut. With vector cells there are no
-   * refinement shards: each vector shard holds its rows' bits.
+   * it rescores, the documents near its cut. With vector cells where a
+   * search reads every cell, each vector shard has one, of the same
+   * documents' bits, which only exact search reads; where it reads some,
+   * there are none: each vector shard holds its rows' bits.
    */
   refinementBytes?: number
   /**
@@ -58,8 +60,8 @@ export interface ShardOptions {
    * Documents per result an approximate search scores exactly, the best by
    * their first-pass codes, of at least ten results, in tenths (default
    * {@link DEFAULT_RESCORE}; {@link ALL_CELLS_RESCORE} where it reads every
-   * cell): the vector shards holding their int8 rows (and refinement bits) are
-   * fetched, and every document in them is scored; the other documents of
+   * cell): the vector shards holding their int8 rows (and refinement bits
+   * where it reads some cells) are fetched, and every document in them is scored; the other documents of
    * the cells it reads are not.
    */
   rescore?: number
@@ -174,8 +176,13 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
     planned.push({ kind: ShardKind.centroids, from: 0, to: cells.chunks.length })
   const vectorElement = withVectors ? elementBytes('VECT') : 0
   const refineRow = decoded.refinement ? refineRowBytes(dims, decoded.refinement.bits) : 0
-  // With cells, a row's refinement bits are in its vector shard: a search fetches the rows it rescores and their bits in one round trip.
-  const rowBytes = dims * vectorElement + (decoded.scales ? 4 : 0) + (cells ? refineRow : 0)
+  // Where a search reads every cell (small snapshots), refinement bits have shards of their own, one a vector shard
+  // (the same documents), which an approximate search never reads: it ranks its candidates by their int8 rows, for
+  // a fourth fewer row bytes and no round trip after them. Where it reads some cells (large snapshots), a row's bits
+  // come in its vector shard and refine its score: without them, too many near ties there change places
+  // (bench/RESULTS.md, "Refinement bits in shards of their own").
+  const bitsWithRows = cells !== undefined && !everyCell
+  const rowBytes = dims * vectorElement + (decoded.scales ? 4 : 0) + (bitsWithRows ? refineRow : 0)
   const layout = cells && withVectors ? rowLayout(rowGroups, rows8!, dims, byDocument!, cells.chunks, decoded.chunkDocuments, d => (byDocument!.offsets[d + 1]! - byDocument!.offsets[d]!) * rowBytes, vectorBytes) : undefined
   const order = layout?.order
   /**
@@ -205,7 +212,7 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
     for (const [from, to] of rowRanges(rowBytes, vectorBytes))
       planned.push({ kind: ShardKind.vectors, from, to })
   }
-  if (refineRow > 0 && !cells) {
+  if (refineRow > 0 && !bitsWithRows) {
     for (const [from, to] of rowRanges(refineRow, refinementBytes))
       planned.push({ kind: ShardKind.refinement, from, to })
   }
@@ -233,7 +240,7 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
     }
     else if (kind === ShardKind.vectors) {
       slices = cells
-        ? [...gathered('SCAL', 4, from, to), ...gathered('VECT', dims * vectorElement, from, to), ...gathered('VREF', refineRow, from, to)]
+        ? [...gathered('SCAL', 4, from, to), ...gathered('VECT', dims * vectorElement, from, to), ...bitsWithRows ? gathered('VREF', refineRow, from, to) : []]
         : [...raw('SCAL', from * 4, to * 4), ...raw('VECT', from * dims * vectorElement, to * dims * vectorElement)]
     }
     else if (kind === ShardKind.cell) {
@@ -243,7 +250,7 @@ export function encodeShardedSnapshot(snapshot: Uint8Array, options: ShardOption
       slices = [...centroidSections(cells!.centroids, to, dims), directoryOf(index + 1, planned.length), littleEndian(indexSection('RORD', order!.every((d, p) => d === p) ? new Uint32Array(0) : order!, documentCount - 1))]
     }
     else {
-      slices = raw('VREF', from * refineRow, to * refineRow)
+      slices = cells ? gathered('VREF', refineRow, from, to) : raw('VREF', from * refineRow, to * refineRow)
     }
     return assemble(dims, chunkCount, documentCount, [shrd, ...slices], FLAG_SHARD)
   }

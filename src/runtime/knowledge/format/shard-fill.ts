@@ -49,10 +49,11 @@ export function fillVectorRange(snapshot: Snapshot, vectorType: number, { bytes,
 
 /**
  * A vector shard with cells: the rows of whole documents, chunks `rows` in
- * the order it holds them, with their scales and refinement bits. Returns
- * `rows`, now filled.
+ * the order it holds them, with their scales (and `withBits`, their
+ * refinement bits). Returns `rows`, now filled.
  */
-export function fillDocumentRows(snapshot: Snapshot, vectorType: number, { bytes, sections }: SnapshotContainer, rows: ArrayLike<number> & Iterable<number>): ArrayLike<number> & Iterable<number> {
+export function fillDocumentRows(snapshot: Snapshot, vectorType: number, shard: SnapshotContainer, rows: ArrayLike<number> & Iterable<number>, withBits: boolean): ArrayLike<number> & Iterable<number> {
+  const { bytes, sections } = shard
   const dims = snapshot.dimensions
   const vect = sections.get('VECT')
   if (!vect || vect.type !== vectorType)
@@ -62,12 +63,6 @@ export function fillDocumentRows(snapshot: Snapshot, vectorType: number, { bytes
   if (snapshot.scales && (!scal || scal.type !== ElementType.f32))
     corrupt('a vector shard of int8 vectors lacks its f32 SCAL section')
   const scales = scal ? view(bytes, scal, ElementType.f32, rows.length) as Float32Array : undefined
-  // A row's refinement bits come with it: a search reads them for the rows it rescores, in the same request.
-  const vref = snapshot.refinement ? sections.get('VREF') : undefined
-  if (snapshot.refinement && (!vref || vref.type !== ElementType.u8))
-    corrupt('a vector shard of a snapshot with vector cells and refinement bits lacks its u8 VREF section (a snapshot of an earlier version: build it again)')
-  const refineRow = snapshot.refinement ? refineRowBytes(dims, snapshot.refinement.bits) : 0
-  const refinement = vref ? view(bytes, vref, ElementType.u8, rows.length * refineRow) as Uint8Array : undefined
   for (let k = 0; k < rows.length; k++) {
     const c = rows[k]!
     if (scales) {
@@ -75,17 +70,30 @@ export function fillDocumentRows(snapshot: Snapshot, vectorType: number, { bytes
       snapshot.scales!.set(scales.subarray(k, k + 1), c)
     }
     snapshot.vectors.set(vectors.subarray(k * dims, (k + 1) * dims), c * dims)
-    if (refinement)
-      snapshot.refinement!.data.set(refinement.subarray(k * refineRow, (k + 1) * refineRow), c * refineRow)
   }
+  if (withBits && snapshot.refinement)
+    fillDocumentRefinement(snapshot, shard, rows)
   return rows
 }
 
-/** A refinement shard (snapshots without cells): the refinement bits of chunks [from, to). */
-export function fillRefinement(snapshot: Snapshot, { bytes, sections }: SnapshotContainer, { from, to }: ShardEntry): void {
+/** The u8 VREF section of a refinement shard holding `rows` rows' bits, `row` bytes each. */
+function refinementBits(snapshot: Snapshot, { bytes, sections }: SnapshotContainer, rows: number): { row: number, bits: Uint8Array } {
   const vref = sections.get('VREF')
   if (!snapshot.refinement || !vref || vref.type !== ElementType.u8)
     corrupt('a refinement shard lacks its u8 VREF section, or the core has no refinement bits')
   const row = refineRowBytes(snapshot.dimensions, snapshot.refinement.bits)
-  snapshot.refinement.data.set(view(bytes, vref, ElementType.u8, (to - from) * row) as Uint8Array, from * row)
+  return { row, bits: view(bytes, vref, ElementType.u8, rows * row) as Uint8Array }
+}
+
+/** A refinement shard without cells: the refinement bits of chunks [from, to). */
+export function fillRefinement(snapshot: Snapshot, shard: SnapshotContainer, { from, to }: ShardEntry): void {
+  const { row, bits } = refinementBits(snapshot, shard, to - from)
+  snapshot.refinement!.data.set(bits, from * row)
+}
+
+/** A refinement shard with cells: the bits of whole documents, chunks `rows` in the order it holds them (its vector shard's). */
+export function fillDocumentRefinement(snapshot: Snapshot, shard: SnapshotContainer, rows: ArrayLike<number>): void {
+  const { row, bits } = refinementBits(snapshot, shard, rows.length)
+  for (let k = 0; k < rows.length; k++)
+    snapshot.refinement!.data.set(bits.subarray(k * row, (k + 1) * row), rows[k]! * row)
 }

@@ -8,7 +8,7 @@
 // it loads the cells nearest it (low-bit codes of their chunks; all of them,
 // with the centroids, where a search reads every cell), then the rows
 // of the documents their codes rank highest and of those lexical search ranks
-// highest, with their refinement bits, and ranks those only (vector/ann/candidates.ts), until every row is in
+// highest, and ranks those only (vector/ann/candidates.ts), then the refinement bits of the few near its cut, until every row is in
 // (loadVectors, loadAll), when it is exact again.
 //
 // The core is a snapshot file (see snapshot-reader.ts) flagged SHARDED_CORE:
@@ -26,14 +26,15 @@
 //   ACFG  u32  the vector cells, optional (see vector/ann/cells.ts)
 // A lexical shard holds the postings of terms [from, to); a vector or
 // refinement shard the rows of chunks [from, to) (with vector cells, those of
-// documents [from, to) of the row order, vector/ann/rows.ts: a search reads a document's rows whole); a cell shard cells
+// documents [from, to) of the row order, vector/ann/rows.ts: a search reads a document's rows whole, and where it
+// reads every cell each vector shard has a refinement shard of the same documents); a cell shard cells
 // [from, to) (one), its chunks listed in it; the centroid shard the centroids
 // of cells [from, to) (all; ann/cells.ts). Each shard is a snapshot
 // file flagged SHARD with
 //   SHRD  u32  [CRC-32 of the whole snapshot, shard index, kind, from, to]
-// and the slices: LPST and LFRQ (lexical); SCAL (int8), VECT and, with vector
-// cells, VREF (vectors: no refinement shards then); VREF (refinement, int8
-// snapshots with refinement bits only); CROW, CSTP and
+// and the slices: LPST and LFRQ (lexical); SCAL (int8) and VECT (vectors); VREF
+// (refinement, int8 snapshots with refinement bits only; with vector cells where a search reads some, in the
+// vector shards instead); CROW, CSTP and
 // CCOD (cell); ACSC, SDIR and ACEN (centroids).
 //
 // The reader fills full-size typed arrays as shards arrive, so the ordinary
@@ -58,7 +59,7 @@ import { scoredTerms } from '../lexical/searched-terms'
 import { documentChunks } from '../ranking/search-refine'
 import { bytesOf, corrupt, readContainer, view } from './snapshot-container'
 import { decodeContainer } from './snapshot-reader'
-import { fillDocumentRows, fillPostings, fillRefinement, fillVectorRange } from './shard-fill'
+import { fillDocumentRefinement, fillDocumentRows, fillPostings, fillRefinement, fillVectorRange } from './shard-fill'
 import { crc32 } from './crc32'
 import { documentRow, ElementType, FLAG_NO_VECTORS, FLAG_SHARD, FLAG_SHARDED_CORE } from './snapshot-layout'
 
@@ -126,6 +127,12 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
   const total = partition ? partition.shardCount : shards.length
   if (source.count !== undefined && source.count !== total)
     throw new KnowledgeError('snapshot-mismatch', `The knowledge snapshot core lists ${total} shards where its module names ${source.count}: they come from different builds. Deploy the build's whole output folder again, so that all of its files match.`)
+  /**
+   * With cells where a search reads some of them, a row's refinement bits come in its vector shard, and an
+   * approximate search refines its candidates' scores; where it reads every cell, they have shards of their own,
+   * which only exact search reads (see the writer).
+   */
+  const bitsWithRows = partition !== null && partition.probe < partition.count
   /** Whether every shard is listed: always without cells, once the centroid shard is in with them. */
   let listed = !partition
   /** With cells, the documents in the order the vector shards hold them (vector/ann/rows.ts), once the centroid shard is in. */
@@ -140,7 +147,8 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
     }
     const rows = (here: boolean) => listed && here ? snapshot.chunkCount : 0
     // With cells, vector shards tile the positions of the row order, a document each.
-    if (ends[ShardKind.lexical] !== (lexical?.terms.length ?? 0) || ends[ShardKind.vectors] !== (partition ? (listed && withVectors ? snapshot.documents.length : 0) : rows(withVectors)) || ends[ShardKind.refinement] !== (partition ? 0 : rows(snapshot.refinement !== null))
+    const documentRows = (here: boolean) => listed && here ? snapshot.documents.length : 0
+    if (ends[ShardKind.lexical] !== (lexical?.terms.length ?? 0) || ends[ShardKind.vectors] !== (partition ? documentRows(withVectors) : rows(withVectors)) || ends[ShardKind.refinement] !== (partition ? documentRows : rows)(snapshot.refinement !== null && !bitsWithRows)
       || ends[ShardKind.cell] !== (listed ? partition?.count ?? 0 : 0) || ends[ShardKind.centroids] !== (partition?.count ?? 0) || (listed && shards.length !== total))
       corrupt('its shards do not tile the terms, chunks and cells')
   }
@@ -176,8 +184,9 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
           throw unreadableSnapshot(error, `knowledge snapshot shard ${source.name(index)}`)
         }
         loaded[index] = 1
-        // Once every refinement shard is in (with cells, every vector shard, which holds its rows' bits), searches have no bits left to ask for.
-        if (++filled[kind]! === (partition ? vectorShards : refinementShards).length && kind === (partition ? ShardKind.vectors : ShardKind.refinement) && listed)
+        // Once every refinement shard is in (or every vector shard, where they hold the bits), searches have no bits left to ask for.
+        const bitsIn = bitsWithRows ? ShardKind.vectors : ShardKind.refinement
+        if (++filled[kind]! === (bitsWithRows ? vectorShards : refinementShards).length && kind === bitsIn && listed)
           delete snapshot.refinement?.pending
         // Once every row is in, vector search is exact again.
         if (listed && partition && filled[ShardKind.vectors] === vectorShards.length)
@@ -211,6 +220,8 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
       cells[entry.from] = readCell(partition!, shard, entry.from, snapshot.chunkCount)
     else if (entry.kind === ShardKind.centroids)
       fillCentroidShard(shard, index)
+    else if (partition)
+      fillDocumentRefinement(snapshot, shard, documentRowsOf(entry))
     else fillRefinement(snapshot, shard, entry)
   }
 
@@ -219,6 +230,8 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
     const rest = readDirectory(shard)
     if (rest.vectorType !== vectorType || rest.snapshotCrc !== snapshotCrc || index + 1 + rest.shards.length !== total)
       corrupt('its centroid shard lists the shards of another snapshot')
+    if (snapshot.refinement && !bitsWithRows && !rest.shards.some(entry => entry.kind === ShardKind.refinement))
+      corrupt('its centroid shard lists no refinement shards (a snapshot of an earlier version, whose vector shards held the bits: build it again)')
     fillCentroids(partition!, shard)
     rowOrder = readRowOrder(shard, snapshot.documents.length)
     shards.push(...rest.shards)
@@ -226,11 +239,16 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
     reindex()
   }
 
-  const fillVectors = (shard: SnapshotContainer, { from, to }: ShardEntry): void => {
-    if (!partition)
-      return fillVectorRange(snapshot, vectorType, shard, from, to)
+  /** With cells, the chunks whose rows a vector or refinement shard holds, in its order. */
+  const documentRowsOf = ({ from, to }: ShardEntry) => {
     const { offsets, chunks } = documentChunks(snapshot)
-    for (const c of fillDocumentRows(snapshot, vectorType, shard, shardChunks(rowOrder!, offsets, chunks, from, to)))
+    return shardChunks(rowOrder!, offsets, chunks, from, to)
+  }
+
+  const fillVectors = (shard: SnapshotContainer, entry: ShardEntry): void => {
+    if (!partition)
+      return fillVectorRange(snapshot, vectorType, shard, entry.from, entry.to)
+    for (const c of fillDocumentRows(snapshot, vectorType, shard, documentRowsOf(entry), bitsWithRows))
       rowLoaded![c] = 1
   }
 
@@ -250,8 +268,8 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
   // Refinement bits are fetched for the chunks a search rescores: until all are in, searches say which they want.
   /** The vector shard holding chunk `c`'s row: with cells, its document's, by the document's position in the row order. */
   const vectorShardOf = (c: number): number => shardAt(vectorShards, partition ? rowOrder!.positions[snapshot.chunkDocuments[c]!]! : c)
-  /** The shard holding chunk `c`'s refinement bits: with cells, its vector shard. */
-  const refinementShardOf = (c: number): number => partition ? vectorShardOf(c) : shardAt(refinementShards, c)
+  /** The shard holding chunk `c`'s refinement bits: with cells, its document's (its vector shard, where that holds the bits), by the document's position in the row order. */
+  const refinementShardOf = (c: number): number => bitsWithRows ? vectorShardOf(c) : shardAt(refinementShards, partition ? rowOrder!.positions[snapshot.chunkDocuments[c]!]! : c)
   if (snapshot.refinement && (refinementShards!.length > 0 || !listed))
     snapshot.refinement.pending = { missing: chunk => !listed || loaded[refinementShardOf(chunk)] === 0, wanted: new Set() }
   // With vector cells, searches read the candidates their query selects until every row is in.
@@ -263,6 +281,7 @@ function openCore(coreBytes: ArrayBufferLike | ArrayBufferView, documents: reado
     setCandidateIndex(snapshot, createCandidateIndex({
       snapshot,
       partition,
+      refines: bitsWithRows,
       cell: j => cells[j],
       rowLoaded: c => rowLoaded![c] === 1,
       wantCentroids: () => cellsWanted.add(centroidShard),

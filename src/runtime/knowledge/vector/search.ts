@@ -152,8 +152,10 @@ export function scoreSimilarity(snapshot: Snapshot, queryVector: ArrayLike<numbe
         similarity[c] = -Infinity
     }
   }
-  // The margin scans every chunk's scale: once a query, however often its scores are pooled.
-  return { unit, similarity, margin: scores.encoding === 'int8' && snapshot.refinement ? margin(snapshot, unit, scores.queryScale) : undefined }
+  // The margin scans every chunk's scale: once a query, however often its scores are pooled. An approximate search
+  // that reads every cell ranks its candidates by their int8 rows alone (see the sharded snapshot's writer).
+  const refines = scores.encoding === 'int8' && snapshot.refinement !== null && (!mask || candidates!.refines)
+  return { unit, similarity, margin: refines ? margin(snapshot, unit, scores.queryScale) : undefined }
 }
 
 /**

@@ -19,7 +19,7 @@
 // centroids (fetched while the query is embedded, usually in already), then
 // the cells (their codes say which documents to score exactly; where a search
 // reads every cell, they came with the centroids), then those
-// documents' rows and the lexical leaders', with their refinement bits. The
+// documents' rows and the lexical leaders' (where it reads some cells, with their refinement bits). The
 // other documents of the vector shards these rows come in are read as well:
 // they cost no request, and the writer groups similar documents in a shard
 // (rows.ts), so they are often the next best.
@@ -41,6 +41,8 @@ export interface CandidateIndex {
    * needs are missing, which it has asked for.
    */
   select: (unit: Float64Array, topK: number, lexical?: Float64Array) => Uint8Array | null
+  /** Whether a search refines its candidates' scores with their refinement bits (which come with their rows), or ranks them by their int8 rows alone. */
+  readonly refines: boolean
 }
 
 const indexes = new WeakMap<Snapshot, CandidateIndex>()
@@ -61,6 +63,8 @@ export function setCandidateIndex(snapshot: Snapshot, index: CandidateIndex | un
 export interface CandidateSource {
   snapshot: Snapshot
   partition: CellPartition
+  /** See {@link CandidateIndex.refines}. */
+  refines: boolean
   /** Cell `j`'s chunks and codes once its shard is in. */
   cell: (j: number) => CellCodes | undefined
   /** Whether chunk `c`'s row is in (from its vector shard). */
@@ -131,6 +135,7 @@ export function createCandidateIndex(source: CandidateSource): CandidateIndex {
   let mask: Uint8Array | undefined
   let approximate: Float64Array | undefined
   return {
+    refines: source.refines,
     select(unit, topK, lexical) {
       if (!partition.centroids) {
         source.wantCentroids()

@@ -13,6 +13,7 @@ import { createKnowledgeBase, decodeSnapshot, KnowledgeError } from '../../../..
 import { PEAK_DEPTH } from '../../../../../src/runtime/knowledge/ranking/fusion-weight'
 import { openShardedSnapshot, ShardKind } from '../../../../../src/runtime/knowledge/format/snapshot-shards'
 import { rng, unitVector } from '../../../../support/random'
+import { withoutRefinement } from '../../../../support/without-refinement'
 
 const DIMS = 48
 
@@ -81,6 +82,8 @@ function sharded(f: typeof files, fetched: number[] = []): KnowledgeBase {
   })
 }
 const whole = createKnowledgeBase({ name: 'clustered', documents, bodies: [], embedQuery, loadSnapshot: async () => corpus.snapshot })
+/** Exact search of the int8 rows alone (no refinement bits): what an approximate search that reads every cell ranks its candidates by. */
+const int8Exact = createKnowledgeBase({ name: 'clustered', documents, bodies: [], embedQuery, loadSnapshot: async () => withoutRefinement(corpus.snapshot) })
 
 describe('approximate vector search of a sharded snapshot with vector cells', () => {
   it('partitions the vectors into the cells asked for, every chunk in one, deterministically', async () => {
@@ -140,7 +143,7 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
     }
   })
 
-  it('fetches every cell with the centroids where a search reads every cell, then only the rows of 1.5 documents a result and their refinement bits, in one round trip', async () => {
+  it('fetches every cell with the centroids where a search reads every cell, then only the rows of 1.5 documents a result, in one round trip, and no refinement bits', async () => {
     const all = encodeShardedSnapshot(corpus.snapshot, { lexicalBytes: 2048, vectorBytes: 1, cells: 8, probe: 8 })
     const shards = await shardsOf(all)
     const kindsOf = (fetched: number[]) => fetched.map(i => shards[i]!.kind)
@@ -151,8 +154,8 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
       await fresh.preload()
       expect(kindsOf(fetched).sort()).toEqual([ShardKind.centroids, ...Array.from({ length: 8 }, () => ShardKind.cell)].sort())
       fetched.length = 0
-      expect(await fresh.search(query, { mode: 'vector', topK: 10 }), query).toEqual(await whole.search(query, { mode: 'vector', topK: 10 }))
-      // The query's own requests: the rows of the 1.5·10 documents its codes rank highest, a vector shard each, with their refinement bits.
+      expect(await fresh.search(query, { mode: 'vector', topK: 10 }), query).toEqual(await int8Exact.search(query, { mode: 'vector', topK: 10 }))
+      // The query's own requests: the rows of the 1.5·10 documents its codes rank highest, a vector shard each; it ranks them by their int8 rows, so no refinement shard.
       expect(kindsOf(fetched), query).toEqual(Array.from({ length: ALL_CELLS_RESCORE * PEAK_DEPTH }, () => ShardKind.vectors))
     }
   })
@@ -215,6 +218,18 @@ describe('approximate vector search of a sharded snapshot with vector cells', ()
 
   it('is exact again once every row is in', async () => {
     const kb = sharded(files)
+    await kb.snapshot()
+    for (const query of [...corpus.queryVectors.keys()].slice(0, 10))
+      expect(await kb.search(query, { mode: 'vector', topK: 20 })).toEqual(await whole.search(query, { mode: 'vector', topK: 20 }))
+  })
+
+  it('keeps the refinement bits in shards of their own where a search reads every cell: exact search reads them, an approximate one never', async () => {
+    const all = encodeShardedSnapshot(corpus.snapshot, { lexicalBytes: 2048, vectorBytes: 1, cells: 8, probe: 8 })
+    const shards = await shardsOf(all)
+    const vectorShards = shards.filter(s => s.kind === ShardKind.vectors)
+    // One refinement shard a vector shard, of the same documents (positions in the row order).
+    expect(shards.filter(s => s.kind === ShardKind.refinement).map(s => [s.from, s.to])).toEqual(vectorShards.map(s => [s.from, s.to]))
+    const kb = sharded(all)
     await kb.snapshot()
     for (const query of [...corpus.queryVectors.keys()].slice(0, 10))
       expect(await kb.search(query, { mode: 'vector', topK: 20 })).toEqual(await whole.search(query, { mode: 'vector', topK: 20 }))
