@@ -16,6 +16,8 @@ import { searchCommand } from '../../src/cli/knowledge/search'
 import { statusCommand } from '../../src/cli/knowledge/status'
 import { watchCommand } from '../../src/cli/knowledge/watch'
 import { run } from '../../src/cli/index'
+import { DEFAULT_ROUTING } from '../../src/core/routing-config'
+import { DEFAULT_CHUNK, DEFAULT_MODEL, DEFAULT_SEARCH } from '../../src/knowledge/config'
 import { markdownPages, parseMarkdown } from './markdown'
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
@@ -83,6 +85,37 @@ describe('the reference in docs/', () => {
           missing.push(`skill-kit ${command.name} --${option}`)
       }
     }
+    expect(missing).toEqual([])
+  })
+
+  it('documents every plugin option and skill-kit.json setting', () => {
+    // The keys the validators accept, read from their lists (string literals only).
+    const keysOf = (file: string, names: string[]) => {
+      const text = readFileSync(join(repo, file), 'utf8')
+      return names.flatMap((name) => {
+        const list = new RegExp(`const ${name} = \\[([^\\]]*)\\]`).exec(text)
+        expect(list, `${name} in ${file}`).not.toBeNull()
+        return [...list![1]!.matchAll(/'([^']+)'/g)].map(m => m[1]!)
+      })
+    }
+    const plugin = keysOf('src/plugin/validate-options.ts', ['TOP_KEYS', 'SKILLS_KEYS', 'KNOWLEDGE_KEYS', 'SHARDS_KEYS', 'SHARD_SIZE_KEYS', 'EXPORT_KEYS'])
+    const settings = [
+      ...keysOf('src/knowledge/config.ts', ['TOP_KEYS', 'WATCH_KEYS', 'SERVER_KEYS']).filter(key => key !== '$schema'),
+      ...Object.keys(DEFAULT_MODEL),
+      ...Object.keys(DEFAULT_CHUNK),
+      ...Object.keys(DEFAULT_SEARCH),
+    ]
+    expect(plugin).toContain('preloadHtml')
+    expect(settings).toContain('maxDocumentBytes')
+    const options = readFileSync(join(repo, 'docs/options.md'), 'utf8')
+    const routed = readFileSync(join(repo, 'docs/routed-pages.md'), 'utf8')
+    // A key is documented when it appears as a word inside a code span of a line outside code blocks.
+    const inCode = (text: string, key: string) => text.replace(/^```[^]*?^```$/gm, '').split('\n')
+      .some(line => [...line.matchAll(/`([^`]+)`/g)].some(m => new RegExp(`(?:^|[^\\w])${key}(?:$|[^\\w])`).test(m[1]!)))
+    const missing = [
+      ...[...plugin, ...settings].filter(key => !inCode(options, key)).map(key => `docs/options.md: ${key}`),
+      ...Object.keys(DEFAULT_ROUTING).filter(key => !routed.includes(`"${key}"`)).map(key => `docs/routed-pages.md: routing.${key}`),
+    ]
     expect(missing).toEqual([])
   })
 
