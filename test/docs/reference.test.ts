@@ -119,6 +119,15 @@ describe('the reference in docs/', () => {
     expect(missing).toEqual([])
   })
 
+  it('lists every import form the plugin serves in Getting started', () => {
+    // The plugin's table of module kinds, at the top of its index, names each form.
+    const table = readFileSync(join(repo, 'src/plugin/index.ts'), 'utf8').split('\n').filter(line => line.startsWith('// |')).join('\n')
+    const forms = [...table.matchAll(/\?[a-z]+(?:=<id>)?|virtual:skill-kit\/[\w<>/]+/g)].map(m => m[0])
+    expect(forms).toEqual(expect.arrayContaining(['?cover', '?section=<id>', '?routes', 'virtual:skill-kit/skills', 'virtual:skill-kit/knowledge/<name>/routes']))
+    const page = readFileSync(join(repo, 'docs/getting-started.md'), 'utf8')
+    expect(forms.filter(form => !page.includes(`${form}\``))).toEqual([])
+  })
+
   it('has links between README.md and docs/ that land on a page and a heading', () => {
     const pages = [join(repo, 'README.md'), ...markdownPages(join(repo, 'docs'))]
     const broken: string[] = []
