@@ -30,6 +30,7 @@ const INTEGRATION = [
   'test/cli/**/*.test.ts',
   'test/client/**/*.test.ts',
   'test/export/export.test.ts',
+  'test/docs/code-blocks.test.ts', // the examples of README.md and docs/, built with dist/
   'test/export/hostile-routing.test.ts',
   'test/knowledge/build.test.ts',
   'test/knowledge/embedder.test.ts',
