@@ -111,13 +111,13 @@ export function mountSearch(element: HTMLElement, source: SearchUISource | undef
     }
   }
 
-  /** Replaces the options, keeping the active one (same key) where it was on screen. */
-  function showOptions(children: HTMLElement[], keepActive: boolean): void {
+  /** Replaces the options by those `make` creates, keeping the active one (same key) where it was on screen. */
+  function showOptions(make: () => HTMLElement[], keepActive: boolean): void {
     const key = keepActive ? active?.dataset.key : undefined
     const offset = active ? active.offsetTop - list.scrollTop : 0
     factory.reset()
     active = undefined
-    list.replaceChildren(...children)
+    list.replaceChildren(...make())
     input.setAttribute('aria-expanded', String(allOptions().length > 0))
     const again = key === undefined ? undefined : allOptions().find(o => o.dataset.key === key)
     setActive(again, false)
@@ -134,9 +134,9 @@ export function mountSearch(element: HTMLElement, source: SearchUISource | undef
     status.textContent = ''
     filters.hidden = true
     if (recent.length === 0)
-      return showOptions([], false)
+      return showOptions(() => [], false)
     const labelId = `${prefix}-recent`
-    showOptions([h('div', { 'role': 'group', 'aria-labelledby': labelId }, h('div', { class: 'group-label', id: labelId }, strings.recent), ...recent.map(q => factory.recent(q)))], false)
+    showOptions(() => [h('div', { 'role': 'group', 'aria-labelledby': labelId }, h('div', { class: 'group-label', id: labelId }, strings.recent), ...recent.map(q => factory.recent(q)))], false)
   }
 
   function showResults(found: SearchUIResults, semanticPending: boolean, semanticFailed: boolean, keepActive: boolean): void {
@@ -148,7 +148,7 @@ export function mountSearch(element: HTMLElement, source: SearchUISource | undef
     renderFacets(categories, strings.categories, found.categories, chosen.categories, strings, toggle(chosen.categories))
     renderFacets(tags, strings.tags, found.tags, chosen.tags, strings, toggle(chosen.tags))
     filters.hidden = categories.hidden && tags.hidden
-    showOptions(found.results.flatMap(r => factory.result(r)), keepActive)
+    showOptions(() => found.results.flatMap(r => factory.result(r)), keepActive)
     const count = found.results.length
     const ranking = found.ranking === 'semantic'
       ? strings.rankingSemantic

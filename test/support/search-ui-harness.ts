@@ -1,0 +1,31 @@
+// The page script of the component's Chromium tests (bundled by esbuild in
+// test/support/search-ui-page.ts). The query string chooses the set-up:
+// `semantic=on|held|fail|off`, `mount=element|function` (the custom element,
+// or mountSearch on a div with French strings and the dark theme). Test hooks
+// on window: `releaseSemantic()`, `searchCalls`, `selected` (select events).
+
+import type { SemanticMode } from './search-ui-fake-source'
+import { defineSearchElement, mountSearch, SELECT_EVENT } from '../../src/runtime/search-ui/index'
+import { fakeSource } from './search-ui-fake-source'
+
+const params = new URLSearchParams(location.search)
+const { source, release, calls } = fakeSource((params.get('semantic') ?? 'on') as SemanticMode)
+const hooks = window as unknown as { releaseSemantic: () => void, searchCalls: string[], selected: unknown[] }
+hooks.releaseSemantic = release
+hooks.searchCalls = calls
+hooks.selected = []
+document.addEventListener(SELECT_EVENT, event => hooks.selected.push((event as CustomEvent).detail))
+
+if (params.get('mount') === 'function') {
+  mountSearch(document.getElementById('mounted')!, source, {
+    theme: 'dark',
+    recent: false,
+    strings: { button: 'Rechercher', label: 'Rechercher dans la documentation', placeholder: 'Un mot…', close: 'Fermer', manyResults: '{count} résultats pour « {query} »', rankingSemantic: 'classés par le sens.', summary: '{results}, {ranking}' },
+  })
+}
+else {
+  defineSearchElement()
+  const element = document.querySelector('skill-kit-search') as HTMLElement & { source: unknown }
+  element.source = source
+}
+document.body.dataset.ready = 'yes'
