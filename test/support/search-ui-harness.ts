@@ -1,8 +1,10 @@
 // The page script of the component's Chromium tests (bundled by esbuild in
 // test/support/search-ui-page.ts). The query string chooses the set-up:
 // `semantic=on|held|fail|off`, `mount=element|function` (the custom element,
-// or mountSearch on a div with French strings and the dark theme). Test hooks
-// on window: `releaseSemantic()`, `searchCalls`, `selected` (select events).
+// or mountSearch on a div with French strings and the dark theme), `late=1`
+// (the element gets its source only from `giveSource()`, as from a knowledge
+// base loading lazily). Test hooks on window: `releaseSemantic()`,
+// `searchCalls`, `selected` (select events), `giveSource()`.
 
 import type { SemanticMode } from './search-ui-fake-source'
 import { defineSearchElement, mountSearch, SELECT_EVENT } from '../../src/runtime/search-ui/index'
@@ -10,7 +12,7 @@ import { fakeSource } from './search-ui-fake-source'
 
 const params = new URLSearchParams(location.search)
 const { source, release, calls } = fakeSource((params.get('semantic') ?? 'on') as SemanticMode)
-const hooks = window as unknown as { releaseSemantic: () => void, searchCalls: string[], selected: unknown[] }
+const hooks = window as unknown as { releaseSemantic: () => void, searchCalls: string[], selected: unknown[], giveSource: () => void }
 hooks.releaseSemantic = release
 hooks.searchCalls = calls
 hooks.selected = []
@@ -26,6 +28,10 @@ if (params.get('mount') === 'function') {
 else {
   defineSearchElement()
   const element = document.querySelector('skill-kit-search') as HTMLElement & { source: unknown }
-  element.source = source
+  hooks.giveSource = () => {
+    element.source = source
+  }
+  if (!params.has('late'))
+    hooks.giveSource()
 }
 document.body.dataset.ready = 'yes'

@@ -169,6 +169,9 @@ export function mountSearch(element: HTMLElement, source: SearchUISource | undef
     if (!query.trim())
       return showRecent()
     panel.dataset.state = 'searching'
+    // Said only when nothing else is shown: between keystrokes it would flicker.
+    if (!current || allOptions().length === 0 || !panel.dataset.query)
+      status.textContent = fill(strings.searching, { query })
     if (!current)
       return
     const controller = pending = new AbortController()

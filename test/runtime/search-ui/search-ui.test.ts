@@ -109,6 +109,20 @@ describe('the search component', () => {
     await page.close()
   })
 
+  it('searches once its source arrives, when the knowledge base loads after the page', async () => {
+    const page = await open('semantic=off&late=1')
+    await page.keyboard.press('Control+k')
+    await page.keyboard.type('light')
+    await page.waitForSelector('.panel[data-state="searching"]', { state: 'attached' })
+    expect(await status(page)).toBe('Searching for “light”…')
+    expect(await page.locator('[role=option]').count()).toBe(0)
+    await page.evaluate(() => (window as unknown as { giveSource: () => void }).giveSource())
+    await resultsOf(page, 'light', 'done')
+    expect(await status(page)).toBe('14 results for “light”, ranked by words.')
+    expect(await page.evaluate(() => (window as unknown as { searchCalls: string[] }).searchCalls)).toEqual(['lexical:light'])
+    await page.close()
+  })
+
   it('keeps the lexical results and says so when the semantic ranking fails', async () => {
     const page = await open('semantic=fail')
     await page.keyboard.press('Control+k')
