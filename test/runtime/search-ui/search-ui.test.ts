@@ -44,8 +44,11 @@ const resultsOf = (page: Page, query: string, state: 'pending' | 'done', ranking
 const shownKeys = (page: Page) => page.locator('[role=option]').evaluateAll(options => options.map(o => (o as HTMLElement).dataset.key!))
 const activeKey = (page: Page) => page.locator('[role=option][aria-selected=true]').getAttribute('data-key')
 const status = (page: Page) => page.getByRole('status').textContent()
-/** The element focused inside the component's shadow root (the page's activeElement is the host). */
-const focusedRole = (page: Page) => page.evaluate(() => document.activeElement?.shadowRoot?.activeElement?.getAttribute('role') ?? document.activeElement?.className)
+/** The role (else the class) of the element focused inside the component's shadow root (the page's activeElement is the host). */
+const focusedRole = (page: Page) => page.evaluate(() => {
+  const inside = document.activeElement?.shadowRoot?.activeElement
+  return inside ? inside.getAttribute('role') ?? inside.className : undefined
+})
 
 const dialogIds = (n: number) => Array.from({ length: n }, (_, i) => `guides/dialog-${i + 1}`)
 
@@ -125,6 +128,10 @@ describe('the search component', () => {
 
   it('keeps the lexical results and says so when the semantic ranking fails', async () => {
     const page = await open('semantic=fail')
+    // Escape gives focus back to what opened the dialog.
+    await page.getByRole('button', { name: 'Search' }).click()
+    await page.keyboard.press('Escape')
+    expect(await focusedRole(page)).toBe('open')
     await page.keyboard.press('Control+k')
     await page.keyboard.type('dialog')
     await resultsOf(page, 'dialog', 'done', 'lexical')
