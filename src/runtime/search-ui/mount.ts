@@ -94,6 +94,10 @@ export function mountSearch(element: HTMLElement, source: SearchUISource | undef
   let pending: AbortController | undefined
   let active: HTMLElement | undefined
   let recent = recentKey ? readRecent(recentKey) : []
+  /** The lexical results shown last, and how to rank their query semantically. */
+  let shownLexical: { id: number, results: SearchUIResults, run: (ranking: 'semantic') => Promise<SearchUIResults> } | undefined
+  let semanticRunning = false
+  let semanticAgain = false
 
   const allOptions = () => Array.from(list.querySelectorAll<HTMLElement>('[role=option]'))
 
@@ -192,17 +196,39 @@ export function mountSearch(element: HTMLElement, source: SearchUISource | undef
       return
     const semantic = current.semantic
     showResults(lexical, semantic, false, keepActive)
-    if (!semantic)
+    if (semantic) {
+      shownLexical = { id, results: lexical, run }
+      requestSemantic()
+    }
+  }
+
+  /**
+   * One semantic search at a time, for the newest query shown: a source may not
+   * be able to stop an encoder pass when its signal aborts, so searches for the
+   * prefixes typed meanwhile are skipped rather than queued behind each other.
+   */
+  function requestSemantic(): void {
+    if (semanticRunning) {
+      semanticAgain = true
       return
-    try {
-      const ranked = await run('semantic')
-      if (id === sequence)
-        showResults(ranked, false, false, true)
     }
-    catch {
-      if (id === sequence)
-        showResults(lexical, false, true, true)
-    }
+    semanticRunning = true
+    void (async () => {
+      do {
+        semanticAgain = false
+        const { id, results, run } = shownLexical!
+        try {
+          const ranked = await run('semantic')
+          if (id === sequence)
+            showResults(ranked, false, false, true)
+        }
+        catch {
+          if (id === sequence)
+            showResults(results, false, true, true)
+        }
+      } while (semanticAgain)
+      semanticRunning = false
+    })()
   }
 
   function open(text?: string): void {

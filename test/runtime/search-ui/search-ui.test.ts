@@ -101,6 +101,8 @@ describe('the search component', () => {
     expect(semantic.filter(k => !k.includes('\n'))).toEqual(dialogIds(14).reverse())
     expect(semantic).not.toEqual(lexical)
     expect(await status(page)).toBe('14 results for “dialog”, ranked by meaning.')
+    // One semantic search at a time: the prefixes typed while the first was held were skipped.
+    expect(await page.evaluate(() => (window as unknown as { searchCalls: string[] }).searchCalls.filter(c => c.startsWith('semantic')))).toEqual(['semantic:d', 'semantic:dialog'])
     expect(await activeKey(page)).toBe('guides/dialog-3')
     expect(await focusedRole(page)).toBe('combobox')
     const activeId = await page.locator('[role=option][aria-selected=true]').getAttribute('id')
