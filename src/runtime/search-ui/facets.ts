@@ -14,10 +14,15 @@ export function renderFacets(group: HTMLElement, label: string, facets: readonly
     if (!shown.some(f => f.value === value))
       shown.push({ value, count: 0 })
   }
+  // The buttons are made anew: the one pressed keeps focus through it (keyboard users stay put).
+  const focused = (group.getRootNode() as ShadowRoot).activeElement
+  const focusedValue = focused?.parentElement === group ? (focused as HTMLElement).dataset.value : undefined
   group.hidden = shown.length === 0
-  group.replaceChildren(h('span', { 'aria-hidden': 'true' }, label), ...shown.map((facet) => {
-    const button = h('button', { 'type': 'button', 'class': 'facet', 'aria-pressed': String(chosen.has(facet.value)) }, fill(strings.facet, { value: facet.value, count: facet.count }))
+  const buttons = shown.map((facet) => {
+    const button = h('button', { 'type': 'button', 'class': 'facet', 'aria-pressed': String(chosen.has(facet.value)), 'data-value': facet.value }, fill(strings.facet, { value: facet.value, count: facet.count }))
     button.addEventListener('click', () => toggle(facet.value))
     return button
-  }))
+  })
+  group.replaceChildren(h('span', { 'aria-hidden': 'true' }, label), ...buttons)
+  buttons.find(b => b.dataset.value === focusedValue)?.focus()
 }

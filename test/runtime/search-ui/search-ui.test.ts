@@ -214,6 +214,12 @@ describe('the search component', () => {
     await page.getByRole('button', { name: 'forms (5)' }).click()
     expect(await documents(5)).toEqual([1, 4, 7, 10, 13].map(n => `guides/dialog-${n}`))
     expect(await page.getByRole('button', { name: 'forms (5)' }).getAttribute('aria-pressed')).toBe('true')
+    // The buttons were made anew; the pressed one kept focus, so Space unpresses it.
+    expect(await page.evaluate(() => document.querySelector('skill-kit-search')!.shadowRoot!.activeElement?.textContent)).toBe('forms (5)')
+    await page.keyboard.press('Space')
+    expect(await documents(14)).toEqual(dialogIds(14))
+    await page.getByRole('button', { name: 'forms (5)' }).click()
+    expect(await documents(5)).toHaveLength(5)
     await page.getByRole('button', { name: 'reference (7)' }).click()
     expect(await documents(2)).toEqual(['guides/dialog-4', 'guides/dialog-10'])
     expect(await categories.allTextContents()).toEqual(['guides (7)', 'reference (7)'])
