@@ -79,6 +79,13 @@ describe('the search component', () => {
     await resultsOf(page, 'dialog light', 'done')
     const firstDocument = (await shownKeys(page)).slice(0, 5)
     expect(firstDocument).toEqual(['guides/dialog-1', ...['light-dismiss', 'dialog-focus', 'closing-a-dialog'].map(a => `guides/dialog-1\n/docs/dialogs.html#${a}`), 'guides/dialog-2'])
+
+    await page.keyboard.press('Control+a')
+    await page.keyboard.type('zebra')
+    await resultsOf(page, 'zebra', 'done')
+    expect(await status(page)).toBe('No results for “zebra”.')
+    expect(await page.locator('[role=option]').count()).toBe(0)
+    expect(await page.getByRole('combobox').getAttribute('aria-expanded')).toBe('false')
     await page.close()
   })
 
@@ -309,13 +316,15 @@ describe('the search component', () => {
     await page.keyboard.type('dialog')
     await resultsOf(page, 'dialog', 'done')
     await page.keyboard.press('ArrowDown')
-    await page.screenshot({ path: join(artifacts, '320px.png') })
+    await page.screenshot({ path: join(artifacts, '320px.png'), animations: 'disabled' })
     const box = (await page.locator('dialog').boundingBox())!
     expect(box.x).toBe(0)
     expect(box.width).toBe(320)
     expect(await page.locator('[role=listbox]').evaluate(l => l.scrollWidth <= l.clientWidth)).toBe(true)
     expect(await page.locator('.panel').evaluate(p => p.scrollWidth <= p.clientWidth)).toBe(true)
     expect((await page.getByRole('combobox').boundingBox())!.width).toBeGreaterThan(180)
+    await page.emulateMedia({ colorScheme: 'dark' })
+    await page.screenshot({ path: join(artifacts, '320px-dark.png'), animations: 'disabled' })
     await page.close()
   })
 
