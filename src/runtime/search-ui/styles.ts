@@ -40,7 +40,7 @@ input{flex:1;min-width:0;font:inherit;font-size:1.05em;padding:.4em .6em;border:
 .close{font:inherit;padding:.25em .6em;border:1px solid var(--c-border);border-radius:6px;background:transparent;color:var(--c-muted);cursor:pointer}
 .filters{display:flex;flex-direction:column;gap:.25em;padding:.5em .75em 0}
 .filters[hidden],.facets[hidden]{display:none}
-.facets{display:flex;gap:.35em;align-items:center;overflow-x:auto;padding-bottom:.25em}
+.facets{display:flex;flex-wrap:wrap;gap:.35em;align-items:center;padding-bottom:.25em}
 .facets>span{color:var(--c-muted);font-size:.85em;white-space:nowrap}
 .facet{flex:none;font:inherit;font-size:.85em;padding:.1em .55em;border:1px solid var(--c-border);border-radius:999px;background:transparent;color:inherit;cursor:pointer;white-space:nowrap}
 .facet[aria-pressed=true]{background:var(--c-accent);border-color:var(--c-accent);color:var(--c-bg)}
@@ -57,6 +57,6 @@ input{flex:1;min-width:0;font:inherit;font-size:1.05em;padding:.4em .6em;border:
 .group-label{padding:.25em .6em;color:var(--c-muted);font-size:.8em;text-transform:uppercase;letter-spacing:.04em}
 mark{background:var(--c-mark-bg);color:var(--c-mark-fg);border-radius:2px}
 .keys{margin:0;padding:.5em .75em;border-top:1px solid var(--c-border);color:var(--c-muted);font-size:.8em}
-@media (max-width:480px){dialog{margin:0;width:100vw;height:100dvh;max-height:none;border-radius:0;border:0}.keys,.open kbd{display:none}}
+@media (max-width:480px){dialog{margin:0;width:100vw;height:100dvh;max-height:none;border-radius:0;border:0}.keys,.open kbd{display:none}.facets{flex-wrap:nowrap;overflow-x:auto}}
 @media (prefers-reduced-motion:no-preference){[role=option]{transition:background-color .1s}}
 `
