@@ -4,7 +4,7 @@
 // or mountSearch on a div with French strings and the dark theme), `late=1`
 // (the element gets its source only from `giveSource()`, as from a knowledge
 // base loading lazily). Test hooks on window: `releaseSemantic()`,
-// `searchCalls`, `selected` (select events), `giveSource()`.
+// `searchCalls`, `selected` (select events), `giveSource()`, `mountSearch`.
 
 import type { SemanticMode } from './search-ui-fake-source'
 import { defineSearchElement, mountSearch, SELECT_EVENT } from '../../src/runtime/search-ui/index'
@@ -12,10 +12,11 @@ import { fakeSource } from './search-ui-fake-source'
 
 const params = new URLSearchParams(location.search)
 const { source, release, calls } = fakeSource((params.get('semantic') ?? 'on') as SemanticMode)
-const hooks = window as unknown as { releaseSemantic: () => void, searchCalls: string[], selected: unknown[], giveSource: () => void }
+const hooks = window as unknown as { releaseSemantic: () => void, searchCalls: string[], selected: unknown[], giveSource: () => void, mountSearch: typeof mountSearch }
 hooks.releaseSemantic = release
 hooks.searchCalls = calls
 hooks.selected = []
+hooks.mountSearch = mountSearch
 document.addEventListener(SELECT_EVENT, event => hooks.selected.push((event as CustomEvent).detail))
 
 if (params.get('mount') === 'function') {

@@ -60,7 +60,7 @@ export function mountSearch(element: HTMLElement, source: SearchUISource | undef
   const prefix = `sks${instances++}`
   if (options.theme && options.theme !== 'auto')
     element.setAttribute('theme', options.theme)
-  const root = element.shadowRoot ?? element.attachShadow({ mode: 'open' })
+  const root = element.shadowRoot ?? shadowOf(element)
   const factory = new OptionFactory(`${prefix}-o`, () => document.baseURI)
 
   const apple = /Mac|iPhone|iPad/.test(navigator.userAgent)
@@ -340,4 +340,14 @@ export function mountSearch(element: HTMLElement, source: SearchUISource | undef
 
 function editable(target: EventTarget | undefined): boolean {
   return target instanceof HTMLElement && (target.isContentEditable || /^(?:INPUT|TEXTAREA|SELECT)$/.test(target.tagName))
+}
+
+/** `element`'s new shadow root, or an error that says which elements can hold one. */
+function shadowOf(element: HTMLElement): ShadowRoot {
+  try {
+    return element.attachShadow({ mode: 'open' })
+  }
+  catch {
+    throw new Error(`mountSearch cannot mount into <${element.localName}>: it takes no shadow root. Mount the search into a <div>, a <span> or a custom element.`)
+  }
 }

@@ -328,6 +328,20 @@ describe('the search component', () => {
     await page.close()
   })
 
+  it('says which elements it can be mounted into', async () => {
+    const page = await open('semantic=off')
+    const message = await page.evaluate(() => {
+      try {
+        (window as unknown as { mountSearch: (e: Element, s: undefined) => void }).mountSearch(document.getElementById('elsewhere')!, undefined)
+      }
+      catch (error) {
+        return (error as Error).message
+      }
+    })
+    expect(message).toBe('mountSearch cannot mount into <input>: it takes no shadow root. Mount the search into a <div>, a <span> or a custom element.')
+    await page.close()
+  })
+
   it('made no request beyond the page\'s origin', () => {
     expect(requests.length).toBeGreaterThan(0)
     expect(requests.map(r => r.url()).filter(url => !url.startsWith(`${server.origin}/`))).toEqual([])
