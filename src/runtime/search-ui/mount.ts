@@ -115,18 +115,24 @@ export function mountSearch(element: HTMLElement, source: SearchUISource | undef
     }
   }
 
-  /** Replaces the options by those `make` creates, keeping the active one (same key) where it was on screen. */
-  function showOptions(make: () => HTMLElement[], keepActive: boolean): void {
+  /**
+   * Replaces the options by those `make` creates, keeping the active one (same
+   * key) where it was on screen: measured on screen, not in the list, because
+   * the status line and the filters above the list may change height too
+   * (`above` changes them, after the measure).
+   */
+  function showOptions(make: () => HTMLElement[], keepActive: boolean, above?: () => void): void {
     const key = keepActive ? active?.dataset.key : undefined
-    const offset = active ? active.offsetTop - list.scrollTop : 0
+    const top = active?.getBoundingClientRect().top
+    above?.()
     factory.reset()
     active = undefined
     list.replaceChildren(...make())
     input.setAttribute('aria-expanded', String(allOptions().length > 0))
     const again = key === undefined ? undefined : allOptions().find(o => o.dataset.key === key)
     setActive(again, false)
-    if (again)
-      list.scrollTop = again.offsetTop - offset
+    if (again && top !== undefined)
+      list.scrollTop += again.getBoundingClientRect().top - top
     else if (!keepActive)
       list.scrollTop = 0
   }
@@ -149,17 +155,18 @@ export function mountSearch(element: HTMLElement, source: SearchUISource | undef
         set.add(value)
       void search(true)
     }
-    renderFacets(categories, strings.categories, found.categories, chosen.categories, strings, toggle(chosen.categories))
-    renderFacets(tags, strings.tags, found.tags, chosen.tags, strings, toggle(chosen.tags))
-    filters.hidden = categories.hidden && tags.hidden
-    showOptions(() => found.results.flatMap(r => factory.result(r)), keepActive)
     const count = found.results.length
     const ranking = found.ranking === 'semantic'
       ? strings.rankingSemantic
       : semanticPending ? strings.rankingLexicalPending : semanticFailed ? strings.rankingFallback : strings.rankingLexical
-    status.textContent = count === 0
-      ? fill(strings.noResults, { query })
-      : fill(strings.summary, { results: fill(count === 1 ? strings.oneResult : strings.manyResults, { count, query }), ranking })
+    showOptions(() => found.results.flatMap(r => factory.result(r)), keepActive, () => {
+      renderFacets(categories, strings.categories, found.categories, chosen.categories, strings, toggle(chosen.categories))
+      renderFacets(tags, strings.tags, found.tags, chosen.tags, strings, toggle(chosen.tags))
+      filters.hidden = categories.hidden && tags.hidden
+      status.textContent = count === 0
+        ? fill(strings.noResults, { query })
+        : fill(strings.summary, { results: fill(count === 1 ? strings.oneResult : strings.manyResults, { count, query }), ranking })
+    })
     panel.dataset.state = semanticPending ? 'pending' : 'done'
     panel.dataset.query = query
     panel.dataset.ranking = found.ranking
