@@ -265,6 +265,24 @@ describe('the search component', () => {
     await page.close()
   })
 
+  it('lets a client-side router take a chosen result over through its cancelable select event', async () => {
+    const page = await open('semantic=off&route=1')
+    await page.keyboard.press('Control+k')
+    await page.keyboard.type('light')
+    await resultsOf(page, 'light', 'done')
+    await page.keyboard.press('ArrowDown')
+    await page.keyboard.press('ArrowDown')
+    await page.keyboard.press('Enter')
+    expect(await page.evaluate(() => (window as unknown as { selected: unknown[] }).selected)).toEqual([
+      { href: `${server.origin}/docs/dialogs.html#light-dismiss`, query: 'light', id: 'guides/dialog-1', heading: 'Light dismiss' },
+    ])
+    // The link's click was prevented, so the browser follows nothing.
+    expect(await page.evaluate(() => (window as unknown as { followed: boolean[] }).followed)).toEqual([false])
+    expect(page.url()).toBe(`${server.origin}/?semantic=off&route=1`)
+    expect(await page.locator('dialog').evaluate(d => (d as HTMLDialogElement).open)).toBe(false)
+    await page.close()
+  })
+
   it('renders hostile titles, categories, tags, headings and excerpts as text, and links no script or data URL', async () => {
     const page = await open('semantic=off')
     await page.keyboard.press('Control+k')
