@@ -19,6 +19,7 @@ const E2E = [
   'test/knowledge/query-table/distil-minilm.test.ts',
   'test/knowledge/query-table/vocabulary.test.ts',
   'test/runtime/knowledge/vector/encoder/wordpiece.test.ts',
+  'test/runtime/search-ui/search-ui.test.ts', // the search component, in Chromium
 ]
 
 /**

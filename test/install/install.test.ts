@@ -85,7 +85,7 @@ describe('npm install of the packed package', () => {
 
   it('imports every entry of the package, none of which needs Transformers.js', async () => {
     const specifiers = Object.keys(entries).filter(key => entries[key]!.default).map(key => `unplugin-skill-kit${key.slice(1)}`)
-    expect(specifiers).toHaveLength(10)
+    expect(specifiers).toHaveLength(11)
     const script = `for (const s of ${JSON.stringify(specifiers)}) console.log(s, Object.keys(await import(s)).length > 0)`
     const result = await run(process.execPath, ['--input-type=module', '-e', script], app)
     expect(result).toEqual({ code: 0, stderr: '', stdout: specifiers.map(s => `${s} true\n`).join('') })
@@ -190,12 +190,13 @@ import vite from 'unplugin-skill-kit/vite'
 import webpack from 'unplugin-skill-kit/webpack'
 import { createRegistry } from 'unplugin-skill-kit/runtime/skill'
 import { createKnowledgeBase } from 'unplugin-skill-kit/runtime/knowledge'
+import { defineSearchElement, mountSearch } from 'unplugin-skill-kit/search-ui'
 import notes from './skills/notes/SKILL.md'
 
 const options: Options = { knowledge: { docs: { dir: 'docs', model: false } } }
 export const plugins = [vite(options), rollup(options), rolldown(options), esbuild(options), webpack(options), rspack(options), skillKit.vite(options)]
 export const name: string = notes.name
-export const used = [compileSkill, SkillLoader, createRegistry, createKnowledgeBase] as const
+export const used = [compileSkill, SkillLoader, createRegistry, createKnowledgeBase, defineSearchElement, mountSearch] as const
 export type Kb = KnowledgeModule
 `)
     const tsc = await run(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.strict.json'], app)
