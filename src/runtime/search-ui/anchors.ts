@@ -20,11 +20,11 @@ export function explicitAnchor(heading: string): string | undefined {
  * dropped (`` [`<dialog>`](/x) **now** `` → `<dialog> now`).
  */
 export function plainHeading(heading: string): string {
-  const parts = heading.replace(EXPLICIT_ID, '').split(/(`+[^`]*`+)/)
+  // Links first: their text may hold code spans.
+  const parts = heading.replace(EXPLICIT_ID, '').replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1').split(/(`+[^`]*`+)/)
   return parts.map((part, i) => i % 2 === 1
     ? part.replace(/^`+\s?|\s?`+$/g, '')
     : part
-        .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
         .replace(/<\/?[a-z][^>]*>/gi, '')
         .replace(/(\*{1,3}|_{1,3}|~~)(\S(?:.*?\S)?)\1/g, '$2')
         .replace(/\\([!-/:-@[-`{-~])/g, '$1'))
