@@ -1,5 +1,6 @@
 // Excerpts of search results: a section's Markdown as the text a reader sees,
-// the passage around the query's words, and the ranges to mark. A word is the
+// its words (stemmed once per text, not per query), the passage around the
+// query's words, and the ranges to mark. A word is the
 // query's when its stem is one the query searches (the lexical index's
 // tokenizer and stemmer: `animations` is marked for `animating`), or when the
 // query's last word, still being typed, begins it (`dial` marks `dialog`).
@@ -7,23 +8,56 @@
 import type { SearchUIExcerpt } from './types'
 import { STOPWORDS, stem, termsOfWords, TOKEN, words } from '../knowledge/lexical/tokens'
 
-/** The query term a word stands for (its stem, or the typed word it begins with), or `undefined`. */
-export type WordMatcher = (word: string) => string | undefined
+/** The terms a query marks: its stems (stopwords dropped unless it has nothing else), and the word being typed. */
+export interface QueryMarks {
+  stems: ReadonlySet<string>
+  /** The query's last word when it is still being typed (no space after it) and informative: words it begins are marked. */
+  prefix?: string
+}
 
-/** Matches words against `query`'s terms, as the lexical search does (stopwords dropped unless the query is nothing else). */
-export function queryMatcher(query: string): WordMatcher {
+/** What {@link queryMarks} reads a query for, as the lexical search does. */
+export function queryMarks(query: string): QueryMarks {
   const all = words(query)
   const stems = new Set(termsOfWords(all))
   const typed = /[\p{L}\p{M}\p{N}]$/u.test(query) ? all.at(-1) : undefined
   // A stopword being typed (`the`) would mark half the page: only informative words are completed.
   const prefix = typed !== undefined && typed.length >= 2 && stems.has(stem(typed)) && !STOPWORDS.has(typed) ? typed : undefined
-  return (word) => {
-    const lower = word.normalize('NFKC').toLowerCase()
-    const term = stem(lower)
-    if (stems.has(term))
-      return term
-    return prefix !== undefined && lower.startsWith(prefix) ? stem(prefix) : undefined
+  return { stems, ...(prefix !== undefined ? { prefix } : {}) }
+}
+
+/** A word of a text, where it is, lowercased and stemmed: what every query compares, worked out once per text. */
+export interface TextWord {
+  start: number
+  end: number
+  lower: string
+  stem: string
+}
+
+/** Stems of the words seen: a document's words repeat, and stemming is most of the work. Bounded, as a page may search many documents. */
+const stemmed = new Map<string, string>()
+const STEM_MEMO = 50_000
+
+/** The words of a text with their offsets and stems. */
+export function textWords(text: string): TextWord[] {
+  const out: TextWord[] = []
+  for (const match of text.matchAll(TOKEN)) {
+    const lower = match[0].normalize('NFKC').toLowerCase()
+    let term = stemmed.get(lower)
+    if (term === undefined) {
+      if (stemmed.size >= STEM_MEMO)
+        stemmed.clear()
+      stemmed.set(lower, term = stem(lower))
+    }
+    out.push({ start: match.index, end: match.index + match[0].length, lower, stem: term })
   }
+  return out
+}
+
+/** The query term a word stands for (its stem, or the typed word it begins with), or `undefined`. */
+export function termOf(word: TextWord, query: QueryMarks): string | undefined {
+  if (query.stems.has(word.stem))
+    return word.stem
+  return query.prefix !== undefined && word.lower.startsWith(query.prefix) ? query.prefix : undefined
 }
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: '\'', nbsp: ' ', '#39': '\'' }
@@ -70,19 +104,15 @@ export function plainText(markdown: string): string {
   return out.join(' ').replace(/\s+/g, ' ').trim()
 }
 
-/** A word of a text and the query term it matched. */
-interface Word { start: number, end: number, term: string | undefined }
-
-function wordsOf(text: string, match: WordMatcher): Word[] {
-  return [...text.matchAll(TOKEN)].map(m => ({ start: m.index, end: m.index + m[0].length, term: match(m[0]) }))
-}
-
-/** How well a text answers the query: distinct terms first, then how often they occur (capped, so one repeated word cannot win). */
-export function matchScore(text: string, match: WordMatcher): number {
+/** How well texts (a heading and its section) answer the query: distinct terms first, then how often they occur (capped, so one repeated word cannot win). */
+export function matchScore(texts: readonly (readonly TextWord[])[], query: QueryMarks): number {
   const counts = new Map<string, number>()
-  for (const word of wordsOf(text, match)) {
-    if (word.term !== undefined)
-      counts.set(word.term, (counts.get(word.term) ?? 0) + 1)
+  for (const text of texts) {
+    for (const word of text) {
+      const term = termOf(word, query)
+      if (term !== undefined)
+        counts.set(term, (counts.get(term) ?? 0) + 1)
+    }
   }
   let score = 0
   for (const count of counts.values())
@@ -94,20 +124,19 @@ export function matchScore(text: string, match: WordMatcher): number {
 const LEAD = 40
 
 /**
- * The passage of `text` (plain, see {@link plainText}) of about `length`
- * characters whose window holds the most distinct query terms (then the most
- * matched words), cut at word boundaries, `…` where text was cut, with the
- * query's words marked. The text's start when nothing matches.
+ * The passage of `text` (plain, see {@link plainText}; `all` its words) of
+ * about `length` characters whose window holds the most distinct query terms
+ * (then the most matched words), cut at word boundaries, `…` where text was
+ * cut, with the query's words marked. The text's start when nothing matches.
  */
-export function excerptOf(text: string, match: WordMatcher, length: number): SearchUIExcerpt {
-  const all = wordsOf(text, match)
-  const matched = all.filter(w => w.term !== undefined)
+export function excerptOf(text: string, all: readonly TextWord[], query: QueryMarks, length: number): SearchUIExcerpt {
+  const matched = all.map(word => ({ word, term: termOf(word, query) })).filter(m => m.term !== undefined)
   let from = 0
   let best = -1
-  for (const first of matched) {
+  for (const { word: first } of matched) {
     const start = Math.max(0, first.start - LEAD)
-    const inside = matched.filter(w => w.start >= start && w.end <= start + length)
-    const score = new Set(inside.map(w => w.term)).size * 1000 + inside.length
+    const inside = matched.filter(m => m.word.start >= start && m.word.end <= start + length)
+    const score = new Set(inside.map(m => m.term)).size * 1000 + inside.length
     if (score > best) {
       best = score
       from = start
@@ -126,8 +155,8 @@ export function excerptOf(text: string, match: WordMatcher, length: number): Sea
   const before = from > 0 ? '…' : ''
   const body = text.slice(from, to).trim()
   const marks: [number, number][] = []
-  for (const word of all) {
-    if (word.term !== undefined && word.start >= from && word.end <= from + body.length)
+  for (const { word } of matched) {
+    if (word.start >= from && word.end <= from + body.length)
       marks.push([word.start - from + before.length, word.end - from + before.length])
   }
   return { text: `${before}${body}${to < text.length ? '…' : ''}`, marks }

@@ -8,11 +8,11 @@
 import type { KnowledgeBase, KnowledgeDocumentInfo, KnowledgeSearchResult } from '../knowledge/knowledge'
 import type { AnchorStyle } from './anchors'
 import type { BodySection } from './sections'
-import type { WordMatcher } from './excerpt'
+import type { QueryMarks, TextWord } from './excerpt'
 import type { SearchUIExcerpt, SearchUIFacet, SearchUIFilters, SearchUIResult, SearchUIResults, SearchUISource, SearchUISubResult } from './types'
 import { documentTitle } from '../knowledge/format/snapshot-layout'
 import { headingAnchors, plainHeading } from './anchors'
-import { excerptOf, matchScore, plainText, queryMatcher } from './excerpt'
+import { excerptOf, matchScore, plainText, queryMarks, textWords } from './excerpt'
 import { bodySections } from './sections'
 
 /** A document's metadata as a generated module gives it: with its page's URL when the knowledge base has a `url` mapping. */
@@ -72,8 +72,8 @@ function passes(result: KnowledgeSearchResult, filters: SearchUIFilters): boolea
     && filters.tags.every(t => result.tags.includes(t))
 }
 
-/** A body's sections with their anchors and plain text, as one result reads them. */
-interface ReadSection extends BodySection { anchor: string, plain: string, title: string }
+/** A body's section as results read it: its anchor, plain text and words, worked out once per document. */
+interface ReadSection extends BodySection { anchor: string, title: string, titleWords: TextWord[], plain: string, words: TextWord[] }
 
 function readSections(body: string, style: AnchorStyle): ReadSection[] {
   const sections = bodySections(body)
@@ -81,16 +81,19 @@ function readSections(body: string, style: AnchorStyle): ReadSection[] {
   const anchors = headingAnchors(headed.map(s => s.heading!), style)
   return sections.map((section) => {
     const title = section.heading === undefined ? '' : plainHeading(section.heading)
-    return { ...section, title, anchor: section.heading === undefined ? '' : anchors[headed.indexOf(section)]!, plain: plainText(section.text) }
+    const plain = plainText(section.text)
+    return { ...section, title, titleWords: textWords(title), anchor: section.heading === undefined ? '' : anchors[headed.indexOf(section)]!, plain, words: textWords(plain) }
   })
 }
 
-/** Excerpt and sub-results of one result, from its document's body. */
-function resultDetails(result: KnowledgeSearchResult, body: string, url: string, match: WordMatcher, { anchors, excerptLength }: { anchors: AnchorStyle, excerptLength: number }): { excerpt?: SearchUIExcerpt, subResults: SearchUISubResult[] } {
-  const sections = readSections(body, anchors)
+/** Documents whose sections a source keeps read: the results of a few searches, as the user types. */
+const READ_DOCUMENTS = 64
+
+/** Excerpt and sub-results of one result, from its document's sections. */
+function resultDetails(result: KnowledgeSearchResult, sections: readonly ReadSection[], url: string, query: QueryMarks, excerptLength: number): { excerpt?: SearchUIExcerpt, subResults: SearchUISubResult[] } {
   // The section the ranking found best (its best chunk's heading), whose words may not be the query's (a semantic match).
   const bestHeading = result.heading.length > 0 ? plainHeading(result.heading[result.heading.length - 1]!) : undefined
-  const scored = sections.map(section => ({ section, score: matchScore(`${section.title} ${section.plain}`, match) + (section.title !== '' && section.title === bestHeading ? 1 : 0) }))
+  const scored = sections.map(section => ({ section, score: matchScore([section.titleWords, section.words], query) + (section.title !== '' && section.title === bestHeading ? 1 : 0) }))
   const ranked = scored.filter(s => s.score > 0).sort((a, b) => b.score - a.score)
   const best = ranked[0]?.section ?? sections.find(s => s.title === bestHeading) ?? sections.find(s => s.plain !== '')
   // The page's own heading (a first heading of level 1) is the result itself.
@@ -101,9 +104,9 @@ function resultDetails(result: KnowledgeSearchResult, body: string, url: string,
     .map(({ section }) => ({
       title: section.title,
       url: anchoredUrl(url, section.anchor),
-      ...(section.plain !== '' ? { excerpt: excerptOf(section.plain, match, excerptLength) } : {}),
+      ...(section.plain !== '' ? { excerpt: excerptOf(section.plain, section.words, query, excerptLength) } : {}),
     }))
-  return { ...(best && best.plain !== '' ? { excerpt: excerptOf(best.plain, match, excerptLength) } : {}), subResults }
+  return { ...(best && best.plain !== '' ? { excerpt: excerptOf(best.plain, best.words, query, excerptLength) } : {}), subResults }
 }
 
 /**
@@ -117,6 +120,20 @@ function resultDetails(result: KnowledgeSearchResult, body: string, url: string,
  */
 export function searchSource(kb: KnowledgeBase, options: SearchSourceOptions = {}): SearchUISource {
   const { anchors = 'github', url = defaultUrl, limit = 8, excerptLength = 160, semantic = true } = options
+  /** Read documents by ID, with the body they were read from (the dev server may swap a new one in). */
+  const read = new Map<string, { body: string, sections: ReadSection[] }>()
+  const sectionsOf = (id: string, body: string): ReadSection[] => {
+    let known = read.get(id)
+    if (known?.body !== body) {
+      known = { body, sections: readSections(body, anchors) }
+      if (read.size >= READ_DOCUMENTS)
+        read.delete(read.keys().next().value!)
+    }
+    // Most recently used last: the oldest is dropped first.
+    read.delete(id)
+    read.set(id, known)
+    return known.sections
+  }
   return {
     semantic,
     async search(query, { ranking, filters, signal }) {
@@ -124,25 +141,24 @@ export function searchSource(kb: KnowledgeBase, options: SearchSourceOptions = {
       if (signal?.aborted)
         throw abortError()
       const shown = ranked.filter(r => passes(r, filters)).slice(0, limit)
-      const match = queryMatcher(query)
+      const marks = queryMarks(query)
       // The module's metadata (the dev server swaps it in place): it has the `url` the mapping gave each page.
       const documents = new Map((kb.documents as readonly SearchSourceDocument[]).map(d => [d.id, d]))
-      const results = await Promise.all(shown.map(async (result): Promise<SearchUIResult> => {
+      const bodies = await Promise.all(shown.map(result => kb.retrieve(result.id)))
+      if (signal?.aborted)
+        throw abortError()
+      const results = shown.map((result, i): SearchUIResult => {
         const document = documents.get(result.id) ?? result
-        const title = documentTitle(document)
         const page = url(document)
-        const body = await kb.retrieve(result.id)
         return {
           id: result.id,
-          title,
+          title: documentTitle(document),
           url: page,
           category: result.category,
           tags: [...result.tags],
-          ...resultDetails(result, body, page, match, { anchors, excerptLength }),
+          ...resultDetails(result, sectionsOf(result.id, bodies[i]!), page, marks, excerptLength),
         }
-      }))
-      if (signal?.aborted)
-        throw abortError()
+      })
       return { ranking, results, categories: facets(ranked, categoriesOf), tags: facets(ranked, r => r.tags) } satisfies SearchUIResults
     },
   }
