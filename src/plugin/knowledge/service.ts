@@ -183,9 +183,11 @@ export class KnowledgeService {
       this.versions.set(bodyVersion(document.body), document.body)
     }
     let documents = decodeSnapshot(build.snapshot, { verify: false }).documents
-    if (entry.url !== undefined) {
+    // The plugin's option wins over skill-kit.json's (a preset or pattern only: JSON holds no function).
+    const url = entry.url ?? config.url
+    if (url !== undefined) {
       try {
-        documents = withPageUrls(documents, entry.url, `The url option of ${label}`)
+        documents = withPageUrls(documents, url, `The url option of ${label}`)
       }
       catch (error) {
         return { ok: false, watch, message: (error as Error).message }
