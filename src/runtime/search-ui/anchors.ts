@@ -3,11 +3,13 @@
 // Zero-dependency: the build (document titles) and the browser (sub-results)
 // share it.
 
+import { inlineText } from './inline'
+
 /** Which renderer's ids the anchors follow: GitHub's (github-slugger, also Astro's) or VitePress's. */
 export type AnchorStyle = 'github' | 'vitepress'
 
 /** An explicit id at a heading's end, as markdown-it-attrs and Astro write it: `## Install {#setup}`. */
-const EXPLICIT_ID = /\s*\{#([^\s{}]+)\}\s*$/
+const EXPLICIT_ID = /\{#([^\s{}]{1,300})\}[ \t]*$/
 
 /** The id a heading sets itself (`{#setup}`), if any. */
 export function explicitAnchor(heading: string): string | undefined {
@@ -20,15 +22,7 @@ export function explicitAnchor(heading: string): string | undefined {
  * dropped (`` [`<dialog>`](/x) **now** `` → `<dialog> now`).
  */
 export function plainHeading(heading: string): string {
-  // Links first: their text may hold code spans.
-  const parts = heading.replace(EXPLICIT_ID, '').replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1').split(/(`+[^`]*`+)/)
-  return parts.map((part, i) => i % 2 === 1
-    ? part.replace(/^`+\s?|\s?`+$/g, '')
-    : part
-        .replace(/<\/?[a-z][^>]*>/gi, '')
-        .replace(/(\*{1,3}|_{1,3}|~~)(\S(?:.*?\S)?)\1/g, '$2')
-        .replace(/\\([!-/:-@[-`{-~])/g, '$1'))
-    .join('').replace(/\s+/g, ' ').trim()
+  return inlineText(heading.replace(EXPLICIT_ID, '')).replace(/\s+/g, ' ').trim()
 }
 
 // VitePress's slugify (@mdit-vue/shared), which its markdown-it-anchor uses.

@@ -7,6 +7,7 @@
 
 import type { SearchUIExcerpt } from './types'
 import { STOPWORDS, stem, termsOfWords, TOKEN, words } from '../knowledge/lexical/tokens'
+import { inlineText } from './inline'
 
 /** The terms a query marks: its stems (stopwords dropped unless it has nothing else), and the word being typed. */
 export interface QueryMarks {
@@ -60,26 +61,14 @@ export function termOf(word: TextWord, query: QueryMarks): string | undefined {
   return query.prefix !== undefined && word.lower.startsWith(query.prefix) ? query.prefix : undefined
 }
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: '\'', nbsp: ' ', '#39': '\'' }
-
-/** One line of Markdown outside code blocks as text: code spans kept as written, links to their text, tags and markers dropped. */
+/** One line of Markdown outside code blocks as text: quote and list markers, table rules and pipes dropped, inline markup as it renders. */
 function plainLine(line: string): string {
   const bare = line
     .replace(/^ {0,3}(?:>[ \t]?)+/, '')
     .replace(/^[ \t]*(?:[-+*]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?/, '')
   if (/^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/.test(bare) || /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/.test(bare))
     return ''
-  // Links first: their text may hold code spans.
-  const unlinked = bare.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/\[([^\]]+)\]\[[^\]]*\]/g, '$1')
-  return unlinked.split(/(`+[^`]*`+)/).map((part, i) => i % 2 === 1
-    ? part.replace(/^`+\s?|\s?`+$/g, '')
-    : part
-        .replace(/<\/?[a-z][^>]*>/gi, ' ')
-        .replace(/(\*{1,3}|_{1,3}|~~)(\S(?:.*?\S)?)\1/g, '$2')
-        .replace(/&(amp|lt|gt|quot|apos|nbsp|#39);/g, (_, name: string) => ENTITIES[name]!)
-        .replace(/\\([!-/:-@[-`{-~])/g, '$1')
-        .replace(/\|/g, ' '))
-    .join('')
+  return inlineText(bare).replace(/\|/g, ' ')
 }
 
 /** A section's Markdown as plain text on one line: fences dropped (their code kept), markup removed, spaces collapsed. */
@@ -130,13 +119,29 @@ const LEAD = 40
  * cut, with the query's words marked. The text's start when nothing matches.
  */
 export function excerptOf(text: string, all: readonly TextWord[], query: QueryMarks, length: number): SearchUIExcerpt {
-  const matched = all.map(word => ({ word, term: termOf(word, query) })).filter(m => m.term !== undefined)
+  const matched = all.map(word => ({ word, term: termOf(word, query)! })).filter(m => m.term !== undefined)
+  // The windows, each starting LEAD before a matched word, slide one way: the words inside are a
+  // queue (linear in the matches, where a scan per window is quadratic on a page of one word repeated).
   let from = 0
   let best = -1
-  for (const { word: first } of matched) {
-    const start = Math.max(0, first.start - LEAD)
-    const inside = matched.filter(m => m.word.start >= start && m.word.end <= start + length)
-    const score = new Set(inside.map(m => m.term)).size * 1000 + inside.length
+  const inside = new Map<string, number>()
+  let first = 0
+  let last = 0
+  for (const { word } of matched) {
+    const start = Math.max(0, word.start - LEAD)
+    while (last < matched.length && matched[last]!.word.end <= start + length) {
+      const term = matched[last++]!.term
+      inside.set(term, (inside.get(term) ?? 0) + 1)
+    }
+    while (first < last && matched[first]!.word.start < start) {
+      const term = matched[first++]!.term
+      const count = inside.get(term)! - 1
+      if (count === 0)
+        inside.delete(term)
+      else
+        inside.set(term, count)
+    }
+    const score = inside.size * 1_000_000 + (last - first)
     if (score > best) {
       best = score
       from = start

@@ -14,9 +14,27 @@ export interface BodySection {
   text: string
 }
 
-const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/
+const ATX_OPEN = /^ {0,3}(#{1,6})(?=[ \t]|$)/
 const FENCE = /^ {0,3}(`{3,}|~{3,})/
 const SETEXT = /^ {0,3}(=+|-+)[ \t]*$/
+
+/**
+ * An ATX heading's level and text, its closing `#`s dropped; `undefined` for
+ * any other line. By hand, not one pattern: a lazy match before an optional
+ * closing sequence is quadratic on a long run of spaces (80 kB took 30 s).
+ */
+function atxHeading(line: string): { level: number, text: string } | undefined {
+  const open = ATX_OPEN.exec(line)
+  if (!open)
+    return undefined
+  const text = line.slice(open[0].length).trim()
+  let end = text.length
+  while (end > 0 && text[end - 1] === '#')
+    end--
+  // A closing sequence is all of the text, or follows a space or a tab.
+  const closed = end === 0 ? '' : end < text.length && (text[end - 1] === ' ' || text[end - 1] === '\t') ? text.slice(0, end).trimEnd() : text
+  return { level: open[1]!.length, text: closed }
+}
 
 /** Whether `line` may be a setext heading's text: not blank, not a list item, quote, table or fence. */
 function mayBeSetextText(line: string): boolean {
@@ -51,9 +69,9 @@ export function bodySections(body: string): BodySection[] {
       text.push(line)
       continue
     }
-    const atx = ATX.exec(line)
+    const atx = atxHeading(line)
     if (atx) {
-      open(atx[2] ?? '', atx[1]!.length)
+      open(atx.text, atx.level)
       continue
     }
     const next = lines[i + 1]

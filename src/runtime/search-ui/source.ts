@@ -79,10 +79,11 @@ function readSections(body: string, style: AnchorStyle): ReadSection[] {
   const sections = bodySections(body)
   const headed = sections.filter(s => s.heading !== undefined)
   const anchors = headingAnchors(headed.map(s => s.heading!), style)
+  let headings = 0
   return sections.map((section) => {
     const title = section.heading === undefined ? '' : plainHeading(section.heading)
     const plain = plainText(section.text)
-    return { ...section, title, titleWords: textWords(title), anchor: section.heading === undefined ? '' : anchors[headed.indexOf(section)]!, plain, words: textWords(plain) }
+    return { ...section, title, titleWords: textWords(title), anchor: section.heading === undefined ? '' : anchors[headings++]!, plain, words: textWords(plain) }
   })
 }
 

@@ -19,6 +19,10 @@ beforeAll(() => {
   mkdirSync(work, { recursive: true })
   cpSync(join(repo, 'test/fixtures/knowledge-app/docs'), join(work, 'docs'), { recursive: true })
   writeFileSync(entry, 'import docs from \'virtual:skill-kit/knowledge/docs\'\n\nexport { docs }\n')
+  // A folder imported as `./site?knowledge`: its skill-kit.json names the preset.
+  cpSync(join(repo, 'test/fixtures/knowledge-app/docs/knowledge'), join(work, 'site/knowledge'), { recursive: true })
+  writeFileSync(join(work, 'site/skill-kit.json'), JSON.stringify({ name: 'site', knowledge: 'knowledge', model: false, url: 'vitepress-html' }))
+  writeFileSync(join(work, 'folder.js'), 'import site from \'./site?knowledge\'\n\nexport { site }\n')
 })
 
 describe.each([
@@ -35,6 +39,11 @@ describe.each([
     expect(results[0]).toMatchObject({ id: 'install', title: 'Install', url: expected[0], subResults: [{ title: 'Upgrading', url: `${expected[0]}#upgrading` }] })
   }, 120_000)
 })
+
+it('takes a preset from skill-kit.json for a folder import', async () => {
+  const { site } = (await build('esbuild', join(work, 'folder.js'), { root: work, offline: true }, 'page-urls-folder')).module
+  expect(site.documents.map((d: { url: string }) => d.url)).toEqual(['/install.html', '/setup/proxy.html', '/troubleshooting.html'])
+}, 120_000)
 
 it('fails the build with the document and the fix when a url function returns no URL', async () => {
   const failed = await settle(build('esbuild', entry, { root: work, offline: true, knowledge: { docs: { dir: 'docs', model: false, url: () => undefined as unknown as string } } }, 'page-urls-bad'))

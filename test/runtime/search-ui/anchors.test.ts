@@ -19,6 +19,8 @@ describe('heading anchors', () => {
   it('numbers repeats as both renderers do, and takes an explicit {#id} as written', () => {
     expect(headingAnchors(['foo', 'foo', 'foo-1', 'Setup {#install}', '`<dialog>` **now**'], 'github')).toEqual(['foo', 'foo-1', 'foo-1-1', 'install', 'dialog-now'])
     expect(plainHeading('[`<dialog>`](/x) **now** {#now}')).toBe('<dialog> now')
+    // Underscores inside a word are not emphasis (CommonMark): identifiers stay whole.
+    expect(plainHeading('Set max_line_length or _emphasis_')).toBe('Set max_line_length or emphasis')
   })
 })
 
