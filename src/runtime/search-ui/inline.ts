@@ -27,7 +27,8 @@ export function inlineText(markdown: string): string {
     ? part.replace(/^`+\s?|\s?`+$/g, '')
     : part
         .replace(TAG, ' ')
-        .replace(EMPHASIS, (_, __, star?: string, ___?: string, tilde?: string, ____?: string, under?: string) => star ?? tilde ?? under ?? '')
+        // An unmatched group is replaced by nothing: the one that matched is the text.
+        .replace(EMPHASIS, '$2$4$6')
         .replace(/&(amp|lt|gt|quot|apos|nbsp|#39);/g, (_, name: string) => ENTITIES[name]!)
         .replace(/\\([!-/:-@[-`{-~])/g, '$1'))
     .join('')
