@@ -30,7 +30,12 @@ export interface SearchSourceOptions {
   limit?: number
   /** Characters of an excerpt, about (default 160). */
   excerptLength?: number
-  /** Whether the base can rank semantically (default true; `false` for a base built with `model: false`). */
+  /**
+   * Whether the base can rank semantically. Default: what a knowledge module
+   * says of its vectors, as it says it (`vectors`: `complete` yes; `pending`,
+   * the dev server still embedding, and `none`, built with `model: false`, no);
+   * true for a knowledge base that does not say.
+   */
   semantic?: boolean
 }
 
@@ -120,7 +125,7 @@ function resultDetails(result: KnowledgeSearchResult, sections: readonly ReadSec
  * taken from a document as written.
  */
 export function searchSource(kb: KnowledgeBase, options: SearchSourceOptions = {}): SearchUISource {
-  const { anchors = 'github', url = defaultUrl, limit = 8, excerptLength = 160, semantic = true } = options
+  const { anchors = 'github', url = defaultUrl, limit = 8, excerptLength = 160 } = options
   /** Read documents by ID, with the body they were read from (the dev server may swap a new one in). */
   const read = new Map<string, { body: string, sections: ReadSection[] }>()
   const sectionsOf = (id: string, body: string): ReadSection[] => {
@@ -136,7 +141,11 @@ export function searchSource(kb: KnowledgeBase, options: SearchSourceOptions = {
     return known.sections
   }
   return {
-    semantic,
+    // A getter: a dev-server update turns a module's `pending` vectors `complete`.
+    get semantic() {
+      const vectors = (kb as { vectors?: unknown }).vectors
+      return options.semantic ?? (vectors === undefined || vectors === 'complete')
+    },
     async search(query, { ranking, filters, signal }) {
       const ranked = await kb.search(query, { mode: ranking === 'lexical' ? 'lexical' : 'auto', topK: Math.max(limit, FACET_DEPTH) })
       if (signal?.aborted)

@@ -111,6 +111,14 @@ describe('searchSource', () => {
     const { kb, calls } = knowledgeBase()
     const source = searchSource(kb, { semantic: false })
     expect(source.semantic).toBe(false)
+    // A knowledge module says whether it has vectors, and a dev-server update may change it.
+    const module = Object.assign(Object.create(kb) as typeof kb, { vectors: 'pending' })
+    const following = searchSource(module)
+    expect([following.semantic, searchSource(kb).semantic]).toEqual([false, true])
+    module.vectors = 'complete'
+    expect(following.semantic).toBe(true)
+    module.vectors = 'none'
+    expect(following.semantic).toBe(false)
     expect((await source.search('dialog', { ranking: 'semantic', filters: none })).ranking).toBe('semantic')
     expect(calls.at(-1)!.mode).toBe('auto')
     const controller = new AbortController()
