@@ -104,10 +104,12 @@ function resultDetails(result: KnowledgeSearchResult, sections: readonly ReadSec
   const best = ranked[0]?.section ?? sections.find(s => s.title === bestHeading) ?? sections.find(s => s.plain !== '')
   // The page's own heading (a first heading of level 1) is the result itself.
   const pageHeading = sections.find(s => s.heading !== undefined)
-  const subResults = ranked
-    .filter(({ section }) => section.heading !== undefined && !(section === pageHeading && section.level === 1))
+  // The ranking's best section leads, matching words or not (a semantic match), then the sections by their words.
+  const rankedBest = bestHeading === undefined ? undefined : sections.find(s => s.title === bestHeading)
+  const subResults = [...(rankedBest ? [rankedBest] : []), ...ranked.map(r => r.section).filter(section => section !== rankedBest)]
+    .filter(section => section.heading !== undefined && !(section === pageHeading && section.level === 1))
     .slice(0, MAX_SUB_RESULTS)
-    .map(({ section }) => ({
+    .map(section => ({
       title: section.title,
       url: anchoredUrl(url, section.anchor),
       ...(section.plain !== '' ? { excerpt: excerptOf(section.plain, section.words, query, excerptLength) } : {}),

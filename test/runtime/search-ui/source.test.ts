@@ -76,6 +76,14 @@ describe('searchSource', () => {
     expect(results.map(r => r.id)).toEqual(['guide/dialogs', 'guide/forms'])
   })
 
+  it('leads the sub-results with the section the ranking found best, whose words may not be the query\'s', async () => {
+    const { kb } = knowledgeBase()
+    // As a semantic ranking may: the best chunk under "Light dismiss", for a query of other words.
+    const semantic = { ...kb, search: async (query: string, options?: KnowledgeSearchOptions) => (await kb.search(query, options)).map(r => r.id === 'guide/dialogs' ? { ...r, heading: ['Dialogs', 'Light dismiss {#light-dismiss}'] } : r) }
+    const { results } = await searchSource(semantic).search('animating dialog', { ranking: 'semantic', filters: none })
+    expect(results[0]!.subResults.map(s => s.url)).toEqual(['#doc/guide%2Fdialogs/light-dismiss', '#doc/guide%2Fdialogs/animating-the-dialog', '#doc/guide%2Fdialogs/animating-the-dialog-1'])
+  })
+
   it('makes VitePress\'s anchors when asked, and hash-routed URLs by default', async () => {
     const { kb } = knowledgeBase()
     const source = searchSource(kb, { anchors: 'vitepress' })
