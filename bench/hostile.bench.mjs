@@ -25,7 +25,7 @@ const HOSTILE_PIECES = ['Read [the docs](https://evil.example/steal) ', '![x](ht
 const hostileText = n => many(n / 20, i => HOSTILE_PIECES[i % HOSTILE_PIECES.length]).slice(0, n)
 
 /** Each shape: a function of n giving the call to time. */
-function shapes({ compileSkill, createActivation, createSkillTool, parseKnowledgeDocument, chunkDocument, offlineCard, DiagnosticBag, formatReport, inertText, escapeMarkdown, layoutRoutedSkill, createServerEmbedder, excerptForMessage, quoteForMessage }, registry) {
+function shapes({ compileSkill, createActivation, createSkillTool, parseKnowledgeDocument, chunkDocument, offlineCard, DiagnosticBag, formatReport, inertText, escapeMarkdown, layoutRoutedSkill, createServerEmbedder, excerptForMessage, quoteForMessage, bodySections, headingAnchors, plainHeading, plainText, textWords, queryMarks, excerptOf }, registry) {
   const folder = { files: [], kind: () => 'missing' }
   const compile = source => () => compileSkill({ file: '/x/hostile/SKILL.md', source, folder }, { onInvalid: 'fallback' })
   // Parsed, then (when it parses) chunked and carded, as a build and the routing do.
@@ -34,6 +34,18 @@ function shapes({ compileSkill, createActivation, createSkillTool, parseKnowledg
     if (parsed) {
       chunkDocument(parsed, 0)
       offlineCard(parsed)
+    }
+  }
+  // A search result's body as the search UI reads it (src/runtime/search-ui): cut at its headings, each heading
+  // anchored, each section as plain text and words, excerpted for a query.
+  const searchResult = body => () => {
+    const sections = bodySections(body)
+    headingAnchors(sections.filter(s => s.heading !== undefined).map(s => s.heading), 'vitepress')
+    const query = queryMarks('dialog animate a')
+    for (const section of sections) {
+      plainHeading(section.heading ?? '')
+      const plain = plainText(section.text)
+      excerptOf(plain, textWords(plain), query, 160)
     }
   }
   return {
@@ -62,6 +74,11 @@ function shapes({ compileSkill, createActivation, createSkillTool, parseKnowledg
     'document: n/2 quotes nested (refused at 32)': n => knowledge(document(`# Q\n\n${'> '.repeat(n / 2)}a\n`)),
     'document: list items nested, n characters (refused)': n => knowledge(document(`# L\n\n${many(Math.sqrt(n), i => `${' '.repeat(2 * i)}- a\n`)}`)),
     'document: frontmatter flow nesting n deep (refused)': n => knowledge(`---\nx: ${'['.repeat(n)}\n---\n# A\n`),
+    // The search UI's results
+    'search UI: heading "# a", n spaces, "b"': n => searchResult(`# a${' '.repeat(n)}b\n\ntext\n`),
+    'search UI: n/2 "*a", n/2 "_a", n/2 "[a", n/2 "<a" lines': n => searchResult(`# E\n\n${'*a'.repeat(n / 2)}\n${'_a'.repeat(n / 2)}\n${'[a'.repeat(n / 2)}\n${'<a'.repeat(n / 2)}\n`),
+    'search UI: "dialog" n/7 times': n => searchResult(`# D\n\n${'dialog '.repeat(n / 7)}\n`),
+    'search UI: n/10 headings of one name': n => searchResult(many(n / 10, () => '## Same\n\ntext\n')),
     // The activation engine and the skill tool
     'tool: read_section with an n-character heading (refused over 1,000)': (n) => {
       const tool = createSkillTool(registry)
@@ -137,6 +154,9 @@ export async function runHostileBench({ n = 10_000, rounds = 5, only, log = cons
     export { layoutRoutedSkill } from './src/routing/layout'
     export { createServerEmbedder } from './src/knowledge/server-embedder'
     export { excerptForMessage, quoteForMessage } from './src/runtime/redact'
+    export { bodySections } from './src/runtime/search-ui/sections'
+    export { headingAnchors, plainHeading } from './src/runtime/search-ui/anchors'
+    export { excerptOf, plainText, queryMarks, textWords } from './src/runtime/search-ui/excerpt'
   `)
   // The tool refuses an over-long heading before it loads anything: one listed skill is enough.
   const registry = [{ name: 'hostile', description: 'd', mode: 'progressive', triggers: null, sections: [], load: async () => { throw new Error('not loaded') } }]

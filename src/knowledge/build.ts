@@ -203,6 +203,7 @@ function folderIndex(folder: KnowledgeFolder, chunks: Chunk[], snapshot: Uint8Ar
 function snapshotDocument(d: KnowledgeDocument, tokenCount: (text: string) => number): SnapshotDocumentInput {
   return {
     id: d.id,
+    title: d.title,
     description: d.description,
     category: d.category,
     categories: d.categories,

@@ -8,6 +8,7 @@ import { isYamlMapping } from '../core/yaml-value'
 import { MAX_YAML_CHARS, parseYaml } from '../core/yaml'
 import { DEFAULT_ROUTING, readRoutingConfig } from '../core/routing-config'
 import { DEFAULT_MAX_DOCUMENT_BYTES } from './document'
+import { isPageUrlPattern } from './page-urls'
 import { DEFAULT_MAX_WAIT_MS, DEFAULT_SETTLE_MS } from './rebuild-loop'
 
 /** The sentence-embedding model and how texts are fed to it. */
@@ -118,6 +119,8 @@ export interface KnowledgeConfig {
   routing: RoutingConfig
   /** Most bytes of one document (default 4 MiB): a larger one is an error, never read. */
   maxDocumentBytes: number
+  /** Each document's page URL for the search UI: a preset (`vitepress`, `vitepress-html`, `astro`) or a pattern with `{path}` or `{id}` (see page-urls.ts); none by default. */
+  url?: string
 }
 
 export const DEFAULT_MODEL: ModelConfig = {
@@ -154,7 +157,7 @@ const EXAMPLE_SERVER_URL = 'https://api.openai.com/v1'
 export const QUERY_ENCODERS: readonly QueryEncoder[] = ['auto', 'static', 'model']
 export const DEFAULT_QUERY_ENCODER: QueryEncoder = 'auto'
 
-const TOP_KEYS = ['name', 'description', 'knowledge', 'output', 'cache', 'model', 'chunk', 'search', 'queryEncoder', 'watch', 'routing', 'maxDocumentBytes', '$schema']
+const TOP_KEYS = ['name', 'description', 'knowledge', 'output', 'cache', 'model', 'chunk', 'search', 'queryEncoder', 'watch', 'routing', 'maxDocumentBytes', '$schema', 'url']
 /** Largest `maxDocumentBytes`: past it a document's text would not fit in one JavaScript string. */
 const MAX_DOCUMENT_BYTES_LIMIT = 256 * 1024 * 1024
 
@@ -366,6 +369,12 @@ export function parseProjectConfig(projectDir: string, source: string, bag: Diag
     },
     routing: readRoutingConfig(raw.routing, (path, part) => doc.locate(path, part), bag),
     maxDocumentBytes: number(['maxDocumentBytes'], raw.maxDocumentBytes, DEFAULT_MAX_DOCUMENT_BYTES, n => Number.isInteger(n) && n >= 1024 && n <= MAX_DOCUMENT_BYTES_LIMIT, `an integer from 1024 to ${MAX_DOCUMENT_BYTES_LIMIT} (bytes of one document)`),
+  }
+  if (raw.url !== undefined) {
+    if (typeof raw.url === 'string' && isPageUrlPattern(raw.url))
+      config.url = raw.url
+    else
+      bag.error('config-invalid', '"url" must be "vitepress", "vitepress-html", "astro" or a pattern with {path} or {id}, such as "/docs/{path}": each document\'s page URL, for the search UI.', at(['url']))
   }
   if (config.model && config.chunk.maxTokens > config.model.maxTokens)
     bag.error('config-invalid', `"chunk.maxTokens" (${config.chunk.maxTokens}) cannot exceed "model.maxTokens" (${config.model.maxTokens}).`, at(['chunk', 'maxTokens']))

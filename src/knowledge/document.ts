@@ -4,6 +4,8 @@ import { splitFrontmatter } from '../core/frontmatter'
 import { markdownDepthExceeded, MAX_MARKDOWN_DEPTH } from '../core/markdown-depth'
 import { isYamlMapping } from '../core/yaml-value'
 import { parseYaml } from '../core/yaml'
+import { scanHeadings } from '../core/markdown'
+import { plainHeading } from '../runtime/search-ui/anchors'
 
 /**
  * Most bytes of one document read by default (4 MiB, `maxDocumentBytes` in
@@ -19,6 +21,8 @@ export interface KnowledgeDocument {
   id: string
   /** Slash-separated path relative to the knowledge folder. */
   path: string
+  /** Frontmatter `title`, else the first heading's text (as it renders), else the ID: what a search result is called. */
+  title: string
   description: string
   /** Frontmatter `category`, else the document's top folder, if any. */
   category: string | undefined
@@ -33,6 +37,7 @@ export interface KnowledgeDocument {
 
 interface Fields {
   id?: string
+  title?: string
   description?: string
   category?: string
   categories: string[]
@@ -71,7 +76,7 @@ function readFields(split: SplitSource, bag: DiagnosticBag): Fields | undefined 
     bag.error('document-field-invalid', `"${key}" must be a list of non-empty strings, e.g. ${key}: [restore, recovery].`, doc.locate([key]))
     return []
   }
-  return { id: text('id'), description: text('description'), category: text('category'), categories: list('categories'), tags: list('tags') }
+  return { id: text('id'), title: text('title'), description: text('description'), category: text('category'), categories: list('categories'), tags: list('tags') }
 }
 
 /** How many line breaks `text` has before `offset`. */
@@ -82,9 +87,16 @@ function countLines(text: string, offset: number): number {
   return lines
 }
 
+/** The text of a document's first heading (outside code blocks), if it has one with text. */
+function firstHeading(body: string): string | undefined {
+  const heading = scanHeadings(body.split(/\r\n|\r|\n/))[0]
+  const text = heading && plainHeading(heading.text)
+  return text || undefined
+}
+
 /**
  * Parses one document of a knowledge folder: plain Markdown or YAML
- * frontmatter (`id`, `description`, `category`/`categories`, `tags`).
+ * frontmatter (`id`, `title`, `description`, `category`/`categories`, `tags`).
  * Problems go to `bag`; `undefined` when the document cannot be used.
  */
 export function parseKnowledgeDocument(path: string, source: string, bag: DiagnosticBag): KnowledgeDocument | undefined {
@@ -105,9 +117,11 @@ export function parseKnowledgeDocument(path: string, source: string, bag: Diagno
     return undefined
   const folder = path.includes('/') ? path.slice(0, path.indexOf('/')) : undefined
   const category = fields.category ?? folder
+  const id = fields.id ?? path.replace(/\.md$/i, '')
   return {
-    id: fields.id ?? path.replace(/\.md$/i, ''),
+    id,
     path,
+    title: fields.title ?? firstHeading(split.body) ?? id,
     description: fields.description ?? '',
     category,
     categories: [...new Set([...(category ? [category] : []), ...fields.categories])],

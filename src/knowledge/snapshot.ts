@@ -16,6 +16,8 @@ export type { SnapshotErrorCode } from '../runtime/knowledge/format/snapshot-con
 
 export interface SnapshotDocumentInput {
   id: string
+  /** What a search result is called; stored only when it is not the ID. */
+  title?: string
   description?: string
   category?: string
   categories?: readonly string[]
@@ -72,7 +74,7 @@ const UNIT_TOLERANCE = 1e-6
 
 const encoder = new TextEncoder()
 
-function stringField(doc: SnapshotDocumentInput, key: 'description' | 'category' | 'path'): string {
+function stringField(doc: SnapshotDocumentInput, key: 'title' | 'description' | 'category' | 'path'): string {
   const value = doc[key] ?? ''
   if (typeof value !== 'string')
     fail(`document ${JSON.stringify(doc.id)} has a non-string ${key}.`)
@@ -92,8 +94,11 @@ function normaliseDocument(doc: SnapshotDocumentInput): SnapshotDocument {
   const tokenCount = doc.tokenCount ?? 0
   if (!Number.isSafeInteger(tokenCount) || tokenCount < 0)
     fail(`document ${JSON.stringify(doc.id)} has an invalid tokenCount: ${String(tokenCount)}.`)
+  const title = stringField(doc, 'title')
   return {
     id: doc.id,
+    // A title that is the ID is left out: a reader takes the ID for a missing title.
+    ...(title !== '' && title !== doc.id ? { title } : {}),
     description: stringField(doc, 'description'),
     category: stringField(doc, 'category'),
     categories: listField(doc, 'categories'),

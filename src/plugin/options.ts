@@ -1,4 +1,5 @@
 import type { ChunkConfig, ModelSettings, QueryEncoder, SearchConfig } from '../knowledge/config'
+import type { PageUrlOption } from '../knowledge/page-urls'
 import type { ShardOptions } from '../knowledge/snapshot-shards'
 import type { OnInvalid } from '../skill/compile'
 import { isAbsolute, resolve } from 'node:path'
@@ -93,6 +94,15 @@ export interface KnowledgeOptions {
   queryEncoder?: QueryEncoder
   /** Overrides the plugin's `includeModel` for this knowledge base (an error with `model: false`; the plugin's own `includeModel` skips such a base). */
   includeModel?: boolean
+  /**
+   * Each document's page URL, which the search UI links results to (default:
+   * none; `searchSource` then links `#doc/<id>`): `'vitepress'`
+   * (`guide/intro.md` → `/guide/intro`), `'vitepress-html'` (`/guide/intro.html`),
+   * `'astro'` (`/guide/intro/`), a pattern with `{path}` or `{id}`
+   * (`'/docs/{path}'`), or a function of the document. Each document of the
+   * module gets its `url`.
+   */
+  url?: PageUrlOption
   /**
    * Writes the knowledge base as an exported skill folder (as `skill-kit
    * export` does) into the output of each build (not the dev server).

@@ -42,7 +42,7 @@ async function buildOf(...args: string[]): Promise<{ summary: any, progress: str
 const EMBEDDED = /^skill-kit: home: embedded \d+\/\d+ windows \(\d+(?:\.\d)?\/s, about \d+ (?:s|min) left\)$/
 const BUILT = /^skill-kit: home: built in \d+\.\d s$/
 
-const RESULT_KEYS = ['id', 'description', 'category', 'categories', 'tags', 'path', 'tokenCount', 'score', 'heading']
+const RESULT_KEYS = ['id', 'title', 'description', 'category', 'categories', 'tags', 'path', 'tokenCount', 'score', 'heading']
 /** A stack trace line, which an expected failure must never print. */
 const STACK = /^\s+at /m
 

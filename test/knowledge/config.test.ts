@@ -146,6 +146,15 @@ describe('parseProjectConfig', () => {
       expect(parse(`{\n  "queryEncoder": ${value}\n}`)).toEqual({ config: undefined, diagnostics: [['config-invalid', 2, 19, message]] })
   })
 
+  it('reads url, a preset or a pattern of the pages\' URLs, none by default', () => {
+    expect(parse('{ "url": "vitepress" }').config?.url).toBe('vitepress')
+    expect(parse('{ "url": "/docs/{path}.html" }').config?.url).toBe('/docs/{path}.html')
+    expect(parse('{}').config).not.toHaveProperty('url')
+    const message = '"url" must be "vitepress", "vitepress-html", "astro" or a pattern with {path} or {id}, such as "/docs/{path}": each document\'s page URL, for the search UI.'
+    for (const value of ['"vuepress"', '"/docs/"', 'true', '{}'])
+      expect(parse(`{\n  "url": ${value}\n}`)).toEqual({ config: undefined, diagnostics: [['config-invalid', 2, 10, message]] })
+  })
+
   it('refuses "static" where no table can be distilled: no model, or a model on an embedding server', () => {
     expect(parse('{\n  "model": false,\n  "queryEncoder": "static"\n}').diagnostics).toEqual([
       ['config-invalid', 3, 19, '"queryEncoder" "static" embeds queries with a table distilled from the model, but "model" is false (no vectors to search): remove "queryEncoder", or give the model\'s settings.'],

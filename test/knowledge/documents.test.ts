@@ -2,7 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { DiagnosticBag } from '../../src/core/diagnostics'
 import { chunkDocument } from '../../src/knowledge/chunk'
+import { parseKnowledgeDocument } from '../../src/knowledge/document'
 import { loadKnowledgeFolder } from '../../src/knowledge/load-folder'
 
 const home = join(import.meta.dirname, '../fixtures/knowledge/home')
@@ -13,10 +15,25 @@ describe('loadKnowledgeFolder', () => {
     expect(diagnostics).toEqual([])
     expect(files.map(f => f.slice(home.length + 1))).toEqual(['backups/restore.md', 'backups/schedule.md', 'network/wifi.md'])
     expect(documents.map(({ body, ...rest }) => rest)).toEqual([
-      { id: 'restore-backup', path: 'backups/restore.md', description: 'Restore deleted files from a backup archive.', category: 'backups', categories: ['backups'], tags: ['restore', 'recovery'], bodyLine: 7 },
-      { id: 'backups/schedule', path: 'backups/schedule.md', description: '', category: 'backups', categories: ['backups'], tags: [], bodyLine: 1 },
-      { id: 'network/wifi', path: 'network/wifi.md', description: 'Fix a Wi-Fi connection that keeps dropping.', category: 'network', categories: ['network', 'troubleshooting'], tags: ['wifi', 'router'], bodyLine: 6 },
+      { id: 'restore-backup', path: 'backups/restore.md', title: 'Restore a backup', description: 'Restore deleted files from a backup archive.', category: 'backups', categories: ['backups'], tags: ['restore', 'recovery'], bodyLine: 7 },
+      { id: 'backups/schedule', path: 'backups/schedule.md', title: 'Schedule backups', description: '', category: 'backups', categories: ['backups'], tags: [], bodyLine: 1 },
+      { id: 'network/wifi', path: 'network/wifi.md', title: 'Wi-Fi troubleshooting', description: 'Fix a Wi-Fi connection that keeps dropping.', category: 'network', categories: ['network', 'troubleshooting'], tags: ['wifi', 'router'], bodyLine: 6 },
     ])
+  })
+})
+
+describe('document titles', () => {
+  const titleOf = (source: string) => {
+    const bag = new DiagnosticBag('doc.md')
+    const document = parseKnowledgeDocument('guide/doc.md', source, bag)
+    expect(bag.items).toEqual([])
+    return document!.title
+  }
+
+  it('takes frontmatter title, else the first heading as it renders, else the ID', () => {
+    expect(titleOf('---\ntitle: Dialogs, done right\n---\n# Light dismiss\n\nText.\n')).toBe('Dialogs, done right')
+    expect(titleOf('Intro text.\n\n```md\n# Not a heading\n```\n\n## Use `<dialog>` **now** {#use-dialog}\n\nText.\n')).toBe('Use <dialog> now')
+    expect(titleOf('Text without any heading.\n')).toBe('guide/doc')
   })
 })
 

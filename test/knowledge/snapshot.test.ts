@@ -6,7 +6,7 @@ import { encodeSnapshot, REFINE_BITS } from '../../src/knowledge/snapshot'
 import { buildLexicalIndex } from '../../src/runtime/knowledge/lexical/lexical-index'
 import { searchLexical } from '../../src/runtime/knowledge/lexical/lexical'
 import { searchVectors } from '../../src/runtime/knowledge/vector/search'
-import { chunkHeading, DIRECTORY_ENTRY_BYTES, HEADER_BYTES } from '../../src/runtime/knowledge/format/snapshot-layout'
+import { chunkHeading, DIRECTORY_ENTRY_BYTES, documentTitle, HEADER_BYTES } from '../../src/runtime/knowledge/format/snapshot-layout'
 import { crc32 } from '../../src/runtime/knowledge/format/crc32'
 import { decodeSnapshot } from '../../src/runtime/knowledge/format/snapshot-reader'
 import { SnapshotError } from '../../src/runtime/knowledge/format/snapshot-container'
@@ -222,6 +222,18 @@ describe('snapshot format', () => {
   it('fills defaults for missing document fields', () => {
     const snap = decodeSnapshot(encodeSnapshot({ model: 'm', documents: [{ id: 'a' }], chunks: [{ documentIndex: 0, vector: [1, 0] }] }))
     expect(snap.documents[0]).toEqual({ id: 'a', description: '', category: '', categories: [], tags: [], path: '', tokenCount: 0 })
+  })
+
+  it('stores a title that is not the ID, and reads rows without one (snapshots written before titles)', () => {
+    const documents = [{ id: 'a', title: 'Alpha' }, { id: 'b', title: 'b' }, { id: 'c' }]
+    const bytes = encodeSnapshot({ model: 'm', documents, chunks: [{ documentIndex: 0, vector: [1, 0] }] })
+    const snap = decodeSnapshot(bytes)
+    expect(snap.documents.map(d => [d.id, d.title])).toEqual([['a', 'Alpha'], ['b', undefined], ['c', undefined]])
+    expect(snap.documents.map(documentTitle)).toEqual(['Alpha', 'b', 'c'])
+    // Without titles, the bytes are those of a snapshot written before titles existed.
+    const untitled = encodeSnapshot({ model: 'm', documents: [{ id: 'a' }, { id: 'b' }, { id: 'c' }], chunks: [{ documentIndex: 0, vector: [1, 0] }] })
+    expect(new TextDecoder().decode(untitled)).toContain('"documents":[["a","","",[],[],"",0],["b","","",[],[],"",0],["c","","",[],[],"",0]]')
+    expect(() => encodeSnapshot({ model: 'm', documents: [{ id: 'a', title: 3 as unknown as string }], chunks: [] })).toThrow(/non-string title/)
   })
 
   it('rejects invalid input', () => {

@@ -31,7 +31,7 @@ function synthetic(folders: number, perFolder: number, subject = ''): KnowledgeD
     for (let d = 0; d < perFolder; d++) {
       const path = `topic-${String(f).padStart(2, '0')}/doc-${String(d).padStart(3, '0')}.md`
       const body = `# Document ${f}.${d}${subject}\n\nThis document ${f}.${d} explains one thing about topic ${f} in a sentence or two. It is long enough to say something.\n`
-      documents.push({ id: path.replace(/\.md$/, ''), path, description: '', category: `topic-${f}`, categories: [`topic-${f}`], tags: [], body, bodyLine: 1 })
+      documents.push({ id: path.replace(/\.md$/, ''), path, title: `Document ${f}.${d}${subject}`, description: '', category: `topic-${f}`, categories: [`topic-${f}`], tags: [], body, bodyLine: 1 })
     }
   }
   return documents

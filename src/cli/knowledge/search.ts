@@ -79,7 +79,7 @@ export const searchCommand: Command = {
   summary: '  search "<query>"      Rank the documents of the published index for a query (JSON)',
   usage: `Usage: skill-kit search "<query>" [options]
 
-Prints the best documents for the query as a JSON array (id, description,
+Prints the best documents for the query as a JSON array (id, title, description,
 category, categories, tags, path, tokenCount, score, heading), best first.
 Bodies are not printed: use "skill-kit retrieve <id>". The index must be
 up to date with the documents ("skill-kit build").

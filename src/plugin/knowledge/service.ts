@@ -14,6 +14,7 @@ import { formatDiagnostic } from '../../core/diagnostics'
 import { closest } from '../../core/text'
 import { ModelNotAvailableError } from '../../knowledge/embedder-files'
 import { ModelDownloadError } from '../../knowledge/model-download'
+import { withPageUrls } from '../../knowledge/page-urls'
 import { EmbeddingServerError } from '../../knowledge/server-embedder'
 import { knowledgeProgressReporter } from '../../knowledge/progress'
 import { buildKnowledgeProject, openKnowledgeProject } from '../../knowledge/project'
@@ -181,12 +182,23 @@ export class KnowledgeService {
       this.bodies.set(join(project.config.knowledge, document.path), document.body)
       this.versions.set(bodyVersion(document.body), document.body)
     }
+    let documents = decodeSnapshot(build.snapshot, { verify: false }).documents
+    // The plugin's option wins over skill-kit.json's (a preset or pattern only: JSON holds no function).
+    const url = entry.url ?? config.url
+    if (url !== undefined) {
+      try {
+        documents = withPageUrls(documents, url, `The url option of ${label}`)
+      }
+      catch (error) {
+        return { ok: false, watch, message: (error as Error).message }
+      }
+    }
     return {
       ok: true,
       name,
       project,
       build,
-      documents: decodeSnapshot(build.snapshot, { verify: false }).documents,
+      documents,
       // The plugin-wide includeModel applies to the knowledge bases that have a model.
       includeModel: withModel && (entry.includeModel ?? this.options.includeModel ?? false),
       shards,

@@ -24,7 +24,10 @@ export { KnowledgeError, QueryModelUnavailableError } from './errors'
 export type { KnowledgeErrorCode } from './errors'
 
 /** A document's metadata (its body comes from `retrieve`). */
-export type KnowledgeDocumentInfo = SnapshotDocument
+export interface KnowledgeDocumentInfo extends SnapshotDocument {
+  /** Its page's URL, when the knowledge base has a `url` mapping (the plugin's `url` option). */
+  url?: string
+}
 
 export type { KnowledgeSearchMode }
 
@@ -207,7 +210,9 @@ export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
 
   const result = (hit: SearchResult): KnowledgeSearchResult => {
     const { documentIndex: _, chunk: __, ...rest } = hit
-    return rest
+    // The page's URL is the module's (a sharded snapshot's documents are the module's already).
+    const url = init.documents[positions.get(rest.id)!]?.url
+    return url === undefined || 'url' in rest ? rest : { ...rest, url }
   }
 
   return {

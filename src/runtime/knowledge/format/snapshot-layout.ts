@@ -27,7 +27,7 @@
 //
 // Sections (the encoder writes them in this order; readers ignore unknown tags):
 //   META  UTF-8   JSON {"model": fingerprint ("" with NO_VECTORS), "documents": [[id, description, category, categories[],
-//                 tags[], path, tokenCount], …] sorted by id, "headings": [[heading, …], …] (only with HEAD)}
+//                 tags[], path, tokenCount(, title)], …] sorted by id (title only when it is not the id), "headings": [[heading, …], …] (only with HEAD)}
 //   CDOC  u16|u32 chunk → document index (chunk count entries)
 //   HEAD  u16|u32 chunk → index into META.headings (optional)
 //   SCAL  f32     per-chunk scale of int8 vectors (int8 only)
@@ -69,6 +69,12 @@ export const ELEMENT_SIZE = [1, 1, 2, 4, 1, 4] as const
 /** One document of the knowledge folder; its body ships separately. */
 export interface SnapshotDocument {
   id: string
+  /**
+   * Frontmatter `title`, else the first heading's text, else absent: then
+   * the title is the ID (see {@link documentTitle}). Snapshots written before
+   * titles have none.
+   */
+  title?: string
   description: string
   category: string
   categories: string[]
@@ -122,9 +128,17 @@ export interface RefinementPending {
   wanted: Set<number>
 }
 
-/** A document as a row of META's document table. */
+/** A document as a row of META's document table: 7 fields, and its title as an 8th when it has one. */
 export function documentRow(doc: SnapshotDocument): unknown[] {
-  return [doc.id, doc.description, doc.category, doc.categories, doc.tags, doc.path, doc.tokenCount]
+  const row: unknown[] = [doc.id, doc.description, doc.category, doc.categories, doc.tags, doc.path, doc.tokenCount]
+  if (doc.title !== undefined)
+    row.push(doc.title)
+  return row
+}
+
+/** What a document is called: its title, else its ID. */
+export function documentTitle(doc: Pick<SnapshotDocument, 'id' | 'title'>): string {
+  return doc.title ?? doc.id
 }
 
 /** The heading path of a chunk (empty when it has none, e.g. a metadata chunk). */

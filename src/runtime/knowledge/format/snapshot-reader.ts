@@ -38,14 +38,15 @@ function readDocuments(raw: unknown, count: number): SnapshotDocument[] {
     corrupt(`the document table does not hold ${count} documents`)
   const documents: SnapshotDocument[] = []
   for (const [i, row] of raw.entries()) {
-    if (!Array.isArray(row) || row.length !== 7)
-      corrupt(`document ${i} is not a 7-field row`)
-    const [id, description, category, categories, tags, path, tokenCount] = row as unknown[]
-    if (!isString(id) || !isString(description) || !isString(category) || !isStringArray(categories) || !isStringArray(tags) || !isString(path) || !Number.isSafeInteger(tokenCount) || (tokenCount as number) < 0)
+    // 8 fields with a title; 7 without, as snapshots written before titles have.
+    if (!Array.isArray(row) || (row.length !== 7 && row.length !== 8))
+      corrupt(`document ${i} is not a 7- or 8-field row`)
+    const [id, description, category, categories, tags, path, tokenCount, title] = row as unknown[]
+    if (!isString(id) || !isString(description) || !isString(category) || !isStringArray(categories) || !isStringArray(tags) || !isString(path) || !Number.isSafeInteger(tokenCount) || (tokenCount as number) < 0 || (row.length === 8 && !isString(title)))
       corrupt(`document ${i} has a field of the wrong type`)
     if (i > 0 && !(documents[i - 1]!.id < id))
       corrupt(`document IDs are not unique and sorted at ${JSON.stringify(id)}`)
-    documents.push({ id, description, category, categories, tags, path, tokenCount: tokenCount as number })
+    documents.push({ id, ...(isString(title) ? { title } : {}), description, category, categories, tags, path, tokenCount: tokenCount as number })
   }
   return documents
 }

@@ -33,7 +33,8 @@ export const STOPWORDS = /* @__PURE__ */ new Set([
 ])
 
 const CJK = '\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}'
-const TOKEN = /* @__PURE__ */ new RegExp(`[${CJK}]|(?:(?![${CJK}])[\\p{L}\\p{M}\\p{N}])+`, 'gu')
+/** A word of a text: a run of letters, marks and digits, or one Han, Hiragana or Katakana character. */
+export const TOKEN = /* @__PURE__ */ new RegExp(`[${CJK}]|(?:(?![${CJK}])[\\p{L}\\p{M}\\p{N}])+`, 'gu')
 
 /** The index term of a word. */
 export const stem = (word: string) => porterStem(word)
