@@ -222,7 +222,7 @@ function headingPath(chunk: Chunk): string[] {
  * chunk (no token windows: those are cut on a model's tokens), the lexical
  * index, no vectors and nothing cached. Token counts are estimates.
  */
-function lexicalOnlyIndex(folder: KnowledgeFolder, chunks: Chunk[]): KnowledgeIndex {
+export function lexicalOnlyIndex(folder: KnowledgeFolder, chunks: Chunk[]): KnowledgeIndex {
   const snapshot = encodeSnapshot({
     model: '',
     encoding: 'none',

@@ -53,6 +53,7 @@ export function watchKnowledge(server: ViteDevServer, state: PluginState): void 
     details: () => ({}),
     lines: {
       updated: (name, ms, what) => `${name}: updated in ${ms} ms (${what})`,
+      completed: 'vectors embedded: searches rank by meaning too',
       discarded: name => `${name}: files changed during the build; building again`,
       threw: (name, message) => `${name}: the rebuild failed: ${message}`,
     },

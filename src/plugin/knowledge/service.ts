@@ -16,6 +16,8 @@ import { ModelNotAvailableError } from '../../knowledge/embedder-files'
 import { ModelDownloadError } from '../../knowledge/model-download'
 import { EmbeddingServerError } from '../../knowledge/server-embedder'
 import { knowledgeProgressReporter } from '../../knowledge/progress'
+import type { LexicalPreview } from '../../knowledge/lexical-preview'
+import { lexicalPreview } from '../../knowledge/lexical-preview'
 import { buildKnowledgeProject, openKnowledgeProject } from '../../knowledge/project'
 import { QueryTableUnavailableError } from '../../knowledge/project-query-table'
 import { TransformersMissingError } from '../../knowledge/transformers'
@@ -25,7 +27,7 @@ import { bodyVersion } from './ids'
 
 /** A built knowledge base, or the report of why it could not be built. */
 export type KnowledgeOutcome =
-  | { ok: true, name: string, project: KnowledgeProject, build: ProjectBuild, documents: SnapshotDocument[], includeModel: boolean, /** Publish as a core and shards. */ shards: ShardOptions | false, /** Vite builds: HTML preload links for the cores (see html-preloads.ts). */ preloadHtml: boolean, warnings: Diagnostic[], watch: string[] }
+  | { ok: true, name: string, project: KnowledgeProject, build: ProjectBuild, documents: SnapshotDocument[], /** The dev server's lexical preview, served while the complete build embeds (see lexical-preview.ts). */ vectorsPending: boolean, includeModel: boolean, /** Publish as a core and shards. */ shards: ShardOptions | false, /** Vite builds: HTML preload links for the cores (see html-preloads.ts). */ preloadHtml: boolean, warnings: Diagnostic[], watch: string[] }
   | { ok: false, message: string, /** Where the message points: its first error. */ diagnostic?: Diagnostic, watch: string[] }
 
 /** What a module is generated from: equal for two builds, the module is the same (a folder swapped in with the same documents, a file saved unchanged). */
@@ -111,12 +113,27 @@ export class KnowledgeService {
     return entry === undefined ? undefined : resolve(this.root(), typeof entry === 'string' ? entry : entry.dir)
   }
 
-  /** Builds a knowledge base, or joins its running build; `progress` gets the lines of a build this call starts. */
+  /**
+   * Builds a knowledge base, or joins its running build; `progress` gets the
+   * lines of a build this call starts. In a live dev server, what its module
+   * serves: a cold or partly cached folder's lexical index at once, while the
+   * complete build runs in the background; elsewhere (`vite build`, other
+   * bundlers) the complete index, waited for.
+   */
   build(target: KnowledgeTarget, progress?: ProgressWrite): Promise<KnowledgeOutcome> {
-    return this.builds.build(target, () => this.run(target, progress))
+    return this.builds.build(target, () => this.run(target, progress, undefined, this.builds.live))
   }
 
-  private async run(target: KnowledgeTarget, progress: ProgressWrite | undefined, stale?: () => boolean): Promise<KnowledgeOutcome> {
+  /** The complete build of a knowledge base: as {@link build}, after the background build that completes a preview. */
+  async complete(target: KnowledgeTarget, progress?: ProgressWrite): Promise<KnowledgeOutcome> {
+    const first = await this.build(target, progress)
+    if (!first.ok || !first.vectorsPending)
+      return first
+    await this.builds.backgroundOf(target)
+    return this.build(target, progress)
+  }
+
+  private async run(target: KnowledgeTarget, progress: ProgressWrite | undefined, stale?: () => boolean, preview = false): Promise<KnowledgeOutcome> {
     let entry: KnowledgeOptions
     if (target.kind === 'name') {
       const configured = this.options.knowledge?.[target.name]
@@ -158,16 +175,27 @@ export class KnowledgeService {
     const shards = shardOptions(entry.shards)
     const name = target.kind === 'name' ? target.name : project.config.name
     const onProgress = progress && knowledgeProgressReporter(name, { write: progress, now: () => performance.now() })
+    // A folder whose vectors are not all cached: its words are searchable at once, its meaning once embedded.
+    const previewed: LexicalPreview = preview && withModel ? lexicalPreview(project) : { kind: 'fresh' }
     let build: Awaited<ReturnType<typeof buildKnowledgeProject>>
-    try {
-      // A dev server's rebuild keeps the query table it has: a new one would cost seconds an edit.
-      build = await buildKnowledgeProject(project, { offline: this.options.offline, onProgress, stale, embedder: this.embedder, reuseQueryTable: this.builds.live && stale !== undefined })
+    if (previewed.kind === 'preview') {
+      build = previewed.build
+      if ('snapshot' in build) {
+        progress?.(`${name}: searching its ${build.documents.length} documents by their words at once; embedding them in the background (the page updates when the vectors are in)`)
+        this.builds.runInBackground(target, () => this.run(target, progress))
+      }
     }
-    catch (error) {
-      // Each names what is missing and the command that gets it.
-      if (error instanceof ModelNotAvailableError || error instanceof ModelDownloadError || error instanceof TransformersMissingError || error instanceof EmbeddingServerError || error instanceof QueryTableUnavailableError)
-        return { ok: false, watch, message: `${label}: ${error.message}` }
-      return { ok: false, watch, message: `${label}: embedding failed: ${(error as Error).message}` }
+    else {
+      try {
+        // A dev server's rebuild keeps the query table it has: a new one would cost seconds an edit.
+        build = await buildKnowledgeProject(project, { offline: this.options.offline, onProgress, stale, embedder: this.embedder, reuseQueryTable: this.builds.live && stale !== undefined })
+      }
+      catch (error) {
+        // Each names what is missing and the command that gets it.
+        if (error instanceof ModelNotAvailableError || error instanceof ModelDownloadError || error instanceof TransformersMissingError || error instanceof EmbeddingServerError || error instanceof QueryTableUnavailableError)
+          return { ok: false, watch, message: `${label}: ${error.message}` }
+        return { ok: false, watch, message: `${label}: embedding failed: ${(error as Error).message}` }
+      }
     }
     watch.push(...build.files)
     if ('stale' in build)
@@ -187,6 +215,7 @@ export class KnowledgeService {
       project,
       build,
       documents: decodeSnapshot(build.snapshot, { verify: false }).documents,
+      vectorsPending: previewed.kind === 'preview',
       // The plugin-wide includeModel applies to the knowledge bases that have a model.
       includeModel: withModel && (entry.includeModel ?? this.options.includeModel ?? false),
       shards,
