@@ -113,12 +113,16 @@ export class FolderBuilds<O extends FolderOutcome> {
 
   /**
    * Runs the complete build of `target` behind the partial outcome its
-   * imports get now, and hands its end to {@link onBackground}.
+   * imports get now, `afterMs` from now, and hands its end to {@link onBackground}.
    */
-  runInBackground(target: FolderTarget, start: () => Promise<O>): void {
+  runInBackground(target: FolderTarget, start: () => Promise<O>, afterMs = 0): void {
     const key = JSON.stringify(target)
-    const started = performance.now()
-    const done = start().then(outcome => ({ outcome, started }), (error: unknown) => ({ error, started })).then((result) => {
+    let started = 0
+    const begin = () => {
+      started = performance.now()
+      return start()
+    }
+    const done = new Promise<void>(resolve => setTimeout(resolve, afterMs)).then(begin).then(outcome => ({ outcome, started }), (error: unknown) => ({ error, started })).then((result) => {
       this.background.delete(key)
       this.onBackground?.(target, result)
     })

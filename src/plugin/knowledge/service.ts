@@ -30,6 +30,14 @@ export type KnowledgeOutcome =
   | { ok: true, name: string, project: KnowledgeProject, build: ProjectBuild, documents: SnapshotDocument[], /** The dev server's lexical preview, served while the complete build embeds (see lexical-preview.ts). */ vectorsPending: boolean, includeModel: boolean, /** Publish as a core and shards. */ shards: ShardOptions | false, /** Vite builds: HTML preload links for the cores (see html-preloads.ts). */ preloadHtml: boolean, warnings: Diagnostic[], watch: string[] }
   | { ok: false, message: string, /** Where the message points: its first error. */ diagnostic?: Diagnostic, watch: string[] }
 
+/**
+ * How long after serving a lexical preview its complete build starts: loading
+ * the model holds the event loop for about half a second, and the page's
+ * first search (module, snapshot, query) should not wait behind it. The
+ * vectors arrive that much later, after seconds to minutes of embedding.
+ */
+const BACKGROUND_GRACE_MS = 1000
+
 /** What a module is generated from: equal for two builds, the module is the same (a folder swapped in with the same documents, a file saved unchanged). */
 function servedAs(outcome: KnowledgeOutcome & { ok: true }): string {
   const { name, build, project, includeModel, shards } = outcome
@@ -182,7 +190,7 @@ export class KnowledgeService {
       build = previewed.build
       if ('snapshot' in build) {
         progress?.(`${name}: searching its ${build.documents.length} documents by their words at once; embedding them in the background (the page updates when the vectors are in)`)
-        this.builds.runInBackground(target, () => this.run(target, progress))
+        this.builds.runInBackground(target, () => this.run(target, progress), BACKGROUND_GRACE_MS)
       }
     }
     else {
