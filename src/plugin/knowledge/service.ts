@@ -138,7 +138,11 @@ export class KnowledgeService {
     if (!first.ok || !first.vectorsPending)
       return first
     await this.builds.backgroundOf(target)
-    return this.build(target, progress)
+    const next = await this.build(target, progress)
+    // A background build that failed leaves the preview served (and its error in the overlay).
+    if (next.ok && next.vectorsPending)
+      return { ok: false, watch: next.watch, message: `Knowledge base "${next.name}" could not be embedded (the dev server's log and overlay say why), so it has no complete index yet: fix that, and it builds again.` }
+    return next
   }
 
   private async run(target: KnowledgeTarget, progress: ProgressWrite | undefined, stale?: () => boolean, preview = false): Promise<KnowledgeOutcome> {

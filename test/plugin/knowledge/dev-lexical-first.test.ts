@@ -45,6 +45,7 @@ document.body.dataset.ready = 'yes'
 
 /** What SSR imports: the same knowledge base, searched in Node with the model cache. */
 const SSR_JS = `export { default as guides } from 'virtual:skill-kit/knowledge/guides'\n`
+const DRAFTS_JS = `export { default as drafts } from 'virtual:skill-kit/knowledge/drafts'\n`
 
 interface PageApp {
   vectors: () => string
@@ -55,8 +56,21 @@ interface PageApp {
 }
 declare const window: { app: PageApp, kept?: string }
 
-/** The plugin options of every server and build here: the guides with the tiny model. */
-const options = (dir: string) => ({ offline: true, knowledge: { guides: { dir, model: { id: TINY_MODEL_ID, cacheDir: models } } } })
+/** The plugin options of every server and build here: the guides (and drafts) with the tiny model. */
+const options = (dir: string) => ({ offline: true, knowledge: { guides: { dir, model: { id: TINY_MODEL_ID, cacheDir: models } }, drafts: { dir: 'drafts', model: { id: TINY_MODEL_ID, cacheDir: models } } } })
+
+/** A gate the embedder waits on: `entered` resolves when it does, `release` lets it go on. */
+function gate(): { entered: Promise<void>, enter: () => void, released: Promise<void>, release: () => void } {
+  let enter!: () => void
+  let release!: () => void
+  const entered = new Promise<void>((resolve) => {
+    enter = resolve
+  })
+  const released = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  return { entered, enter, released, release }
+}
 
 /** A folder of the three home guides, cold: no index, no vector cache. */
 function coldFolder(name: string): string {
@@ -73,14 +87,8 @@ describe('a cold knowledge folder in the Vite dev server: lexical at once, vecto
   let tiny: Embedder
   const messages: HmrMessage[] = []
   const events: KnowledgeRebuildEvent[] = []
-  let entered!: () => void
-  const embedding = new Promise<void>((resolve) => {
-    entered = resolve
-  })
-  let release!: () => void
-  const released = new Promise<void>((resolve) => {
-    release = resolve
-  })
+  /** The gate the embedder waits on now. */
+  let hold = gate()
   const app = <T>(run: (app: PageApp) => T | Promise<T>) => page.evaluate(`(${run.toString()})(window.app)`) as Promise<T>
   const skillKit = async () => (await import(pathToFileURL(join(dist, 'vite.mjs')).href)).default
 
@@ -88,6 +96,11 @@ describe('a cold knowledge folder in the Vite dev server: lexical at once, vecto
     rmSync(work, { recursive: true, force: true })
     mkdirSync(work, { recursive: true })
     coldFolder('guides')
+    // Texts of its own: the guides' vectors, cached by then, would spare its build the embedder.
+    mkdirSync(join(work, 'drafts/network'), { recursive: true })
+    writeFileSync(join(work, 'drafts/network/wifi.md'), '# Wi-Fi\n\nMove the router to the hallway.\n')
+    writeFileSync(join(work, 'drafts/printer.md'), '# Printer\n\nReplace the toner cartridge.\n')
+    writeFileSync(join(work, 'drafts.js'), DRAFTS_JS)
     await buildTinyModel(models)
     tiny = await createTransformersEmbedder({ model: TINY_MODEL_ID, cacheDir: models, offline: true })
     writeFileSync(join(work, 'main.js'), MAIN_JS)
@@ -97,12 +110,12 @@ describe('a cold knowledge folder in the Vite dev server: lexical at once, vecto
     await server.listen()
     api = (server.config.plugins.find(p => p.name === 'unplugin-skill-kit') as unknown as { api: SkillKitViteApi }).api
     api.onKnowledgeRebuild(event => events.push(event))
-    // The tiny model, held at its first call until the test releases it: embedding is still going on while the page searches.
+    // The tiny model, held until the test releases it: embedding is still going on while the page searches.
     api.setKnowledgeEmbedder({
       ...tiny,
       embedTokens: async (windows, kind) => {
-        entered()
-        await released
+        hold.enter()
+        await hold.released
         return tiny.embedTokens(windows, kind)
       },
     })
@@ -110,7 +123,7 @@ describe('a cold knowledge folder in the Vite dev server: lexical at once, vecto
   }, 120_000)
 
   afterAll(async () => {
-    release()
+    hold.release()
     await browser?.close()
     await server?.close()
     await tiny?.dispose()
@@ -118,7 +131,7 @@ describe('a cold knowledge folder in the Vite dev server: lexical at once, vecto
 
   it('serves the lexical index while the documents are embedded, then the vectors in one update, without a reload', async () => {
     // The page opened while embedding is held: its module did not wait for the vectors.
-    await embedding
+    await hold.entered
     expect(await app(a => a.vectors())).toBe('pending')
     expect(await app(a => a.lexical('router channel'))).toEqual(['network/wifi'])
     // `auto` ranks by words while the vectors are pending; a vector search says why it cannot yet.
@@ -132,7 +145,7 @@ describe('a cold knowledge folder in the Vite dev server: lexical at once, vecto
         resolve(event)
       })
     })
-    release()
+    hold.release()
     expect(await updated).toMatchObject({ type: 'update', name: 'guides', changes: [] })
     await page.waitForFunction(() => window.app.updates() === 1, undefined, { timeout: 30_000 })
     expect(await app(a => a.vectors())).toBe('complete')
@@ -146,6 +159,42 @@ describe('a cold knowledge folder in the Vite dev server: lexical at once, vecto
     const { guides } = await server.ssrLoadModule('/ssr.js')
     expect(guides.vectors).toBe('complete')
     expect((await guides.search('wifi keeps dropping', { mode: 'vector', threshold: -1 })).map((r: { id: string }) => r.id).sort()).toEqual(['backups/schedule', 'network/wifi', 'restore-backup'])
+  }, 60_000)
+
+  it('serves an edit made during the background build after it, never before', async () => {
+    hold = gate()
+    const { drafts } = await server.ssrLoadModule('/drafts.js')
+    expect(drafts.vectors).toBe('pending')
+    await hold.entered
+    const file = join(work, 'drafts/network/wifi.md')
+    const edited = new Promise<KnowledgeRebuildEvent>((resolve) => {
+      const stop = api.onKnowledgeRebuild((event) => {
+        if (event.name === 'drafts' && event.type === 'update' && event.changes.length > 0) {
+          stop()
+          resolve(event)
+        }
+      })
+    })
+    const seen = new Promise<void>((resolve) => {
+      const listener = (_event: string, path: string) => {
+        if (path === file) {
+          server.watcher.off('all', listener)
+          resolve()
+        }
+      }
+      server.watcher.on('all', listener)
+    })
+    writeFileSync(file, '# Wi-Fi\n\nAdd a mesh repeater upstairs.\n')
+    await seen
+    hold.release()
+    await edited
+    // The background build's update (no change: the vectors) came first; the edit's is the last word.
+    const updates = events.filter(e => e.name === 'drafts' && e.type === 'update')
+    expect(updates.map(e => e.type === 'update' && e.changes)).toEqual([[], [file]])
+    const latest = (await server.ssrLoadModule('/drafts.js')).drafts
+    expect(latest.vectors).toBe('complete')
+    expect(await latest.retrieve('network/wifi')).toBe('# Wi-Fi\n\nAdd a mesh repeater upstairs.\n')
+    expect((await latest.search('mesh repeater', { mode: 'lexical' }))[0].id).toBe('network/wifi')
   }, 60_000)
 
   it('serves a folder whose published index is fresh complete at once, with no background build', async () => {
