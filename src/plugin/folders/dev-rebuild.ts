@@ -67,7 +67,7 @@ export type FolderRebuildEvent<D extends object = object> =
   | { type: 'discard', name: string }
   /** The build gives the module the page has (a file saved unchanged, a folder swapped in with the same documents): nothing sent. */
   | ({ type: 'unchanged', name: string, changes: readonly string[] } & D)
-  /** The new module was sent as an update. */
+  /** The new module was sent as an update; `changes` is empty for the complete build behind a module first served partial (a knowledge base's vectors). */
   | ({ type: 'update', name: string, changes: readonly string[], ms: number } & D)
   /** The build failed (the overlay shows why); the last valid module is still served. */
   | { type: 'error', name: string, message: string }
