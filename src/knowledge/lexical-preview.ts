@@ -5,7 +5,7 @@
 // cache, never published: the manifest only ever names a complete index.
 
 import type { KnowledgeBuildFailure } from './build'
-import type { ProjectBuild, KnowledgeProject } from './project'
+import type { KnowledgeProject, ProjectBuild } from './project'
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { hash } from '../core/hash'
