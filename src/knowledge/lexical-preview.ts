@@ -16,11 +16,6 @@ import { loadKnowledgeFolder } from './load-folder'
 import { settingsDigest } from './project'
 import { readManifest } from './publish'
 
-/** Where a project's previews are written: in its cache folder, which builds write and watchers ignore. */
-export function previewFolder(project: KnowledgeProject): string {
-  return join(project.config.cache, 'preview')
-}
-
 /**
  * What the dev server serves first: the preview, the lexical index of a
  * project with a model to serve while its complete build embeds (or the
@@ -43,7 +38,8 @@ export function lexicalPreview(project: KnowledgeProject): LexicalPreview {
   // Named by the folder and the content: two folders sharing a cache never collide, and an unchanged preview is the same file.
   const prefix = `preview-${hash(config.knowledge).slice(0, 8)}-`
   const name = `${prefix}${hash(index.snapshot).slice(0, 12)}.skillkit`
-  const dir = previewFolder(project)
+  // In the cache folder, which builds write and the dev server's watcher ignores.
+  const dir = join(config.cache, 'preview')
   mkdirSync(dir, { recursive: true })
   // This folder's earlier previews are no longer served by anything (a dev server's modules name the newest).
   for (const old of readdirSync(dir)) {
