@@ -81,8 +81,8 @@ export interface FolderRebuildSpec<O extends FolderOutcome, D extends object> {
   emit: (event: FolderRebuildEvent<D>) => void
   /** What a delivered build adds to its `unchanged` and `update` events. */
   details: (outcome: O & { ok: true }) => D
-  /** The log lines: after an update (`what`: the change, or `completed` for a background build's), for a discarded build, for a build that threw. */
-  lines: { updated: (name: string, ms: number, what: string) => string, completed: string, discarded: (name: string) => string, threw: (name: string, message: string) => string }
+  /** The log lines: after an update (`what`: the change, or `completed` for a background build's, for kinds that run them), for a discarded build, for a build that threw. */
+  lines: { updated: (name: string, ms: number, what: string) => string, completed?: string, discarded: (name: string) => string, threw: (name: string, message: string) => string }
 }
 
 /**
@@ -124,7 +124,7 @@ export function watchFolderRebuilds<O extends FolderOutcome, D extends object>(s
     }
     publishUpdate(server, spec.moduleId(target))
     const ms = Math.round(performance.now() - started)
-    const what = changes.length === 0 ? lines.completed : changes.length === 1 ? `${state.relativize(changes[0]!)} changed` : `${changes.length} changes`
+    const what = changes.length === 0 ? lines.completed ?? 'built in the background' : changes.length === 1 ? `${state.relativize(changes[0]!)} changed` : `${changes.length} changes`
     logger.info(`${PROGRESS_PREFIX}${lines.updated(name, ms, what)}`, { timestamp: true })
     emit({ type: 'update', name, changes, ms, ...details })
   }

@@ -51,7 +51,6 @@ export function watchRoutes(server: ViteDevServer, state: PluginState): void {
     details: ({ stats }) => ({ carded: stats.carded, uncached: stats.uncached }),
     lines: {
       updated: (name, ms, what) => `${name}: routed index pages updated in ${ms} ms (${what})`,
-      completed: 'routed in the background',
       discarded: name => `${name}: files changed while the index pages were routed; routing again`,
       threw: (name, message) => `${name}: routing the index pages failed: ${message}`,
     },
