@@ -20,6 +20,9 @@ import { tokenWindows } from './windows'
 /** Bump when chunking or embedded text changes: it invalidates every cached vector. */
 export const PIPELINE_VERSION = 1
 
+/** Documents cut into windows between two turns of the event loop. */
+const YIELD_EVERY = 8
+
 /** Options of {@link buildKnowledgeIndex}. */
 export interface KnowledgeBuildOptions {
   /**
@@ -134,6 +137,9 @@ export async function buildKnowledgeIndex(dir: string, options: KnowledgeBuildOp
   const documents: SnapshotDocumentInput[] = []
   try {
     for (const [d, document] of folder.documents.entries()) {
+      // Tokenizing is synchronous: a dev server building in the background keeps answering between documents.
+      if (d % YIELD_EVERY === YIELD_EVERY - 1)
+        await new Promise(resolve => setImmediate(resolve))
       documents.push(snapshotDocument(document, tokenCount))
       for (const chunk of chunkDocument(document, d)) {
         chunks.push(chunk)
@@ -223,7 +229,7 @@ function headingPath(chunk: Chunk): string[] {
  * chunk (no token windows: those are cut on a model's tokens), the lexical
  * index, no vectors and nothing cached. Token counts are estimates.
  */
-function lexicalOnlyIndex(folder: KnowledgeFolder, chunks: Chunk[]): KnowledgeIndex {
+export function lexicalOnlyIndex(folder: KnowledgeFolder, chunks: Chunk[]): KnowledgeIndex {
   const snapshot = encodeSnapshot({
     model: '',
     encoding: 'none',

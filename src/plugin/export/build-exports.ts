@@ -165,7 +165,7 @@ export async function emitKnowledgeExports(context: UnpluginBuildContext, env: E
     let folder: string
     const dir = resolve(env.root, request.entry.dir)
     if (request.mode === 'semantic') {
-      const outcome = await env.service.build({ kind: 'name', name: request.name }, env.progress)
+      const outcome = await env.service.complete({ kind: 'name', name: request.name }, env.progress)
       watchExportSources(context, env.bundler, dir, outcome.ok ? outcome.project : openKnowledgeProject(dir, { root: env.root }).project)
       if (!outcome.ok)
         throw failure('build-failed', outcome.message)

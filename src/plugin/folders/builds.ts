@@ -2,8 +2,10 @@
 // index pages): one build per target at a time, shared by every import that
 // asks while it runs; the outcome each import gets once it ended; in the dev
 // server (`live`), the last valid build kept over a failed one until a valid
-// one replaces it; and the folders each target reads, for the dev server to
-// watch (`dev-rebuild.ts`).
+// one replaces it; the complete builds it runs in the background behind a
+// partial module served at once (a knowledge base's lexical index, before its
+// vectors); and the folders each target reads, for the dev server to watch
+// (`dev-rebuild.ts`).
 
 import type { Diagnostic } from '../../core/diagnostics'
 import type { WatchConfig } from '../../knowledge/config'
@@ -33,11 +35,16 @@ export interface FolderBuildsSpec<O extends FolderOutcome> {
   onSettled?: (key: string, outcome: O) => void
 }
 
+/** How a background build ended (its outcome, or what it threw), and when it started (`performance.now()`). */
+export type BackgroundResult<O> = ({ outcome: O } | { error: unknown }) & { started: number }
+
 export class FolderBuilds<O extends FolderOutcome> {
   private readonly running = new Map<string, Promise<O>>()
   /** The outcome each import of a target gets, once its build ended. */
   private readonly settled = new Map<string, O>()
   private readonly folders = new Map<string, WatchedFolders>()
+  /** The complete builds running behind a partial module, by target. */
+  private readonly background = new Map<string, Promise<void>>()
   /**
    * Set by the Vite dev server, whose watcher rebuilds what changes and
    * {@link adopt}s the result: {@link reset} then keeps the builds.
@@ -45,6 +52,8 @@ export class FolderBuilds<O extends FolderOutcome> {
   live = false
   /** Told the folders of each target as a build opens it (the dev server watches them). */
   onFolders: ((folders: WatchedFolders) => void) | undefined
+  /** Told how each background build ended (the dev server {@link adopt}s and sends it). */
+  onBackground: ((target: FolderTarget, result: BackgroundResult<O>) => void) | undefined
 
   constructor(private readonly spec: FolderBuildsSpec<O>) {}
 
@@ -93,10 +102,36 @@ export class FolderBuilds<O extends FolderOutcome> {
     return outcome
   }
 
-  /** Builds `target` again with `start`, after its running build if any, for {@link adopt}. */
+  /** Builds `target` again with `start`, after its running and background builds if any, for {@link adopt}. */
   async rebuild(target: FolderTarget, start: () => Promise<O>): Promise<O> {
-    await this.running.get(JSON.stringify(target))
+    const key = JSON.stringify(target)
+    await this.running.get(key)
+    // The background build delivers first: a rebuild after it is the newer one.
+    await this.background.get(key)
     return start()
+  }
+
+  /**
+   * Runs the complete build of `target` behind the partial outcome its
+   * imports get now, `afterMs` from now, and hands its end to {@link onBackground}.
+   */
+  runInBackground(target: FolderTarget, start: () => Promise<O>, afterMs = 0): void {
+    const key = JSON.stringify(target)
+    let started = 0
+    const begin = () => {
+      started = performance.now()
+      return start()
+    }
+    const done = new Promise<void>(resolve => setTimeout(resolve, afterMs)).then(begin).then(outcome => ({ outcome, started }), (error: unknown) => ({ error, started })).then((result) => {
+      this.background.delete(key)
+      this.onBackground?.(target, result)
+    })
+    this.background.set(key, done)
+  }
+
+  /** Resolves once no background build of `target` runs (builds that must be complete, such as exports, wait for it). */
+  async backgroundOf(target: FolderTarget): Promise<void> {
+    await this.background.get(JSON.stringify(target))
   }
 
   /**

@@ -67,7 +67,7 @@ export type FolderRebuildEvent<D extends object = object> =
   | { type: 'discard', name: string }
   /** The build gives the module the page has (a file saved unchanged, a folder swapped in with the same documents): nothing sent. */
   | ({ type: 'unchanged', name: string, changes: readonly string[] } & D)
-  /** The new module was sent as an update. */
+  /** The new module was sent as an update; `changes` is empty for the complete build behind a module first served partial (a knowledge base's vectors). */
   | ({ type: 'update', name: string, changes: readonly string[], ms: number } & D)
   /** The build failed (the overlay shows why); the last valid module is still served. */
   | { type: 'error', name: string, message: string }
@@ -81,8 +81,8 @@ export interface FolderRebuildSpec<O extends FolderOutcome, D extends object> {
   emit: (event: FolderRebuildEvent<D>) => void
   /** What a delivered build adds to its `unchanged` and `update` events. */
   details: (outcome: O & { ok: true }) => D
-  /** The log lines: after an update (`what`: the change), for a discarded build, for a build that threw. */
-  lines: { updated: (name: string, ms: number, what: string) => string, discarded: (name: string) => string, threw: (name: string, message: string) => string }
+  /** The log lines: after an update (`what`: the change, or `completed` for a background build's, for kinds that run them), for a discarded build, for a build that threw. */
+  lines: { updated: (name: string, ms: number, what: string) => string, completed?: string, discarded: (name: string) => string, threw: (name: string, message: string) => string }
 }
 
 /**
@@ -99,11 +99,49 @@ export function watchFolderRebuilds<O extends FolderOutcome, D extends object>(s
   /** Folders whose last build failed: pages show its overlay. */
   const failing = new Map<string, O & { ok: false }>()
 
+  const nameOf = (target: FolderTarget) => target.kind === 'name' ? target.name : state.relativize(target.dir)
+
+  /** Serves a build's outcome (`changes`: what it was built for, none for a background build) and tells the page. */
+  const deliver = (target: FolderTarget, outcome: O, changes: readonly string[], started: number): void => {
+    const key = JSON.stringify(target)
+    const name = nameOf(target)
+    if (!outcome.ok) {
+      const failure = outcome as O & { ok: false }
+      failing.set(key, failure)
+      folders.adopt(target, outcome)
+      logger.error(`${PROGRESS_PREFIX}${failure.message}`, { timestamp: true })
+      server.environments.client.hot.send(overlayPayload(failure))
+      emit({ type: 'error', name, message: failure.message })
+      return
+    }
+    // An overlay is cleared by an update, even to the module the page has.
+    const cleared = failing.delete(key)
+    const changed = folders.adopt(target, outcome) || cleared
+    const details = spec.details(outcome as O & { ok: true })
+    if (!changed) {
+      emit({ type: 'unchanged', name, changes, ...details })
+      return
+    }
+    publishUpdate(server, spec.moduleId(target))
+    const ms = Math.round(performance.now() - started)
+    const what = changes.length === 0 ? lines.completed ?? 'built in the background' : changes.length === 1 ? `${state.relativize(changes[0]!)} changed` : `${changes.length} changes`
+    logger.info(`${PROGRESS_PREFIX}${lines.updated(name, ms, what)}`, { timestamp: true })
+    emit({ type: 'update', name, changes, ms, ...details })
+  }
+
+  // The complete build behind a module first served partial (a knowledge base's lexical preview): one update when it is in.
+  folders.onBackground = (target, result) => {
+    if ('outcome' in result)
+      deliver(target, result.outcome, [], result.started)
+    else
+      logger.error(`${PROGRESS_PREFIX}${lines.threw(nameOf(target), (result.error as Error).message)}`, { timestamp: true })
+  }
+
   const loopOf = (key: string, { target, watch }: WatchedFolders): RebuildLoop<O> => {
     let loop = loops.get(key)
     if (loop)
       return loop
-    const name = target.kind === 'name' ? target.name : state.relativize(target.dir)
+    const name = nameOf(target)
     let started = 0
     loop = new RebuildLoop<O>({
       settleMs: watch?.settleMs,
@@ -113,30 +151,7 @@ export function watchFolderRebuilds<O extends FolderOutcome, D extends object>(s
         emit({ type: 'start', name, changes: context.changes })
         return spec.build(target, context)
       },
-      onResult: (outcome, context) => {
-        if (!outcome.ok) {
-          const failure = outcome as O & { ok: false }
-          failing.set(key, failure)
-          folders.adopt(target, outcome)
-          logger.error(`${PROGRESS_PREFIX}${failure.message}`, { timestamp: true })
-          server.environments.client.hot.send(overlayPayload(failure))
-          emit({ type: 'error', name, message: failure.message })
-          return
-        }
-        // An overlay is cleared by an update, even to the module the page has.
-        const cleared = failing.delete(key)
-        const changed = folders.adopt(target, outcome) || cleared
-        const details = spec.details(outcome as O & { ok: true })
-        if (!changed) {
-          emit({ type: 'unchanged', name, changes: context.changes, ...details })
-          return
-        }
-        publishUpdate(server, spec.moduleId(target))
-        const ms = Math.round(performance.now() - started)
-        const what = context.changes.length === 1 ? `${state.relativize(context.changes[0]!)} changed` : `${context.changes.length} changes`
-        logger.info(`${PROGRESS_PREFIX}${lines.updated(name, ms, what)}`, { timestamp: true })
-        emit({ type: 'update', name, changes: context.changes, ms, ...details })
-      },
+      onResult: (outcome, context) => deliver(target, outcome, context.changes, started),
       onDiscard: () => {
         logger.info(`${PROGRESS_PREFIX}${lines.discarded(name)}`, { timestamp: true })
         emit({ type: 'discard', name })

@@ -35,6 +35,8 @@ export interface KnowledgeModuleSource {
    * index into the instance the app imported (see `swapKnowledge`).
    */
   hot?: boolean
+  /** The dev server's lexical preview: the snapshot has no vectors yet, and the update with them follows (see `lexical-preview.ts`). */
+  vectorsPending?: boolean
 }
 
 const json = (value: unknown) => JSON.stringify(value)
@@ -63,6 +65,7 @@ export function generateKnowledgeModule(source: KnowledgeModuleSource): string {
     ...source.bodies.map(id => `    () => import(${json(id)}),`),
     `  ],`,
     ...(source.devModelPath ? [`  devModelPath: ${json(source.devModelPath)},`] : []),
+    ...(source.vectorsPending ? [`  vectorsPending: true,`] : []),
     ...(source.bundledModel ? bundledModelLines(source.bundledModel) : []),
     `})`,
     `export default knowledge`,

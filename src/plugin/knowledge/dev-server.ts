@@ -5,7 +5,9 @@
 // base has a rebuild loop that waits for a burst to settle, never runs two
 // builds at once, and drops a build that a change made stale for one more.
 // A delivered build becomes what the knowledge module serves, and the module
-// (which accepts its own updates, see codegen.ts) gets one update;
+// (which accepts its own updates, see codegen.ts) gets one update; so does the
+// complete build of a folder first served with its lexical index alone, while
+// its documents were embedded (see `service.ts` and `lexical-preview.ts`);
 // its document bodies have versioned ids, so the new index never imports an
 // old body. A build that fails shows Vite's overlay and leaves the last valid
 // module served.
@@ -53,6 +55,7 @@ export function watchKnowledge(server: ViteDevServer, state: PluginState): void 
     details: () => ({}),
     lines: {
       updated: (name, ms, what) => `${name}: updated in ${ms} ms (${what})`,
+      completed: 'vectors embedded: searches rank by meaning too',
       discarded: name => `${name}: files changed during the build; building again`,
       threw: (name, message) => `${name}: the rebuild failed: ${message}`,
     },

@@ -144,6 +144,7 @@ export async function loadKnowledgeModule(context: HookContext, target: Knowledg
     devModelPath: model && mode.kind === 'file' ? model.cacheDir.replace(/\\/g, '/') : undefined,
     bundledModel,
     hot: env.viteServe !== undefined,
+    vectorsPending: outcome.vectorsPending,
   })
   // The dev server's knowledge watcher rebuilds and updates the module (see dev-server.ts): Vite must not chase its files.
   if (env.viteServe)

@@ -3,6 +3,7 @@
 
 import type { Diagnostic } from '../../core/diagnostics'
 import type { Embedder } from '../../knowledge/embedder'
+import type { LexicalPreview } from '../../knowledge/lexical-preview'
 import type { KnowledgeProject, ProjectBuild } from '../../knowledge/project'
 import type { ShardOptions } from '../../knowledge/snapshot-shards'
 import type { SnapshotDocument } from '../../runtime/knowledge/format/snapshot-layout'
@@ -17,6 +18,7 @@ import { ModelDownloadError } from '../../knowledge/model-download'
 import { withPageUrls } from '../../knowledge/page-urls'
 import { EmbeddingServerError } from '../../knowledge/server-embedder'
 import { knowledgeProgressReporter } from '../../knowledge/progress'
+import { lexicalPreview } from '../../knowledge/lexical-preview'
 import { buildKnowledgeProject, openKnowledgeProject } from '../../knowledge/project'
 import { QueryTableUnavailableError } from '../../knowledge/project-query-table'
 import { TransformersMissingError } from '../../knowledge/transformers'
@@ -26,8 +28,16 @@ import { bodyVersion } from './ids'
 
 /** A built knowledge base, or the report of why it could not be built. */
 export type KnowledgeOutcome =
-  | { ok: true, name: string, project: KnowledgeProject, build: ProjectBuild, documents: SnapshotDocument[], includeModel: boolean, /** Publish as a core and shards. */ shards: ShardOptions | false, /** Vite builds: HTML preload links for the cores (see html-preloads.ts). */ preloadHtml: boolean, warnings: Diagnostic[], watch: string[] }
+  | { ok: true, name: string, project: KnowledgeProject, build: ProjectBuild, documents: SnapshotDocument[], /** The dev server's lexical preview, served while the complete build embeds (see lexical-preview.ts). */ vectorsPending: boolean, includeModel: boolean, /** Publish as a core and shards. */ shards: ShardOptions | false, /** Vite builds: HTML preload links for the cores (see html-preloads.ts). */ preloadHtml: boolean, warnings: Diagnostic[], watch: string[] }
   | { ok: false, message: string, /** Where the message points: its first error. */ diagnostic?: Diagnostic, watch: string[] }
+
+/**
+ * How long after serving a lexical preview its complete build starts: loading
+ * the model holds the event loop for about half a second, and the page's
+ * first search (module, snapshot, query) should not wait behind it. The
+ * vectors arrive that much later, after seconds to minutes of embedding.
+ */
+const BACKGROUND_GRACE_MS = 1000
 
 /** What a module is generated from: equal for two builds, the module is the same (a folder swapped in with the same documents, a file saved unchanged). */
 function servedAs(outcome: KnowledgeOutcome & { ok: true }): string {
@@ -112,12 +122,31 @@ export class KnowledgeService {
     return entry === undefined ? undefined : resolve(this.root(), typeof entry === 'string' ? entry : entry.dir)
   }
 
-  /** Builds a knowledge base, or joins its running build; `progress` gets the lines of a build this call starts. */
+  /**
+   * Builds a knowledge base, or joins its running build; `progress` gets the
+   * lines of a build this call starts. In a live dev server, what its module
+   * serves: a cold or partly cached folder's lexical index at once, while the
+   * complete build runs in the background; elsewhere (`vite build`, other
+   * bundlers) the complete index, waited for.
+   */
   build(target: KnowledgeTarget, progress?: ProgressWrite): Promise<KnowledgeOutcome> {
-    return this.builds.build(target, () => this.run(target, progress))
+    return this.builds.build(target, () => this.run(target, progress, undefined, this.builds.live))
   }
 
-  private async run(target: KnowledgeTarget, progress: ProgressWrite | undefined, stale?: () => boolean): Promise<KnowledgeOutcome> {
+  /** The complete build of a knowledge base: as {@link build}, after the background build that completes a preview. */
+  async complete(target: KnowledgeTarget, progress?: ProgressWrite): Promise<KnowledgeOutcome> {
+    const first = await this.build(target, progress)
+    if (!first.ok || !first.vectorsPending)
+      return first
+    await this.builds.backgroundOf(target)
+    const next = await this.build(target, progress)
+    // A background build that failed leaves the preview served (and its error in the overlay).
+    if (next.ok && next.vectorsPending)
+      return { ok: false, watch: next.watch, message: `Knowledge base "${next.name}" could not be embedded (the dev server's log and overlay say why), so it has no complete index yet: fix that, and it builds again.` }
+    return next
+  }
+
+  private async run(target: KnowledgeTarget, progress: ProgressWrite | undefined, stale?: () => boolean, preview = false): Promise<KnowledgeOutcome> {
     let entry: KnowledgeOptions
     if (target.kind === 'name') {
       const configured = this.options.knowledge?.[target.name]
@@ -159,16 +188,27 @@ export class KnowledgeService {
     const shards = shardOptions(entry.shards)
     const name = target.kind === 'name' ? target.name : project.config.name
     const onProgress = progress && knowledgeProgressReporter(name, { write: progress, now: () => performance.now() })
+    // A folder whose vectors are not all cached: its words are searchable at once, its meaning once embedded.
+    const previewed: LexicalPreview = preview && withModel ? lexicalPreview(project) : { kind: 'fresh' }
     let build: Awaited<ReturnType<typeof buildKnowledgeProject>>
-    try {
-      // A dev server's rebuild keeps the query table it has: a new one would cost seconds an edit.
-      build = await buildKnowledgeProject(project, { offline: this.options.offline, onProgress, stale, embedder: this.embedder, reuseQueryTable: this.builds.live && stale !== undefined })
+    if (previewed.kind === 'preview') {
+      build = previewed.build
+      if ('snapshot' in build) {
+        progress?.(`${name}: searching its ${build.documents.length} documents by their words at once; embedding them in the background (the page updates when the vectors are in)`)
+        this.builds.runInBackground(target, () => this.run(target, progress), BACKGROUND_GRACE_MS)
+      }
     }
-    catch (error) {
-      // Each names what is missing and the command that gets it.
-      if (error instanceof ModelNotAvailableError || error instanceof ModelDownloadError || error instanceof TransformersMissingError || error instanceof EmbeddingServerError || error instanceof QueryTableUnavailableError)
-        return { ok: false, watch, message: `${label}: ${error.message}` }
-      return { ok: false, watch, message: `${label}: embedding failed: ${(error as Error).message}` }
+    else {
+      try {
+        // A dev server's rebuild keeps the query table it has: a new one would cost seconds an edit.
+        build = await buildKnowledgeProject(project, { offline: this.options.offline, onProgress, stale, embedder: this.embedder, reuseQueryTable: this.builds.live && stale !== undefined })
+      }
+      catch (error) {
+        // Each names what is missing and the command that gets it.
+        if (error instanceof ModelNotAvailableError || error instanceof ModelDownloadError || error instanceof TransformersMissingError || error instanceof EmbeddingServerError || error instanceof QueryTableUnavailableError)
+          return { ok: false, watch, message: `${label}: ${error.message}` }
+        return { ok: false, watch, message: `${label}: embedding failed: ${(error as Error).message}` }
+      }
     }
     watch.push(...build.files)
     if ('stale' in build)
@@ -199,6 +239,7 @@ export class KnowledgeService {
       project,
       build,
       documents,
+      vectorsPending: previewed.kind === 'preview',
       // The plugin-wide includeModel applies to the knowledge bases that have a model.
       includeModel: withModel && (entry.includeModel ?? this.options.includeModel ?? false),
       shards,

@@ -4,7 +4,7 @@
 // without importing the knowledge base.
 
 /** What a {@link KnowledgeError} is about, for code that handles some of them. */
-export type KnowledgeErrorCode = 'unknown-document' | 'ambiguous-document' | 'no-embedder' | 'no-vectors' | 'no-lexical-index' | 'model-unavailable' | 'invalid-query' | 'invalid-options' | 'snapshot-unavailable' | 'snapshot-mismatch'
+export type KnowledgeErrorCode = 'unknown-document' | 'ambiguous-document' | 'no-embedder' | 'no-vectors' | 'vectors-pending' | 'no-lexical-index' | 'model-unavailable' | 'invalid-query' | 'invalid-options' | 'snapshot-unavailable' | 'snapshot-mismatch'
 
 /** A request the knowledge base cannot answer; the message says what to do instead. */
 export class KnowledgeError extends Error {

@@ -1,7 +1,7 @@
 // Knowledge bases at run time: the snapshot reader (whole or sharded), vector and lexical search, fusion and query embedding (the model, a server, or the static query table).
 export { createKnowledgeBase, KnowledgeError, QueryModelUnavailableError } from './knowledge'
 export type { KnowledgeBase, KnowledgeBaseInit, KnowledgeDocumentInfo, KnowledgeErrorCode, KnowledgeSearchMode, KnowledgeSearchOptions, KnowledgeSearchResult } from './knowledge'
-export type { KnowledgeModule } from './knowledge-module'
+export type { KnowledgeModule, KnowledgeVectors } from './knowledge-module'
 export { transformersQueryEmbedder } from './query-embedder'
 export type { EmbedQuery, QueryModel, TransformersModule } from './query-embedder'
 export { serverQueryEmbedder } from './server-query-embedder'

@@ -32,10 +32,26 @@ export interface KnowledgeModuleInit extends Omit<KnowledgeBaseInit, 'loadSnapsh
   bundledModel?: BundledModel
   /** The Vite dev server, which runs in place: the folder of the build's model cache. */
   devModelPath?: string
+  /**
+   * The Vite dev server serves the lexical index at once and embeds the
+   * documents meanwhile: this snapshot has no vectors yet, and an update
+   * brings them (see {@link KnowledgeModule.vectors}).
+   */
+  vectorsPending?: boolean
 }
+
+/**
+ * Which ranking a knowledge base offers: `complete`, every chunk has its
+ * vector (`auto` ranks by meaning and words); `pending`, the Vite dev server
+ * serves the lexical index while it embeds, so searches are lexical until
+ * the update that makes it `complete`; `none`, built with no model.
+ */
+export type KnowledgeVectors = 'complete' | 'pending' | 'none'
 
 /** A knowledge base as a `?knowledge` or `virtual:skill-kit/knowledge/<name>` import gives it. */
 export interface KnowledgeModule extends KnowledgeBase {
+  /** Which ranking the current index offers; a dev-server update may change it (`pending` to `complete`). */
+  readonly vectors: KnowledgeVectors
   /**
    * Embeds queries with the model files in `options.path` from now on: for a
    * bundle built without `includeModel`, or to load the model from another
@@ -93,6 +109,7 @@ interface KnowledgeIndexState {
   source: QueryModelSource | undefined
   /** The model settings `source` was made from. */
   modelKey: string
+  vectors: KnowledgeVectors
 }
 
 /** What a live knowledge module holds: the index it answers from, and what the page asked of it. */
@@ -107,19 +124,22 @@ interface LiveState {
 const live = new WeakMap<KnowledgeModule, LiveState>()
 
 function indexState(init: KnowledgeModuleInit): KnowledgeIndexState {
-  const { snapshotUrl, shardUrls, model, bundledModel, devModelPath, queryEncoder = 'model', queryTable, modelFingerprint, ...rest } = init
+  const { snapshotUrl, shardUrls, model, bundledModel, devModelPath, queryEncoder = 'model', queryTable, modelFingerprint, vectorsPending = false, ...rest } = init
   const table = queryTable && queryEncoder !== 'model' ? { encoder: queryEncoder, embed: tableEmbedder(queryTable, modelFingerprint) } : undefined
-  const models: Pick<KnowledgeIndexState, 'source' | 'modelKey'> = {
-    // Without a model (`false`) the snapshot has no vectors to compare a query's with: no query model.
-    source: model ? queryModelSource({ model, bundled: bundledModel, devModelPath, table, name: rest.name }) : undefined,
+  const vectors: KnowledgeVectors = model === false ? 'none' : vectorsPending ? 'pending' : 'complete'
+  const models: Pick<KnowledgeIndexState, 'source' | 'modelKey' | 'vectors'> = {
+    // Without vectors (no model, or not embedded yet) there is nothing to compare a query's with: no query model.
+    source: model && !vectorsPending ? queryModelSource({ model, bundled: bundledModel, devModelPath, table, name: rest.name }) : undefined,
     // A new table (the corpus changed) is a new source: the table is the snapshot's, as the vectors are.
-    modelKey: JSON.stringify([model, devModelPath, bundledModel !== undefined, queryEncoder, queryTable?.().href]),
+    modelKey: JSON.stringify([model, devModelPath, bundledModel !== undefined, queryEncoder, queryTable?.().href, vectorsPending]),
+    vectors,
   }
   // The shards' URLs, made once: the generated list builds a URL per shard (hundreds), and a search loads dozens of shards.
   const shards = shardUrls?.()
   const base = createKnowledgeBase({
     ...rest,
-    vectors: model !== false,
+    vectors: vectors === 'complete',
+    vectorsPending,
     loadSnapshot: () => readAsset(snapshotUrl()),
     snapshotName: () => assetName(snapshotUrl()),
     ...(shards && {
@@ -146,13 +166,21 @@ export function defineKnowledge(init: KnowledgeModuleInit): KnowledgeModule {
     get name() {
       return state.current.base.name
     },
+    get vectors() {
+      return state.current.vectors
+    },
     documents: state.documents,
     search: (query, options) => state.current.base.search(query, options),
     retrieve: id => state.current.base.retrieve(id),
     snapshot: () => state.current.base.snapshot(),
     preload: options => state.current.base.preload(options),
     useModel: (options) => {
-      const { source } = state.current
+      const { source, vectors } = state.current
+      // Applied to the index with vectors when its update arrives (see swapKnowledge).
+      if (vectors === 'pending') {
+        state.chosen = options
+        return
+      }
       if (!source)
         throw new KnowledgeError('no-vectors', `"${state.current.base.name}" was built without a model ("model": false), so it has no vectors for a query model to search: replace "model": false with the model's settings and build again.`)
       source.use(options)

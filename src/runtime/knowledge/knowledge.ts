@@ -150,6 +150,12 @@ export interface KnowledgeBaseInit {
   /** `false`: the snapshot has no vectors (built with no model), so every search is lexical (default true). */
   vectors?: boolean
   /**
+   * The Vite dev server serves this snapshot (no vectors) while it embeds
+   * the documents: `auto` searches lexically, and a `vector` or `hybrid`
+   * search says the vectors are on their way (needs `vectors: false`).
+   */
+  vectorsPending?: boolean
+  /**
    * Readies the query embedder without a query, for `preload` (loads the
    * query table's core, or the model); without it, `preload` loads the
    * snapshot only. Throws as `embedQuery` would.
@@ -254,6 +260,8 @@ export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
         throw new KnowledgeError('invalid-options', `topK must be ${TOP_K_RULE.expected}, got ${shown(topK)}.`)
       if (options.threshold !== undefined && !THRESHOLD_RULE.test(options.threshold))
         throw new KnowledgeError('invalid-options', `threshold must be ${THRESHOLD_RULE.expected}, got ${shown(options.threshold)}.`)
+      if ((mode === 'vector' || mode === 'hybrid') && init.vectorsPending)
+        throw new KnowledgeError('vectors-pending', `"${init.name}" is still being embedded by the Vite dev server, so it has no vectors for a ${mode} search yet: search with mode 'lexical' or 'auto' until they arrive (onUpdate tells when; the knowledge base's vectors then reads 'complete').`)
       if ((mode === 'vector' || mode === 'hybrid') && !vectors)
         throw new KnowledgeError('no-vectors', `"${init.name}" was built without a model ("model": false), so it has no vectors for a ${mode} search: search with mode 'lexical' or 'auto', or replace "model": false with the model's settings and build again.`)
       if (mode !== 'lexical' && !embedQuery)

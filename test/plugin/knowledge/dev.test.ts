@@ -1,4 +1,5 @@
 import type { ViteDevServer } from 'vite'
+import type { SkillKitViteApi } from '../../../src/plugin/vite-api'
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -38,6 +39,19 @@ describe('knowledge in the Vite dev server', () => {
     await server.listen()
     const address = server.httpServer!.address() as { port: number }
     origin = `http://127.0.0.1:${address.port}`
+    // Both folders are cold: their modules serve the lexical index at once, and the complete one (published, with vectors) after one update.
+    const api = (server.config.plugins.find(p => p.name === 'unplugin-skill-kit') as unknown as { api: SkillKitViteApi }).api
+    const embedded = (name: string) => new Promise<void>((resolve) => {
+      const stop = api.onKnowledgeRebuild((event) => {
+        if (event.name === name && event.type === 'update') {
+          stop()
+          resolve()
+        }
+      })
+    })
+    const complete = Promise.all([embedded('docs'), embedded('guides')])
+    await server.ssrLoadModule('/main.js')
+    await complete
   }, 60_000)
   afterAll(async () => {
     await server?.close()

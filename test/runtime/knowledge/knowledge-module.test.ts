@@ -14,7 +14,7 @@ const dir = mkdtempSync(join(tmpdir(), 'skill-kit-module-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 /** A lexical-only knowledge module of `texts` (ID → text), its snapshot in a file. */
-function knowledgeModule(texts: Record<string, string>, model: { id: string } | false = false) {
+function knowledgeModule(texts: Record<string, string>, model: { id: string } | false = false, vectorsPending = false) {
   const input: SnapshotDocumentInput[] = Object.keys(texts).map(id => ({ id, description: `About ${id}`, path: `${id}.md`, tokenCount: 3 }))
   const bytes = encodeSnapshot({ model: '', encoding: 'none', lexical: true, documents: input, chunks: input.map((_, i) => ({ documentIndex: i, text: Object.values(texts)[i]! })) })
   const file = join(dir, `${Object.keys(texts).join('-')}.skillkit`)
@@ -26,6 +26,7 @@ function knowledgeModule(texts: Record<string, string>, model: { id: string } | 
     snapshotUrl: () => pathToFileURL(file),
     bodies: documents.map(d => async () => ({ default: `body of ${d.id}: ${texts[d.id]}` })),
     model: model && { id: model.id, revision: 'main', dtype: 'q8', maxTokens: 128, queryPrefix: '' },
+    vectorsPending,
   })
 }
 
@@ -61,6 +62,32 @@ describe('swapKnowledge', () => {
     swapKnowledge(knowledge, knowledgeModule({ wifi: 'router channel' }, { id: 'org/second' }))
     // Vector search looks for the new model in the app's folder.
     await expect(knowledge.search('router', { mode: 'vector' })).rejects.toThrow(`needs its query model, but ${join(folder, 'org', 'second')} lacks config.json`)
+  })
+})
+
+describe('a module served while its vectors are pending (the Vite dev server)', () => {
+  it('searches by words, says why a vector search cannot yet, and takes the vectors and the app\'s useModel with the update', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      const knowledge = knowledgeModule({ router: 'router channel', toner: 'toner cartridge' }, { id: 'org/model' }, true)
+      expect(knowledge.vectors).toBe('pending')
+      // `auto` is lexical, with no model to load and nothing to warn about.
+      expect((await knowledge.search('router channel')).map(r => r.id)).toEqual(['router'])
+      expect(warn).not.toHaveBeenCalled()
+      const error = await knowledge.search('router', { mode: 'vector' }).catch((e: unknown) => e)
+      expect(error).toMatchObject({ name: 'KnowledgeError', code: 'vectors-pending', message: `"home" is still being embedded by the Vite dev server, so it has no vectors for a vector search yet: search with mode 'lexical' or 'auto' until they arrive (onUpdate tells when; the knowledge base's vectors then reads 'complete').` })
+      const folder = join(dir, 'pending-models')
+      knowledge.useModel({ path: folder })
+
+      swapKnowledge(knowledge, knowledgeModule({ router: 'router channel', toner: 'toner cartridge' }, { id: 'org/model' }))
+      expect(knowledge.vectors).toBe('complete')
+      // The model is looked for where the app said, before the vectors came.
+      await expect(knowledge.search('router', { mode: 'vector' })).rejects.toThrow(`needs its query model, but ${join(folder, 'org', 'model')} lacks config.json`)
+      expect(knowledgeModule({ scanner: 'scan to a folder' }).vectors).toBe('none')
+    }
+    finally {
+      warn.mockRestore()
+    }
   })
 })
 

@@ -1,7 +1,7 @@
 // The lexical (BM25) index of a snapshot's chunks, built at build time a chunk
 // at a time (see lexical.ts for how text becomes terms and how it is searched).
 
-import { tokenize } from './tokens'
+import { stem, words } from './tokens'
 
 /** A BM25 index of chunks: a serialisable set of typed arrays (see the LT… sections of the snapshot). */
 export interface LexicalIndex {
@@ -42,6 +42,8 @@ export const FIELD_WEIGHT = 2
  */
 export class LexicalIndexBuilder {
   private readonly ids = new Map<string, number>()
+  /** Each word seen (lowercased, not stemmed) to its term's ID: stemming every occurrence again took most of the indexing. */
+  private readonly wordIds = new Map<string, number>()
   /** By term ID: [chunk, tf, chunk, tf, …]. */
   private readonly lists: number[][] = []
   private readonly lengths: number[] = []
@@ -63,16 +65,11 @@ export class LexicalIndexBuilder {
     this.documentCount = Math.max(this.documentCount, chunk.documentIndex + 1)
     let length = 0
     const count = (text: string, weight: number) => {
-      for (const token of tokenize(text)) {
-        let id = this.ids.get(token)
+      for (const word of words(text)) {
+        let id = this.wordIds.get(word)
         if (id === undefined) {
-          this.ids.set(token, id = this.lists.length)
-          this.lists.push([])
-          if (id >= this.counts.length) {
-            const grown = new Float64Array(this.counts.length * 2)
-            grown.set(this.counts)
-            this.counts = grown
-          }
+          id = this.termId(stem(word))
+          this.wordIds.set(word, id)
         }
         if (this.counts[id] === 0)
           this.touched.push(id)
@@ -90,6 +87,21 @@ export class LexicalIndexBuilder {
       this.counts[id] = 0
     }
     this.touched.length = 0
+  }
+
+  /** The ID of `term`, new if it is. */
+  private termId(term: string): number {
+    let id = this.ids.get(term)
+    if (id === undefined) {
+      this.ids.set(term, id = this.lists.length)
+      this.lists.push([])
+      if (id >= this.counts.length) {
+        const grown = new Float64Array(this.counts.length * 2)
+        grown.set(this.counts)
+        this.counts = grown
+      }
+    }
+    return id
   }
 
   /** The index of the chunks added. */

@@ -41,10 +41,8 @@ export const stem = (word: string) => porterStem(word)
 
 /** The words of a text, normalised and lowercased, before stemming. */
 export function words(text: string): string[] {
-  const out: string[] = []
-  for (const match of text.normalize('NFKC').toLowerCase().matchAll(TOKEN))
-    out.push(match[0])
-  return out
+  // `match` with the global flag gives the strings alone: no match object per word for the collector.
+  return text.normalize('NFKC').toLowerCase().match(TOKEN) ?? []
 }
 
 /** The index terms of a text, in order, repeats included. */
