@@ -71,11 +71,18 @@ function plainLine(line: string): string {
   return inlineText(bare).replace(/\|/g, ' ')
 }
 
-/** A section's Markdown as plain text on one line: fences dropped (their code kept), markup removed, spaces collapsed. */
+/**
+ * Characters of a section's Markdown that {@link plainText} reads: an excerpt
+ * and a section's match need no more, and a hostile section (a megabyte of
+ * one word) then costs what a long real one does.
+ */
+export const MAX_SECTION_CHARS = 32_768
+
+/** A section's Markdown (its first {@link MAX_SECTION_CHARS} characters) as plain text on one line: fences dropped (their code kept), markup removed, spaces collapsed. */
 export function plainText(markdown: string): string {
   const out: string[] = []
   let fence: string | undefined
-  for (const line of markdown.split('\n')) {
+  for (const line of markdown.slice(0, MAX_SECTION_CHARS).split('\n')) {
     const mark = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1]
     if (fence) {
       if (mark && mark[0] === fence[0] && mark.length >= fence.length && line.trim() === mark)

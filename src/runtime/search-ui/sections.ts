@@ -41,7 +41,14 @@ function mayBeSetextText(line: string): boolean {
   return line.trim() !== '' && !/^ {0,3}(?:[-+*>|]|\d{1,9}[.)]|`{3}|~{3}|#)/.test(line)
 }
 
-/** Cuts `body` at its headings, in order; fenced code never holds one. */
+/**
+ * Sections a body is cut into at most: the rest of it is the last one's text.
+ * A real page has tens of headings; one of a hundred thousand (hostile or
+ * generated) then costs what a long real one does.
+ */
+export const MAX_SECTIONS = 1000
+
+/** Cuts `body` at its headings (its first {@link MAX_SECTIONS}), in order; fenced code never holds one. */
 export function bodySections(body: string): BodySection[] {
   const lines = body.split(/\r\n|\r|\n/)
   const sections: BodySection[] = []
@@ -56,6 +63,10 @@ export function bodySections(body: string): BodySection[] {
     text = []
   }
   for (let i = 0; i < lines.length; i++) {
+    if (sections.length === MAX_SECTIONS - 1) {
+      text = text.concat(lines.slice(i))
+      break
+    }
     const line = lines[i]!
     const fenceMark = FENCE.exec(line)?.[1]
     if (fence) {

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest'
 import { headingAnchors, plainHeading, slugify } from '../../../src/runtime/search-ui/anchors'
-import { bodySections } from '../../../src/runtime/search-ui/sections'
+import { bodySections, MAX_SECTIONS } from '../../../src/runtime/search-ui/sections'
 
 describe('heading anchors', () => {
   it('slugs as github-slugger does', () => {
@@ -25,6 +25,14 @@ describe('heading anchors', () => {
 })
 
 describe('bodySections', () => {
+  it('cuts at the first 1,000 headings only: the rest of the body is the last section\'s text', () => {
+    const body = Array.from({ length: MAX_SECTIONS + 5 }, (_, i) => `## H${i}\n\ntext ${i}`).join('\n\n')
+    const sections = bodySections(body)
+    expect(sections).toHaveLength(MAX_SECTIONS)
+    expect(sections.at(-1)!.heading).toBe(`H${MAX_SECTIONS - 1}`)
+    expect(sections.at(-1)!.text).toContain(`## H${MAX_SECTIONS + 4}`)
+  })
+
   it('cuts at ATX and setext headings, never inside fenced code', () => {
     const body = 'Intro.\n\n# Title #\n\nText.\n\n```sh\n# comment\n```\n\nSetext\n------\n\nMore.\n\n---\n\nAfter a rule.\n~~~\n## no\n~~~\n'
     expect(bodySections(body).map(s => [s.heading, s.level, s.text.split('\n')[0]])).toEqual([
