@@ -139,28 +139,39 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
 
     load: {
       filter: { id: ids },
-      async handler(id) {
+      handler(id) {
         const served = servedModule((this as { environment?: DevEnvironment }).environment, id, state)
         if (served) {
           served.files.forEach(file => this.addWatchFile(file))
           return { code: served.code, map: null }
         }
-        let loaded: Loaded | undefined | null
-        try {
-          loaded = await loadModule(id, this)
-        }
-        finally {
-          // A bundler that throws at `this.error` records a failed load too. Only the dev server reads
-          // the records: a build would hold every module's code in them until it ends, for nothing.
-          if (loaded !== null && state.viteServe)
-            state.dependencies.record(id, loaded)
-        }
-        if (loaded === null)
+        const kind = kinds.find(k => k.owns(id))
+        if (!kind)
           return null
-        if (!loaded)
-          return FAILED
-        bundler.watchDependencies(this, state.viteServe !== undefined, loaded)
-        return { code: loaded.code, map: null }
+        // A bundler that throws at `this.error` records a failed load too. Only the dev server reads
+        // the records: a build would hold every module's code in them until it ends, for nothing.
+        const failed = (error: unknown): never => {
+          if (state.viteServe)
+            state.dependencies.record(id, undefined)
+          throw error
+        }
+        const done = (loaded: Loaded | undefined) => {
+          if (state.viteServe)
+            state.dependencies.record(id, loaded)
+          if (!loaded)
+            return FAILED
+          bundler.watchDependencies(this, state.viteServe !== undefined, loaded)
+          return { code: loaded.code, map: null }
+        }
+        // Skills load synchronously, and a value answers the bundler sooner than a promise (no await a module).
+        let loading: ReturnType<ModuleKind['load']>
+        try {
+          loading = kind.load(id, this)
+        }
+        catch (error) {
+          return failed(error)
+        }
+        return loading instanceof Promise ? loading.then(done, failed) : done(loading)
       },
     },
 
