@@ -49,5 +49,5 @@ describe('a multi-page Vite site with our search', () => {
     expect(foreign).toEqual([])
     expect(errors).toEqual([])
     await close()
-  })
+  }, 180_000)
 })

@@ -51,5 +51,5 @@ describe('a VitePress site with our search', () => {
     expect(foreign).toEqual([])
     expect(errors).toEqual([])
     await close()
-  })
+  }, 180_000)
 })
