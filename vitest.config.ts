@@ -20,6 +20,7 @@ const E2E = [
   'test/knowledge/query-table/vocabulary.test.ts',
   'test/runtime/knowledge/vector/encoder/wordpiece.test.ts',
   'test/runtime/search-ui/search-ui.test.ts', // the search component, in Chromium
+  'test/integrations/**/*.test.ts', // VitePress, Astro and multi-page Vite sites built with dist/, searched in Chromium
 ]
 
 /**

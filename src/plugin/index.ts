@@ -190,8 +190,8 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
       },
       configResolved(config) {
         state.viteLogger = config.logger
-        if (config.command === 'serve')
-          state.viteServe = { base: config.base, files: new Map() }
+        // Set for each Vite run: Astro runs a dev server (its content sync) and then builds with the same plugin.
+        state.viteServe = config.command === 'serve' ? { base: config.base, files: new Map() } : undefined
         if (!options.root)
           state.setRoot(config.root)
       },

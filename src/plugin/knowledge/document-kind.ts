@@ -5,25 +5,27 @@ import type { ModuleKind } from '../kind'
 import { readFileSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import { splitFrontmatter } from '../../core/frontmatter'
-import { BODY_QUERY, devBodyVersion } from './ids'
+import { BODY_QUERY, buildBodyFile, buildBodyId, devBodyVersion } from './ids'
 import { generateBodyModule } from './codegen'
 
 export function knowledgeDocumentKind(state: PluginState): ModuleKind {
   return {
     name: 'knowledge-document',
     // Within the skill kind's `.md` ids and the knowledge kind's prefix.
-    ids: /\.md\?knowledge-document$|skill-kit-knowledge:document:/,
+    ids: /\.md\?knowledge-document$|skill-kit-knowledge:(?:document|body):/,
 
     resolveId(source) {
       if (devBodyVersion(source))
         return source
       if (!source.endsWith(BODY_QUERY) || !(isAbsolute(source) || state.bundler.idsAsFiles))
         return undefined
-      // A bundler that resolves the file itself keeps the query.
-      return state.bundler.resolvesQueriedFiles ? null : source
+      // A bundler that resolves the file itself keeps the query; one whose ids are files keeps it too.
+      if (state.bundler.resolvesQueriedFiles)
+        return null
+      return state.bundler.idsAsFiles ? source : buildBodyId(source.slice(0, -BODY_QUERY.length))
     },
 
-    owns: id => id.endsWith(BODY_QUERY) || devBodyVersion(id) !== undefined,
+    owns: id => id.endsWith(BODY_QUERY) || buildBodyFile(id) !== undefined || devBodyVersion(id) !== undefined,
 
     load(id, context) {
       const version = devBodyVersion(id)
@@ -36,7 +38,7 @@ export function knowledgeDocumentKind(state: PluginState): ModuleKind {
         }
         return { code: generateBodyModule(body), files: [], dirs: [] }
       }
-      const file = resolve(state.root, id.slice(0, -BODY_QUERY.length))
+      const file = buildBodyFile(id) ?? resolve(state.root, id.slice(0, -BODY_QUERY.length))
       context.addWatchFile(file)
       // The body as of the last build of its knowledge base, so that it matches the snapshot.
       const body = state.knowledge.body(file) ?? splitFrontmatter(readFileSync(file, 'utf8')).body

@@ -11,6 +11,23 @@ export const KNOWLEDGE_PREFIX = 'virtual:skill-kit/knowledge/'
 export const knowledgeIds = folderModuleIds('knowledge')
 export const BODY_QUERY = '?knowledge-document'
 /**
+ * What Vite, Rollup and rolldown resolve `<file>.md?knowledge-document` to:
+ * `\0skill-kit-knowledge:body:<file>.md.js`. Kept as `<file>.md?…`, the body
+ * would be claimed by the site's own Markdown plugins, which strip the query
+ * (VitePress compiles it as a Vue component, Astro as a page).
+ */
+const BUILD_BODY_PREFIX = `${knowledgeIds.prefix}body:`
+
+/** The resolved id of the body of the Markdown file `file` (absolute) in Vite, Rollup and rolldown. */
+export function buildBodyId(file: string): string {
+  return `${BUILD_BODY_PREFIX}${file}.js`
+}
+
+/** The file of a {@link buildBodyId}; `undefined` for any other id. */
+export function buildBodyFile(id: string): string | undefined {
+  return id.startsWith(BUILD_BODY_PREFIX) && id.endsWith('.js') ? id.slice(BUILD_BODY_PREFIX.length, -'.js'.length) : undefined
+}
+/**
  * A document body in the Vite dev server: `\0skill-kit-knowledge:document:<version>:<document ID>.js`,
  * versioned (see {@link bodyVersion}) so that an updated index imports new
  * modules, never a stale leaf, and with no file for Vite's own HMR to chase.
