@@ -22,10 +22,10 @@ export function knowledgeDocumentKind(state: PluginState): ModuleKind {
       // A bundler that resolves the file itself keeps the query; one whose ids are files keeps it too.
       if (state.bundler.resolvesQueriedFiles)
         return null
-      return state.bundler.idsAsFiles ? source : buildBodyId(source.slice(0, -BODY_QUERY.length))
+      return state.bundler.idsAsFiles ? source : buildBodyId(source.slice(0, -BODY_QUERY.length), state.root)
     },
 
-    owns: id => id.endsWith(BODY_QUERY) || buildBodyFile(id) !== undefined || devBodyVersion(id) !== undefined,
+    owns: id => id.endsWith(BODY_QUERY) || buildBodyFile(id, state.root) !== undefined || devBodyVersion(id) !== undefined,
 
     load(id, context) {
       const version = devBodyVersion(id)
@@ -38,7 +38,7 @@ export function knowledgeDocumentKind(state: PluginState): ModuleKind {
         }
         return { code: generateBodyModule(body), files: [], dirs: [] }
       }
-      const file = buildBodyFile(id) ?? resolve(state.root, id.slice(0, -BODY_QUERY.length))
+      const file = buildBodyFile(id, state.root) ?? resolve(state.root, id.slice(0, -BODY_QUERY.length))
       context.addWatchFile(file)
       // The body as of the last build of its knowledge base, so that it matches the snapshot.
       const body = state.knowledge.body(file) ?? splitFrontmatter(readFileSync(file, 'utf8')).body

@@ -3,6 +3,7 @@
 // versioned ids in the dev server).
 
 import type { FolderTarget } from '../folders/ids'
+import { relative, resolve } from 'node:path'
 import { hash } from '../../core/hash'
 import { folderModuleIds } from '../folders/ids'
 
@@ -18,14 +19,19 @@ export const BODY_QUERY = '?knowledge-document'
  */
 const BUILD_BODY_PREFIX = `${knowledgeIds.prefix}body:`
 
-/** The resolved id of the body of the Markdown file `file` (absolute) in Vite, Rollup and rolldown. */
-export function buildBodyId(file: string): string {
-  return `${BUILD_BODY_PREFIX}${file}.js`
+/**
+ * The resolved id of the body of the Markdown file `file` (absolute) in Vite,
+ * Rollup and rolldown: its path relative to `root`, since bundles print
+ * virtual ids as they are (region comments) and must name none of the build
+ * machine's folders.
+ */
+export function buildBodyId(file: string, root: string): string {
+  return `${BUILD_BODY_PREFIX}${relative(root, file).replace(/\\/g, '/')}.js`
 }
 
-/** The file of a {@link buildBodyId}; `undefined` for any other id. */
-export function buildBodyFile(id: string): string | undefined {
-  return id.startsWith(BUILD_BODY_PREFIX) && id.endsWith('.js') ? id.slice(BUILD_BODY_PREFIX.length, -'.js'.length) : undefined
+/** The file (absolute) of a {@link buildBodyId}; `undefined` for any other id. */
+export function buildBodyFile(id: string, root: string): string | undefined {
+  return id.startsWith(BUILD_BODY_PREFIX) && id.endsWith('.js') ? resolve(root, id.slice(BUILD_BODY_PREFIX.length, -'.js'.length)) : undefined
 }
 /**
  * A document body in the Vite dev server: `\0skill-kit-knowledge:document:<version>:<document ID>.js`,
