@@ -5,47 +5,30 @@
  * knowledge base is the site's content collection, linked by `url: 'astro'`
  * and Starlight's heading ids (github-slugger's, the default `anchors`).
  */
-import type { Browser } from 'playwright-core'
-import type { Deployed, SiteServer } from './site'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchChromium } from '../support/knowledge-app'
-import { buildFixture, follow, openSite, search, serveSite } from './site'
+import { describe, expect, it } from 'vitest'
+import { follow, openSite, search, siteUnderTest } from './site'
 
-let site: Deployed
-let server: SiteServer
-let browser: Browser
-
-beforeAll(async () => {
-  site = await buildFixture('astro', 'astro/astro.js', ['build'], 'dist')
-  server = await serveSite(site.dir)
-  browser = await launchChromium()
-}, 240_000)
-
-afterAll(async () => {
-  await browser?.close()
-  await server?.close()
-  site?.remove()
-})
+const site = siteUnderTest('astro', 'astro/astro.js', ['build'], 'dist')
 
 describe('a Starlight site with our search', () => {
   it('finds the site\'s pages and headings by word, and a heading\'s result lands on it (Astro\'s anchor)', async () => {
-    const { page, foreign, errors, close } = await openSite(browser, server.origin, '/')
+    const { page, foreign, errors, close } = await openSite(site.browser, site.server.origin, '/')
     const shown = await search(page, 'beacon')
     expect(shown).toEqual([
-      { title: 'Configuration', href: `${server.origin}/guide/configuration/`, sub: false },
-      { title: 'Retention of beacons', href: `${server.origin}/guide/configuration/#retention-of-beacons`, sub: true },
-      { title: 'Beacons: what\'s new in 2.0?', href: `${server.origin}/guide/configuration/#beacons-whats-new-in-20`, sub: true },
-      { title: 'Getting started with Lantern', href: `${server.origin}/guide/getting-started/`, sub: false },
-      { title: 'Your first beacon', href: `${server.origin}/guide/getting-started/#your-first-beacon`, sub: true },
+      { title: 'Configuration', href: `${site.server.origin}/guide/configuration/`, sub: false },
+      { title: 'Retention of beacons', href: `${site.server.origin}/guide/configuration/#retention-of-beacons`, sub: true },
+      { title: 'Beacons: what\'s new in 2.0?', href: `${site.server.origin}/guide/configuration/#beacons-whats-new-in-20`, sub: true },
+      { title: 'Getting started with Lantern', href: `${site.server.origin}/guide/getting-started/`, sub: false },
+      { title: 'Your first beacon', href: `${site.server.origin}/guide/getting-started/#your-first-beacon`, sub: true },
     ])
 
-    const heading = await follow(page, 'Beacons: what\'s new in 2.0?', `${server.origin}/guide/configuration/#beacons-whats-new-in-20`)
+    const heading = await follow(page, 'Beacons: what\'s new in 2.0?', `${site.server.origin}/guide/configuration/#beacons-whats-new-in-20`)
     // Astro's Markdown typesets the apostrophe; the id is the same either way.
     expect(heading.target).toEqual({ tag: 'h2', text: 'Beacons: what’s new in 2.0?' })
 
     // From that page, a result opens its page at the top.
     expect((await search(page, 'install')).filter(o => !o.sub).map(o => o.title)).toEqual(['Getting started with Lantern'])
-    expect(await follow(page, 'Getting started with Lantern', `${server.origin}/guide/getting-started/`)).toEqual({ url: `${server.origin}/guide/getting-started/` })
+    expect(await follow(page, 'Getting started with Lantern', `${site.server.origin}/guide/getting-started/`)).toEqual({ url: `${site.server.origin}/guide/getting-started/` })
     expect(await page.locator('h1').first().textContent()).toContain('Getting started with Lantern')
 
     expect(foreign).toEqual([])

@@ -16,7 +16,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statS
 import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { extname, join, normalize, relative, sep } from 'node:path'
-import { repo } from '../support/knowledge-app'
+import { afterAll, beforeAll } from 'vitest'
+import { launchChromium, repo } from '../support/knowledge-app'
 
 const MIME: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -201,4 +202,31 @@ export async function follow(page: Page, title: string, expectedUrl: string): Pr
     return { tag: element.tagName.toLowerCase(), text: element.textContent!.replace(/\u200B/g, '').trim() }
   }, decodeURIComponent(hash.slice(1)))
   return { url: page.url(), target }
+}
+
+/** A built, deployed and served fixture site, and the browser that searches it (set once `beforeAll` has run). */
+export interface SiteUnderTest {
+  server: SiteServer
+  browser: Browser
+}
+
+/**
+ * Builds fixture `name` with its tool (see {@link buildFixture}), serves the
+ * deployed output and launches Chromium before the file's tests, and takes
+ * them down after.
+ */
+export function siteUnderTest(name: string, bin: string, args: string[], outDir: string): SiteUnderTest {
+  const under = {} as SiteUnderTest
+  let site: Deployed | undefined
+  beforeAll(async () => {
+    site = await buildFixture(name, bin, args, outDir)
+    under.server = await serveSite(site.dir)
+    under.browser = await launchChromium()
+  }, 240_000)
+  afterAll(async () => {
+    await under.browser?.close()
+    await under.server?.close()
+    site?.remove()
+  })
+  return under
 }

@@ -4,46 +4,29 @@
  * plugin, deployed elsewhere, served and searched in Chromium. The knowledge
  * base is the pages' text in Markdown, linked to the pages by a `url` pattern.
  */
-import type { Browser } from 'playwright-core'
-import type { Deployed, SiteServer } from './site'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchChromium } from '../support/knowledge-app'
-import { buildFixture, follow, openSite, search, serveSite } from './site'
+import { describe, expect, it } from 'vitest'
+import { follow, openSite, search, siteUnderTest } from './site'
 
-let site: Deployed
-let server: SiteServer
-let browser: Browser
-
-beforeAll(async () => {
-  site = await buildFixture('vite-mpa', 'vite/bin/vite.js', ['build'], 'dist')
-  server = await serveSite(site.dir)
-  browser = await launchChromium()
-}, 240_000)
-
-afterAll(async () => {
-  await browser?.close()
-  await server?.close()
-  site?.remove()
-})
+const site = siteUnderTest('vite-mpa', 'vite/bin/vite.js', ['build'], 'dist')
 
 describe('a multi-page Vite site with our search', () => {
   it('searches from every page, and a heading\'s result lands on it', async () => {
-    const { page, foreign, errors, close } = await openSite(browser, server.origin, '/index.html')
+    const { page, foreign, errors, close } = await openSite(site.browser, site.server.origin, '/index.html')
     const shown = await search(page, 'beacon')
     expect(shown).toEqual([
-      { title: 'Configuration', href: `${server.origin}/guide/configuration.html`, sub: false },
-      { title: 'Retention of beacons', href: `${server.origin}/guide/configuration.html#retention-of-beacons`, sub: true },
-      { title: 'Beacons: what\'s new in 2.0?', href: `${server.origin}/guide/configuration.html#beacons-whats-new-in-20`, sub: true },
-      { title: 'Getting started with Lantern', href: `${server.origin}/guide/getting-started.html`, sub: false },
-      { title: 'Your first beacon', href: `${server.origin}/guide/getting-started.html#your-first-beacon`, sub: true },
+      { title: 'Configuration', href: `${site.server.origin}/guide/configuration.html`, sub: false },
+      { title: 'Retention of beacons', href: `${site.server.origin}/guide/configuration.html#retention-of-beacons`, sub: true },
+      { title: 'Beacons: what\'s new in 2.0?', href: `${site.server.origin}/guide/configuration.html#beacons-whats-new-in-20`, sub: true },
+      { title: 'Getting started with Lantern', href: `${site.server.origin}/guide/getting-started.html`, sub: false },
+      { title: 'Your first beacon', href: `${site.server.origin}/guide/getting-started.html#your-first-beacon`, sub: true },
     ])
 
-    const heading = await follow(page, 'Your first beacon', `${server.origin}/guide/getting-started.html#your-first-beacon`)
+    const heading = await follow(page, 'Your first beacon', `${site.server.origin}/guide/getting-started.html#your-first-beacon`)
     expect(heading.target).toEqual({ tag: 'h2', text: 'Your first beacon' })
 
     // The other entry's search: from the guide page to the configuration page's heading.
     expect((await search(page, 'colour theme')).map(o => o.title)).toEqual(['Configuration', 'Colour themes'])
-    const theme = await follow(page, 'Colour themes', `${server.origin}/guide/configuration.html#colour-themes`)
+    const theme = await follow(page, 'Colour themes', `${site.server.origin}/guide/configuration.html#colour-themes`)
     expect(theme.target).toEqual({ tag: 'h2', text: 'Colour themes' })
 
     expect(foreign).toEqual([])

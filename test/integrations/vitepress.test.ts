@@ -5,47 +5,30 @@
  * The knowledge base is the site's own pages, linked by `url: 'vitepress'` and
  * VitePress's heading ids (`anchors: 'vitepress'`).
  */
-import type { Browser } from 'playwright-core'
-import type { Deployed, SiteServer } from './site'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchChromium } from '../support/knowledge-app'
-import { buildFixture, follow, openSite, search, serveSite } from './site'
+import { describe, expect, it } from 'vitest'
+import { follow, openSite, search, siteUnderTest } from './site'
 
-let site: Deployed
-let server: SiteServer
-let browser: Browser
-
-beforeAll(async () => {
-  site = await buildFixture('vitepress', 'vitepress/bin/vitepress.js', ['build', 'docs'], 'docs/.vitepress/dist')
-  server = await serveSite(site.dir)
-  browser = await launchChromium()
-}, 240_000)
-
-afterAll(async () => {
-  await browser?.close()
-  await server?.close()
-  site?.remove()
-})
+const site = siteUnderTest('vitepress', 'vitepress/bin/vitepress.js', ['build', 'docs'], 'docs/.vitepress/dist')
 
 describe('a VitePress site with our search', () => {
   it('finds the site\'s pages and headings by word, and a heading\'s result lands on it (VitePress\'s anchor)', async () => {
-    const { page, foreign, errors, close } = await openSite(browser, server.origin, '/')
+    const { page, foreign, errors, close } = await openSite(site.browser, site.server.origin, '/')
     const shown = await search(page, 'beacon')
     expect(shown).toEqual([
-      { title: 'Configuration', href: `${server.origin}/guide/configuration`, sub: false },
-      { title: 'Retention of beacons', href: `${server.origin}/guide/configuration#retention-of-beacons`, sub: true },
-      { title: 'Beacons: what\'s new in 2.0?', href: `${server.origin}/guide/configuration#beacons-what-s-new-in-2-0`, sub: true },
-      { title: 'Getting started with Lantern', href: `${server.origin}/guide/getting-started`, sub: false },
-      { title: 'Your first beacon', href: `${server.origin}/guide/getting-started#your-first-beacon`, sub: true },
+      { title: 'Configuration', href: `${site.server.origin}/guide/configuration`, sub: false },
+      { title: 'Retention of beacons', href: `${site.server.origin}/guide/configuration#retention-of-beacons`, sub: true },
+      { title: 'Beacons: what\'s new in 2.0?', href: `${site.server.origin}/guide/configuration#beacons-what-s-new-in-2-0`, sub: true },
+      { title: 'Getting started with Lantern', href: `${site.server.origin}/guide/getting-started`, sub: false },
+      { title: 'Your first beacon', href: `${site.server.origin}/guide/getting-started#your-first-beacon`, sub: true },
     ])
 
-    const heading = await follow(page, 'Beacons: what\'s new in 2.0?', `${server.origin}/guide/configuration#beacons-what-s-new-in-2-0`)
+    const heading = await follow(page, 'Beacons: what\'s new in 2.0?', `${site.server.origin}/guide/configuration#beacons-what-s-new-in-2-0`)
     expect(heading.target?.tag).toBe('h2')
     expect(heading.target?.text).toContain('Beacons: what\'s new in 2.0?')
 
     // From that page, a result opens its page at the top.
     expect((await search(page, 'install')).filter(o => !o.sub).map(o => o.title)).toEqual(['Getting started with Lantern'])
-    expect(await follow(page, 'Getting started with Lantern', `${server.origin}/guide/getting-started`)).toEqual({ url: `${server.origin}/guide/getting-started` })
+    expect(await follow(page, 'Getting started with Lantern', `${site.server.origin}/guide/getting-started`)).toEqual({ url: `${site.server.origin}/guide/getting-started` })
     expect(await page.locator('h1').first().textContent()).toContain('Getting started')
 
     expect(foreign).toEqual([])

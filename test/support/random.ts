@@ -16,3 +16,11 @@ export function unitVector(dims: number, random: () => number): number[] {
   const norm = Math.hypot(...v)
   return v.map(x => x / norm)
 }
+
+/** `base` moved by `spread` in a random direction, unit length. */
+export function near(base: readonly number[], spread: number, random: () => number): number[] {
+  const noise = unitVector(base.length, random)
+  const v = base.map((x, i) => x + spread * noise[i]!)
+  const norm = Math.hypot(...v)
+  return v.map(x => x / norm)
+}

@@ -12,18 +12,10 @@ import { ALL_CELLS_RESCORE } from '../../../../../src/knowledge/snapshot-shard-s
 import { createKnowledgeBase, decodeSnapshot, KnowledgeError } from '../../../../../src/runtime'
 import { PEAK_DEPTH } from '../../../../../src/runtime/knowledge/ranking/fusion-weight'
 import { openShardedSnapshot, ShardKind } from '../../../../../src/runtime/knowledge/format/snapshot-shards'
-import { rng, unitVector } from '../../../../support/random'
+import { near, rng, unitVector } from '../../../../support/random'
 import { withoutRefinement } from '../../../../support/without-refinement'
 
 const DIMS = 48
-
-/** `base` moved by `spread` in a random direction, unit length. */
-function near(base: readonly number[], spread: number, random: () => number): number[] {
-  const noise = unitVector(base.length, random)
-  const v = base.map((x, i) => x + spread * noise[i]!)
-  const norm = Math.hypot(...v)
-  return v.map(x => x / norm)
-}
 
 /** Topics of documents of chunks, each near its parent; each topic has words of its own, as real corpora do. */
 function clusteredCorpus(topics: number, documentsPerTopic: number, chunksPerDocument: number, seed: number, encoding: 'int8' | 'float32' = 'int8') {

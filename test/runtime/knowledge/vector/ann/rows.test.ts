@@ -15,17 +15,10 @@ import { crc32 } from '../../../../../src/runtime/knowledge/format/crc32'
 import { readContainer } from '../../../../../src/runtime/knowledge/format/snapshot-container'
 import { FLAG_SHARD, FLAG_SHARDED_CORE } from '../../../../../src/runtime/knowledge/format/snapshot-layout'
 import { openShardedSnapshot, SDIR_ENTRY, SDIR_HEAD, ShardKind } from '../../../../../src/runtime/knowledge/format/snapshot-shards'
-import { rng, unitVector } from '../../../../support/random'
+import { near, rng, unitVector } from '../../../../support/random'
 import { withoutRefinement } from '../../../../support/without-refinement'
 
 const DIMS = 48
-
-function near(base: readonly number[], spread: number, random: () => number): number[] {
-  const noise = unitVector(base.length, random)
-  const v = base.map((x, i) => x + spread * noise[i]!)
-  const norm = Math.hypot(...v)
-  return v.map(x => x / norm)
-}
 
 /**
  * Documents of `topics` topics, interleaved (document d is of topic d mod topics), so that
