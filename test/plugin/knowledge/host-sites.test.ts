@@ -5,10 +5,11 @@
 // sync, then its build).
 
 import type { Plugin } from 'vite'
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { prepareDocsApp } from '../../support/docs-app'
 
 const repo = resolve(import.meta.dirname, '../../..')
 const work = join(repo, 'test/.tmp/knowledge-host-sites')
@@ -46,11 +47,8 @@ async function buildWith(plugins: Plugin[], name: string): Promise<string> {
     .join('\n')
 }
 
-beforeAll(() => {
-  rmSync(work, { recursive: true, force: true })
-  mkdirSync(work, { recursive: true })
-  cpSync(join(repo, 'test/fixtures/knowledge-app/docs'), join(work, 'docs'), { recursive: true })
-  writeFileSync(entry, 'import docs from \'virtual:skill-kit/knowledge/docs\'\n\nexport { docs }\n')
+beforeAll(async () => {
+  await prepareDocsApp(work, entry, { model: false })
 })
 
 describe('a knowledge base on a docs site\'s Vite', () => {

@@ -3,11 +3,11 @@
 // is made unavailable in this file, as in an app that never installed it.
 
 import type { Bundler, BuildResult, Settled } from '../../support/build'
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
-import { buildTinyModel } from '../../../scripts/models/tiny-bert.mjs'
 import { build, settle, unwrap } from '../../support/build'
+import { prepareDocsApp } from '../../support/docs-app'
 
 vi.mock('@huggingface/transformers', () => {
   throw new Error('Transformers.js is not installed')
@@ -26,12 +26,8 @@ function filesOf(dir: string): string[] {
 const noVectors = (mode: string) => `"docs" was built without a model ("model": false), so it has no vectors for a ${mode} search: search with mode 'lexical' or 'auto', or replace "model": false with the model's settings and build again.`
 
 beforeAll(async () => {
-  rmSync(work, { recursive: true, force: true })
-  mkdirSync(work, { recursive: true })
   // The fixture's skill-kit.json names the tiny test model (in ../models): the option replaces it with no model.
-  cpSync(join(repo, 'test/fixtures/knowledge-app/docs'), join(work, 'docs'), { recursive: true })
-  await buildTinyModel(join(work, 'models'))
-  writeFileSync(entry, 'import docs from \'virtual:skill-kit/knowledge/docs\'\n\nexport { docs }\n')
+  await prepareDocsApp(work, entry)
 }, 60_000)
 
 describe.each(['vite', 'esbuild', 'webpack'] as Bundler[])('a knowledge base with model: false, with %s', (bundler) => {

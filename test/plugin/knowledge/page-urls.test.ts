@@ -4,21 +4,19 @@
 // still matches its module's documents).
 
 import type { Bundler } from '../../support/build'
-import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { searchSource } from '../../../src/runtime/search-ui/source'
 import { build, settle } from '../../support/build'
+import { prepareDocsApp } from '../../support/docs-app'
 
 const repo = resolve(import.meta.dirname, '../../..')
 const work = join(repo, 'test/.tmp/knowledge-page-urls')
 const entry = join(work, 'main.js')
 
-beforeAll(() => {
-  rmSync(work, { recursive: true, force: true })
-  mkdirSync(work, { recursive: true })
-  cpSync(join(repo, 'test/fixtures/knowledge-app/docs'), join(work, 'docs'), { recursive: true })
-  writeFileSync(entry, 'import docs from \'virtual:skill-kit/knowledge/docs\'\n\nexport { docs }\n')
+beforeAll(async () => {
+  await prepareDocsApp(work, entry, { model: false })
   // A folder imported as `./site?knowledge`: its skill-kit.json names the preset.
   cpSync(join(repo, 'test/fixtures/knowledge-app/docs/knowledge'), join(work, 'site/knowledge'), { recursive: true })
   writeFileSync(join(work, 'site/skill-kit.json'), JSON.stringify({ name: 'site', knowledge: 'knowledge', model: false, url: 'vitepress-html' }))

@@ -7,17 +7,18 @@
 // way to write it fails the build.
 
 import type { Bundler, BuildResult, Settled } from '../../support/build'
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { buildTinyModel, TINY_MODEL_ID } from '../../../scripts/models/tiny-bert.mjs'
+import { TINY_MODEL_ID } from '../../../scripts/models/tiny-bert.mjs'
 import { createTransformersEmbedder } from '../../../src/knowledge/embedder'
 import { openKnowledgeProject } from '../../../src/knowledge/project'
 import { readPublishedIndex, readQueryTable } from '../../../src/knowledge/publish'
 import { decodeSnapshot, searchFused } from '../../../src/runtime'
 import { staticQueryEmbedder } from '../../../src/runtime/knowledge/vector/encoder/static-embedder'
 import { build, BUNDLERS, settle, unwrap } from '../../support/build'
+import { prepareDocsApp } from '../../support/docs-app'
 
 const repo = resolve(import.meta.dirname, '../../..')
 const work = join(repo, 'test/.tmp/knowledge-query-table')
@@ -52,11 +53,7 @@ async function publishedRankings(): Promise<typeof published> {
 }
 
 beforeAll(async () => {
-  rmSync(work, { recursive: true, force: true })
-  mkdirSync(work, { recursive: true })
-  cpSync(join(repo, 'test/fixtures/knowledge-app/docs'), join(work, 'docs'), { recursive: true })
-  await buildTinyModel(join(work, 'models'))
-  writeFileSync(entry, 'import docs from \'virtual:skill-kit/knowledge/docs\'\n\nexport { docs }\n')
+  await prepareDocsApp(work, entry)
 }, 60_000)
 
 describe.each(BUNDLERS)('a knowledge base with the static query encoder, with %s', (bundler: Bundler) => {

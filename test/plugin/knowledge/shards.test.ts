@@ -3,13 +3,13 @@
 // ranks exactly as the module of one snapshot does, in every mode.
 
 import type { Bundler, BuildResult, Settled } from '../../support/build'
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { buildTinyModel } from '../../../scripts/models/tiny-bert.mjs'
 import { rng, unitVector } from '../../support/random'
 import { build, settle, unwrap } from '../../support/build'
+import { prepareDocsApp } from '../../support/docs-app'
 
 const repo = resolve(import.meta.dirname, '../../..')
 const work = join(repo, 'test/.tmp/knowledge-shards')
@@ -41,11 +41,7 @@ async function rankings(docs: any, dims: number) {
 }
 
 beforeAll(async () => {
-  rmSync(work, { recursive: true, force: true })
-  mkdirSync(work, { recursive: true })
-  cpSync(join(repo, 'test/fixtures/knowledge-app/docs'), join(work, 'docs'), { recursive: true })
-  await buildTinyModel(join(work, 'models'))
-  writeFileSync(entry, 'import docs from \'virtual:skill-kit/knowledge/docs\'\n\nexport { docs }\n')
+  await prepareDocsApp(work, entry)
 }, 60_000)
 
 describe.each(['vite', 'rollup', 'rolldown', 'esbuild', 'webpack', 'rspack'] as Bundler[])('a knowledge base with shards, with %s', (bundler) => {
