@@ -40,6 +40,13 @@ const open = (query: string, viewport?: { width: number, height: number }) => op
 const resultsOf = (page: Page, query: string, state: 'pending' | 'done', ranking = state === 'pending' ? 'lexical' : undefined) =>
   page.waitForSelector(`.panel[data-query="${query}"][data-state="${state}"]${ranking ? `[data-ranking="${ranking}"]` : ''}`, { state: 'attached' })
 
+/** Opens the search with Ctrl+K, types `query` and waits for its results in `state`. */
+async function searchFor(page: Page, query: string, state: 'pending' | 'done', ranking?: string): Promise<void> {
+  await page.keyboard.press('Control+k')
+  await page.keyboard.type(query)
+  await resultsOf(page, query, state, ranking)
+}
+
 /** The keys of the options shown, in order (a result's ID; a heading's is `<ID>\n<url>`). */
 const shownKeys = (page: Page) => page.locator('[role=option]').evaluateAll(options => options.map(o => (o as HTMLElement).dataset.key!))
 const activeKey = (page: Page) => page.locator('[role=option][aria-selected=true]').getAttribute('data-key')
@@ -142,9 +149,7 @@ describe('the search component', () => {
     await page.getByRole('button', { name: 'Search' }).click()
     await page.keyboard.press('Escape')
     expect(await focusedRole(page)).toBe('open')
-    await page.keyboard.press('Control+k')
-    await page.keyboard.type('dialog')
-    await resultsOf(page, 'dialog', 'done', 'lexical')
+    await searchFor(page, 'dialog', 'done', 'lexical')
     expect(await status(page)).toBe('14 results for “dialog”, ranked by words (ranking by meaning is unavailable).')
     expect((await shownKeys(page)).filter(k => !k.includes('\n'))).toEqual(dialogIds(14))
     await page.close()
@@ -207,9 +212,7 @@ describe('the search component', () => {
 
   it('filters by category and tags, with the counts of the unfiltered results', async () => {
     const page = await open('semantic=off')
-    await page.keyboard.press('Control+k')
-    await page.keyboard.type('dialog')
-    await resultsOf(page, 'dialog', 'done')
+    await searchFor(page, 'dialog', 'done')
     const categories = page.getByRole('group', { name: 'Categories' }).getByRole('button')
     const tags = page.getByRole('group', { name: 'Tags' }).getByRole('button')
     expect(await categories.allTextContents()).toEqual(['guides (7)', 'reference (7)'])
@@ -239,9 +242,7 @@ describe('the search component', () => {
 
   it('opens a heading\'s sub-result on that heading, and keeps the query as a recent search', async () => {
     const page = await open('semantic=off')
-    await page.keyboard.press('Control+k')
-    await page.keyboard.type('light')
-    await resultsOf(page, 'light', 'done')
+    await searchFor(page, 'light', 'done')
     await page.keyboard.press('ArrowDown')
     await page.keyboard.press('ArrowDown')
     expect(await activeKey(page)).toBe('guides/dialog-1\n/docs/dialogs.html#light-dismiss')
@@ -267,9 +268,7 @@ describe('the search component', () => {
 
   it('lets a client-side router take a chosen result over through its cancelable select event', async () => {
     const page = await open('semantic=off&route=1')
-    await page.keyboard.press('Control+k')
-    await page.keyboard.type('light')
-    await resultsOf(page, 'light', 'done')
+    await searchFor(page, 'light', 'done')
     await page.keyboard.press('ArrowDown')
     await page.keyboard.press('ArrowDown')
     await page.keyboard.press('Enter')
@@ -285,9 +284,7 @@ describe('the search component', () => {
 
   it('renders hostile titles, categories, tags, headings and excerpts as text, and links no script or data URL', async () => {
     const page = await open('semantic=off')
-    await page.keyboard.press('Control+k')
-    await page.keyboard.type('hostile svg')
-    await resultsOf(page, 'hostile svg', 'done')
+    await searchFor(page, 'hostile svg', 'done')
     const [result, heading] = [page.locator('[role=option]').nth(0), page.locator('[role=option]').nth(1)]
     expect(await result.locator('.title').textContent()).toBe(HOSTILE_TITLE)
     expect(await result.locator('.path').textContent()).toBe('<i>guides</i>')
