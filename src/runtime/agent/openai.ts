@@ -39,9 +39,10 @@ export interface OpenAIToolMessage {
 /** A Responses API output item; `function_call` items are the tool calls. */
 export interface OpenAIResponsesItem {
   type: string
-  call_id?: string
-  name?: string
-  arguments?: string
+  call_id?: string | null
+  name?: string | null
+  /** A JSON string for `function_call` items (other items may hold anything). */
+  arguments?: unknown
 }
 
 /** The input item that answers a Responses API function call (`ResponseInputItem.FunctionCallOutput`). */
@@ -96,9 +97,9 @@ export function toOpenAITools(tools: readonly AgentTool[]): OpenAITools {
     async runResponsesCalls(output) {
       const items: OpenAIFunctionCallOutput[] = []
       for (const item of output) {
-        if (item.type !== 'function_call' || item.call_id === undefined)
+        if (item.type !== 'function_call' || typeof item.call_id !== 'string')
           continue
-        const result = await runToolCall(byName, item.name ?? '', item.arguments ?? '')
+        const result = await runToolCall(byName, item.name ?? '', typeof item.arguments === 'string' ? item.arguments : '')
         items.push({ type: 'function_call_output', call_id: item.call_id, output: result.content })
       }
       return items

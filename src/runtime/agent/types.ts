@@ -7,8 +7,12 @@ export interface AgentToolProperty {
   maximum?: number
 }
 
-/** An agent tool's parameters: a JSON Schema object that every SDK takes as is. */
-export interface AgentToolParameters {
+/**
+ * An agent tool's parameters: a JSON Schema object that every SDK takes as is.
+ * A type, not an interface: the SDKs type a schema as an object of any keys,
+ * which only a type literal is assignable to.
+ */
+export type AgentToolParameters = {
   type: 'object'
   properties: Record<string, AgentToolProperty>
   required: string[]
