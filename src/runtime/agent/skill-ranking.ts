@@ -16,6 +16,7 @@
 
 import type { RegistrySkill } from '../skill/types'
 import type { EmbedQuery } from '../knowledge/query-embedder'
+import { QueryModelUnavailableError } from '../knowledge/errors'
 import { queryTerms, stem, words } from '../knowledge/lexical/tokens'
 import { registryGeneration } from '../skill/registry'
 
@@ -45,7 +46,9 @@ export interface SkillRankingOptions {
   /**
    * Embeds a text (the request, and each skill's name and description) for
    * ranking by meaning: the knowledge runtime's `staticQueryEmbedder` or
-   * `transformersQueryEmbedder`, or your own. Without it, ranking is lexical.
+   * `transformersQueryEmbedder`, or your own. Without it, ranking is lexical;
+   * when it throws `QueryModelUnavailableError` (no model files where it
+   * runs), ranking is lexical too, and says so once (`console.warn`).
    */
   embedQuery?: EmbedQuery
 }
@@ -159,6 +162,8 @@ export function createSkillRanking(skills: readonly RankedSkillInput[], options:
   let generation = -1
   let data: Indexed = index([])
   let vectors: Promise<ArrayLike<number>[]> | undefined
+  /** The model cannot load where this runs: searches are lexical from then on. */
+  let unavailable = false
 
   function sync(): Indexed {
     if (generation !== registryGeneration(skills)) {
@@ -189,13 +194,23 @@ export function createSkillRanking(skills: readonly RankedSkillInput[], options:
         return []
       const lexical = lexicalScores(current, query)
       let scores = lexical
-      if (embedQuery) {
-        const [queryVector, all] = await Promise.all([embedQuery(query), skillVectors(current)])
-        const best = lexical.reduce((a, b) => Math.max(a, b), 0) || 1
-        scores = Float64Array.from(all, (vector, i) => cosine(queryVector, vector) + VECTOR_LEXICAL * lexical[i]! / best)
+      let semantic = embedQuery !== undefined && !unavailable
+      if (semantic) {
+        try {
+          const [queryVector, all] = await Promise.all([embedQuery!(query), skillVectors(current)])
+          const best = lexical.reduce((a, b) => Math.max(a, b), 0) || 1
+          scores = Float64Array.from(all, (vector, i) => cosine(queryVector, vector) + VECTOR_LEXICAL * lexical[i]! / best)
+        }
+        catch (error) {
+          if (!(error instanceof QueryModelUnavailableError))
+            throw error
+          unavailable = true
+          semantic = false
+          console.warn(`[skill-kit] search_skills ranks lexically: ${error.reason}. To rank by meaning, ${error.fix}.`)
+        }
       }
       const order = [...scores.keys()]
-        .filter(i => embedQuery !== undefined || scores[i]! > 0)
+        .filter(i => semantic || scores[i]! > 0)
         .sort((a, b) => scores[b]! - scores[a]! || a - b)
       return order.slice(0, limit).map((i) => {
         const skill = current.skills[i]!

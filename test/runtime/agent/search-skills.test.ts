@@ -1,6 +1,9 @@
 import type { RankedSkillInput } from '../../../src/runtime/agent'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
+import { QueryModelUnavailableError } from '../../../src/runtime'
 import { createSearchSkillsTool, createSkillRanking, MAX_SKILL_RESULTS } from '../../../src/runtime/agent'
+import { patchRegistry } from '../../../src/runtime/skill/modules'
+import { registrySkill } from '../../support/registry-skill'
 
 const triggers = (topics: string[]) => ({ paths: [], topics, projects: [], alwaysActive: false })
 
@@ -39,6 +42,31 @@ describe('createSkillRanking', () => {
     const found = await createSkillRanking(SKILLS, { embedQuery }).search('write the changelog', 2)
     expect(found[0]!.name).toBe('release-notes')
     expect(found).toHaveLength(2)
+  })
+
+  it('ranks lexically, saying so once, when the query model cannot load where it runs', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    const embedQuery = vi.fn(async () => {
+      throw new QueryModelUnavailableError('/srv/models lacks config.json', 'install the model files')
+    })
+    const ranking = createSkillRanking(SKILLS, { embedQuery })
+    expect((await ranking.search('merge PDF documents')).map(m => m.name)).toEqual(['pdf-processing-2', 'pdf-processing', 'release-notes'])
+    expect((await ranking.search('release notes'))[0]!.name).toBe('release-notes')
+    expect(warn.mock.calls).toEqual([['[skill-kit] search_skills ranks lexically: /srv/models lacks config.json. To rank by meaning, install the model files.']])
+    warn.mockRestore()
+  })
+
+  it('fails a search whose embedder fails otherwise, as the tool\'s error result', async () => {
+    const tool = createSearchSkillsTool(SKILLS, { embedQuery: async () => { throw new Error('connection refused') } })
+    expect(await tool.execute({ query: 'pdf' })).toEqual({ content: 'search_skills failed: connection refused', isError: true })
+  })
+
+  it('follows a hot update of the live registry', async () => {
+    const registry = [registrySkill('code-review', '---\nname: code-review\ndescription: Review a pull request.\n---\n\nBody.\n')]
+    const ranking = createSkillRanking(registry)
+    expect(await ranking.search('draft the changelog')).toEqual([])
+    patchRegistry(registry, [...registry, registrySkill('changelog', '---\nname: changelog\ndescription: Draft the changelog of a release.\n---\n\nBody.\n')])
+    expect((await ranking.search('draft the changelog')).map(m => m.name)).toEqual(['changelog'])
   })
 })
 
