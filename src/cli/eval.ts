@@ -13,15 +13,19 @@ import type { Command, ParsedArgs } from './command'
 import type { EvalCase, RetrievalCase, TriggerCase } from './eval-cases'
 import type { RankingScore, TriggerScore } from './eval-metrics'
 import type { RankedSkillInput } from '../runtime/agent/skill-ranking'
+import type { EmbedQuery } from '../runtime/knowledge/query-embedder'
 import { relative } from 'node:path'
 import { createSkillRanking } from '../runtime/agent/skill-ranking'
 import { createActivation } from '../runtime/skill/activation'
+import { hasModel } from '../knowledge/project'
 import { SkillLoader } from '../skill/load'
 import { flag, PROJECT_HELP, PROJECT_OPTION, stringOption } from './command'
 import { readEvalCases } from './eval-cases'
 import { firstRank, rankingScore, triggerScore } from './eval-metrics'
 import { findSkillFiles, PathError } from './find-skills'
 import { CliError, EXIT_USAGE, json, UsageError } from './io'
+import { loadEmbedder } from './knowledge/embedder'
+import { openCliProject } from './knowledge/project'
 import { searchCommand } from './knowledge/search'
 
 /** What `skill-kit eval --json` prints. */
@@ -30,6 +34,8 @@ export interface EvalReport {
     skills: string[]
     /** search_skills counts a skill as chosen within its first `top` results. */
     top: number
+    /** How search_skills ranked: `vector` (and words) with `--vectors`, else `lexical`. */
+    searchRanking: 'lexical' | 'vector'
     activation: TriggerScore
     searchSkills: TriggerScore
     /** Cases either way got wrong. */
@@ -70,14 +76,24 @@ function loadSkills(args: ParsedArgs): (RankedSkillInput & { file: string })[] {
   })
 }
 
-async function evalTriggers(cases: TriggerCase[], args: ParsedArgs): Promise<NonNullable<EvalReport['trigger']>> {
+/** `--vectors`: the project's embedding model, as search_skills' query encoder. */
+async function projectEncoder(args: ParsedArgs, io: CliIo): Promise<EmbedQuery> {
+  const project = openCliProject(args, io)
+  if (!hasModel(project))
+    throw new CliError(`--vectors ranks skills with the project's embedding model, but "${project.config.name}" has none ("model": false in skill-kit.json): drop --vectors, or point --project at a project with a model.`)
+  const embedder = await loadEmbedder(project, flag(args, 'offline'))
+  return async text => (await embedder.embed([text], 'query'))[0]!
+}
+
+async function evalTriggers(cases: TriggerCase[], args: ParsedArgs, io: CliIo): Promise<NonNullable<EvalReport['trigger']>> {
   const skills = loadSkills(args)
   const names = new Set(skills.map(s => s.name))
   const unknown = [...new Set(cases.map(c => c.skill))].filter(name => !names.has(name))
   if (unknown.length > 0)
     throw new CliError(`The cases name ${unknown.map(n => `"${n}"`).join(', ')}, not among the ${skills.length} skills found (${[...names].slice(0, 10).join(', ')}${names.size > 10 ? ', …' : ''}): pass their folder with --skills <dir>.`)
   const top = topOption(args)
-  const ranking = createSkillRanking(skills)
+  const embedQuery = flag(args, 'vectors') ? await projectEncoder(args, io) : undefined
+  const ranking = createSkillRanking(skills, { embedQuery })
   const activationOutcomes: [boolean, boolean][] = []
   const searchOutcomes: [boolean, boolean][] = []
   const misses: NonNullable<EvalReport['trigger']>['misses'] = []
@@ -102,6 +118,7 @@ async function evalTriggers(cases: TriggerCase[], args: ParsedArgs): Promise<Non
   return {
     skills: [...new Set(cases.map(c => c.skill))],
     top,
+    searchRanking: embedQuery ? 'vector' : 'lexical',
     activation: triggerScore(activationOutcomes),
     searchSkills: triggerScore(searchOutcomes),
     misses,
@@ -152,7 +169,7 @@ export function formatReport(report: EvalReport): string {
     const t = report.trigger
     lines.push(`Trigger cases for ${t.skills.join(', ')}:`)
     lines.push(triggerLines('activation', t.activation))
-    lines.push(triggerLines(`search_skills (first ${t.top})`, t.searchSkills))
+    lines.push(triggerLines(`search_skills (${t.searchRanking}, first ${t.top})`, t.searchSkills))
     for (const m of t.misses) {
       const how = `activation ${m.activation === null ? 'n/a' : m.activation ? 'triggered' : 'quiet'}, search_skills rank ${m.searchRank ?? '-'}`
       lines.push(`  ${m.shouldTrigger ? 'should trigger' : 'should not trigger'} ${m.skill}: ${JSON.stringify(m.query)} (${how})`)
@@ -189,6 +206,8 @@ Options:
                         folder)
   --skill <name>        The skill of trigger cases that do not name one
   --top <k>             search_skills chooses within its first k results (default 1)
+  --vectors             search_skills ranks by vector too, with the embedding model
+                        of the project (--project; "skill-kit model" installs it)
   --json                Print the report as JSON
   --mode, --encoder, --offline   Retrieval cases: as "skill-kit search" takes them
 ${PROJECT_HELP}`,
@@ -197,6 +216,7 @@ ${PROJECT_HELP}`,
     skills: { type: 'string', multiple: true },
     skill: { type: 'string' },
     top: { type: 'string' },
+    vectors: { type: 'boolean' },
     json: { type: 'boolean' },
     mode: { type: 'string' },
     encoder: { type: 'string' },
@@ -212,7 +232,7 @@ ${PROJECT_HELP}`,
     const retrieval = cases.filter((c): c is RetrievalCase => c.kind === 'retrieval')
     const report: EvalReport = {}
     if (triggers.length > 0)
-      report.trigger = await evalTriggers(triggers, args)
+      report.trigger = await evalTriggers(triggers, args, io)
     if (retrieval.length > 0)
       report.retrieval = await evalRetrieval(retrieval, args, io)
     io.out(flag(args, 'json') ? json(report) : formatReport(report))

@@ -6,6 +6,7 @@ import type { EvalReport } from '../../src/cli/eval'
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { buildTinyModel, TINY_MODEL_ID } from '../../scripts/models/tiny-bert.mjs'
 import { run } from '../../src/cli/index'
 import { defaultProjectConfig } from '../../src/knowledge/config'
 
@@ -43,7 +44,11 @@ beforeAll(async () => {
   writeFileSync(join(project, 'skill-kit.json'), JSON.stringify({ ...defaultProjectConfig('home'), model: false }))
   const build = await skillKit('build', '--project', project)
   expect(build.code).toBe(0)
-})
+  // A project with the tiny test model, for search_skills by vector.
+  await buildTinyModel(join(work, 'models'))
+  mkdirSync(join(work, 'tiny/knowledge'), { recursive: true })
+  writeFileSync(join(work, 'tiny/skill-kit.json'), JSON.stringify({ ...defaultProjectConfig('tiny'), model: { id: TINY_MODEL_ID, cacheDir: '../models' } }))
+}, 60_000)
 
 describe('skill-kit eval', () => {
   it('measures trigger cases through activation and search_skills: precision, recall and each miss', async () => {
@@ -66,6 +71,28 @@ describe('skill-kit eval', () => {
     const text = await skillKit('eval', cases, '--skills', skills)
     expect(text.stdout).toContain('Trigger cases for postgres-migrations:\n  activation: precision 67 %, recall 67 %')
     expect(text.stdout).toContain('  should trigger postgres-migrations: "add an index to speed up slow queries" (activation quiet, search_skills rank -)')
+  })
+
+  it('ranks search_skills by vector with the project\'s model (--vectors), and says which ranking it used', async () => {
+    const cases = writeCases('vectors.json', [
+      { query: 'write and review a schema migration', should_trigger: true, skill: 'postgres-migrations' },
+      { query: 'review this pull request', should_trigger: false, skill: 'postgres-migrations' },
+      { query: 'quantum chromodynamics', should_trigger: true, skill: 'postgres-migrations' },
+    ])
+    const lexical = JSON.parse((await skillKit('eval', cases, '--skills', skills, '--json')).stdout) as EvalReport
+    expect(lexical.trigger!.searchRanking).toBe('lexical')
+    // Lexically, a request that shares no word with any skill ranks none.
+    expect(lexical.trigger!.misses.find(m => m.query === 'quantum chromodynamics')!.searchRank).toBeNull()
+    const result = await skillKit('eval', cases, '--skills', skills, '--vectors', '--project', join(work, 'tiny'), '--offline', '--json')
+    expect(result.stderr).toBe('')
+    const report = JSON.parse(result.stdout) as EvalReport
+    expect(report.trigger!.searchRanking).toBe('vector')
+    // By vector every skill has a score, so even that request ranks all three.
+    const rank = report.trigger!.misses.find(m => m.query === 'quantum chromodynamics')?.searchRank ?? 1
+    expect([1, 2, 3]).toContain(rank)
+    const none = await skillKit('eval', cases, '--skills', skills, '--vectors', '--project', project)
+    expect(none.code).toBe(1)
+    expect(none.stderr).toContain('--vectors ranks skills with the project\'s embedding model, but "home" has none ("model": false in skill-kit.json)')
   })
 
   it('measures retrieval cases through skill-kit search: top-1, MRR and recall@5', async () => {
