@@ -16,6 +16,7 @@ export default defineBuildConfig([{
     { input: 'src/runtime/index', name: 'runtime' },
     { input: 'src/runtime/skill/index', name: 'runtime-skill' },
     { input: 'src/runtime/knowledge/index', name: 'runtime-knowledge-search' },
+    { input: 'src/runtime/agent/index', name: 'runtime-agent' },
     { input: 'src/runtime/search-ui/index', name: 'search-ui' },
     { input: 'src/runtime/skill/modules', name: 'runtime-modules' },
     { input: 'src/runtime/knowledge/knowledge-module', name: 'runtime-knowledge' },

@@ -3,6 +3,7 @@ import type { CliIo } from './io'
 import { disposeProjectEmbedders } from '../knowledge/project'
 import { parseCommandArgs } from './command'
 import { fileSystemMessage } from './fs-error'
+import { evalCommand } from './eval'
 import { CliError, EXIT_FAILURE, EXIT_USAGE, processIo, UsageError } from './io'
 import { buildCommand } from './knowledge/build'
 import { exportCommand } from './knowledge/export'
@@ -14,7 +15,7 @@ import { statusCommand } from './knowledge/status'
 import { watchCommand } from './knowledge/watch'
 import { validateCommand } from './validate-command'
 
-const COMMANDS: readonly Command[] = [validateCommand, initCommand, buildCommand, searchCommand, retrieveCommand, statusCommand, watchCommand, modelCommand, exportCommand]
+const COMMANDS: readonly Command[] = [validateCommand, initCommand, buildCommand, searchCommand, retrieveCommand, statusCommand, watchCommand, modelCommand, exportCommand, evalCommand]
 
 const USAGE = `Usage: skill-kit <command> [options]
 

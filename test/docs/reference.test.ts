@@ -7,6 +7,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { validateCommand } from '../../src/cli/validate-command'
+import { evalCommand } from '../../src/cli/eval'
 import { buildCommand } from '../../src/cli/knowledge/build'
 import { exportCommand } from '../../src/cli/knowledge/export'
 import { initCommand } from '../../src/cli/knowledge/init'
@@ -70,7 +71,7 @@ describe('the reference in docs/', () => {
 
   it('documents every CLI verb, with each of its options, in docs/cli.md', async () => {
     const cli = readFileSync(join(repo, 'docs/cli.md'), 'utf8')
-    const commands = [validateCommand, initCommand, buildCommand, searchCommand, retrieveCommand, statusCommand, watchCommand, modelCommand, exportCommand]
+    const commands = [validateCommand, initCommand, buildCommand, searchCommand, retrieveCommand, statusCommand, watchCommand, modelCommand, exportCommand, evalCommand]
     // The list above is the CLI's own: `skill-kit --help` names exactly these.
     let help = ''
     await run(['--help'], { out: (text: string) => { help += text }, err: () => {} } as never)

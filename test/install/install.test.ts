@@ -85,7 +85,7 @@ describe('npm install of the packed package', () => {
 
   it('imports every entry of the package, none of which needs Transformers.js', async () => {
     const specifiers = Object.keys(entries).filter(key => entries[key]!.default).map(key => `unplugin-skill-kit${key.slice(1)}`)
-    expect(specifiers).toHaveLength(11)
+    expect(specifiers).toHaveLength(12)
     const script = `for (const s of ${JSON.stringify(specifiers)}) console.log(s, Object.keys(await import(s)).length > 0)`
     const result = await run(process.execPath, ['--input-type=module', '-e', script], app)
     expect(result).toEqual({ code: 0, stderr: '', stdout: specifiers.map(s => `${s} true\n`).join('') })

@@ -11,6 +11,12 @@ export interface SkillToolOptions {
    * and loading or reading a dormant skill by name activates it.
    */
   activation?: Activation<RegistrySkill>
+  /**
+   * `false`: the description lists no skills and says to find them with the
+   * search_skills tool (unplugin-skill-kit/runtime/agent), for registries too
+   * large to list in a prompt (default true).
+   */
+  listSkills?: boolean
 }
 
 /** The arguments an agent passes to the skill tool. */
@@ -67,6 +73,9 @@ const INTRO = [
   '- action "load": returns the skill\'s cover. A progressive skill\'s cover holds its always-on rules and an index of section IDs; other skills return their whole body.',
   '- action "read_section": returns one section of a progressive skill, by section_id (from the cover\'s index) or, without one, by heading text (case-insensitive); offset and limit read a range of the section\'s lines.',
 ].join('\n')
+
+/** The description's end when skills are not listed (`listSkills: false`). */
+const UNLISTED = 'Skills are not listed here: find the ones that fit a task with the search_skills tool, then load one by the name it returns.'
 
 function parameters(): SkillToolParameters {
   return {
@@ -176,6 +185,7 @@ const isResult = (value: unknown): value is SkillToolResult => typeof value === 
  */
 export function createSkillTool(registry: readonly RegistrySkill[], options: SkillToolOptions = {}): SkillTool {
   const { activation } = options
+  const listSkills = options.listSkills !== false
   let byName = new Map<string, RegistrySkill>()
   let names: string[] = []
   let generation = -1
@@ -212,6 +222,8 @@ export function createSkillTool(registry: readonly RegistrySkill[], options: Ski
   function unknownSkill(name: string): SkillToolResult {
     if (names.length === 0)
       return fail(`Unknown skill "${name}": no skills are available.`)
+    if (!listSkills)
+      return fail(`Unknown skill "${name}".${didYouMean(name, names)} Find skills with the search_skills tool, and load one by a name it returns.`)
     const available = offered().map(s => s.name)
     return fail(`Unknown skill "${name}".${didYouMean(name, names)} Available skills: ${available.join(', ') || '(none active)'}.`)
   }
@@ -348,6 +360,8 @@ export function createSkillTool(registry: readonly RegistrySkill[], options: Ski
   return {
     name: 'skill',
     get description(): string {
+      if (!listSkills)
+        return `${INTRO}\n\n${UNLISTED}`
       const skills = offered()
       const list = skills.length > 0
         ? `Available skills:\n${skills.map(listingLine).join('\n')}`
