@@ -2,7 +2,6 @@
 // the skills of the registry folders, compiled as the registry compiles them,
 // and the knowledge bases this build exported.
 
-import type { UnpluginBuildContext } from 'unplugin'
 import type { PublishedSkill } from '../../export/agent-skills-index'
 import type { EmittedExport } from '../export'
 import type { PluginState } from '../state'
@@ -31,32 +30,35 @@ export function unpublishable(message: string): ExportError {
 
 /**
  * The registry's skills, in path order, with their files. A skill with
- * errors fails the build as the registry does (every diagnostic); a skill
- * loaded whole (`onInvalid: 'fallback'`) is published only when its name is
- * valid. Its files and folders are watched, so that a watch build publishes
- * an edit.
+ * errors fails as the registry does (every diagnostic); a skill loaded whole
+ * (`onInvalid: 'fallback'`) is published only when its name is valid.
+ * `watch` is told what they were made from, even when one fails, so that a
+ * watch build publishes an edit or a fix.
  */
-export function registrySkills(context: UnpluginBuildContext, state: PluginState): SourcedSkill[] {
+export function registrySkills(state: PluginState, watch: (files: string[], dirs: string[]) => void): SourcedSkill[] {
   const dirs = registryDirs(state)
   const skills: SourcedSkill[] = []
   const watched: string[] = []
-  for (const file of discoverSkills(dirs)) {
-    const { compiled, dependencies } = state.loader.load(file)
-    watched.push(...dependencies)
-    const shown = state.relativize(file)
-    if (compiled.failed) {
-      const list = compiled.diagnostics.map(d => formatDiagnostic(d, state.relativize)).join('\n')
-      const error = new ExportError('build-failed', `Invalid skill ${shown}, which agentSkills publishes. Fix it, or set onInvalid: 'fallback' to load it whole:\n\n${list}`)
-      error.stack = ''
-      state.bundler.watchBuildStartSources(context, watched, dirs)
-      throw error
+  try {
+    for (const file of discoverSkills(dirs)) {
+      const { compiled, dependencies } = state.loader.load(file)
+      watched.push(...dependencies)
+      const shown = state.relativize(file)
+      if (compiled.failed) {
+        const list = compiled.diagnostics.map(d => formatDiagnostic(d, state.relativize)).join('\n')
+        const error = new ExportError('build-failed', `Invalid skill ${shown}, which agentSkills publishes. Fix it, or set onInvalid: 'fallback' to load it whole:\n\n${list}`)
+        error.stack = ''
+        throw error
+      }
+      if (!isValidSkillName(compiled.name))
+        throw unpublishable(`Skill ${shown} cannot be published: its name ${JSON.stringify(compiled.name)} is not a valid Agent Skills name (lowercase letters, digits and single hyphens, at most 64 characters). Fix its name.`)
+      const files = skillFolderFiles({ name: compiled.name, file, resources: compiled.resources }, shown)
+      skills.push({ name: compiled.name, description: compiled.description, files, source: `skill ${shown}` })
     }
-    if (!isValidSkillName(compiled.name))
-      throw unpublishable(`Skill ${shown} cannot be published: its name ${JSON.stringify(compiled.name)} is not a valid Agent Skills name (lowercase letters, digits and single hyphens, at most 64 characters). Fix its name.`)
-    const files = skillFolderFiles({ name: compiled.name, file, resources: compiled.resources }, shown)
-    skills.push({ name: compiled.name, description: compiled.description, files, source: `skill ${shown}` })
   }
-  state.bundler.watchBuildStartSources(context, watched, dirs)
+  finally {
+    watch(watched, dirs)
+  }
   return skills
 }
 

@@ -14,6 +14,7 @@ import Ajv from 'ajv'
 import { parseTarGzip } from 'nanotar'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultProjectConfig } from '../../../src/knowledge/config'
+import { watcherReports } from '../../support/watcher-ready.mjs'
 
 const repo = resolve(import.meta.dirname, '../../..')
 const work = join(repo, 'test/.tmp/plugin-agent-skills')
@@ -46,20 +47,19 @@ function filesOf(dir: string): string[] {
     .sort()
 }
 
-/** Builds the site with Vite and the plugin from dist/ into `out`. */
-async function buildSite(out: string): Promise<void> {
+/** The site's plugin, from dist/. */
+async function sitePlugin(): Promise<import('vite').Plugin> {
   const { default: skillKit } = await import(pathToFileURL(join(repo, 'dist/vite.mjs')).href)
-  const { build } = await import('vite')
-  await build({
-    configFile: false,
-    root: site,
-    logLevel: 'silent',
-    plugins: [skillKit({
-      agentSkills: { summary: 'Skills and guides of the fixture site.' },
-      knowledge: { home: { dir: 'home', model: false, export: { mode: 'routed' } } },
-    })],
-    build: { outDir: out, emptyOutDir: true, copyPublicDir: false },
+  return skillKit({
+    agentSkills: { summary: 'Skills and guides of the fixture site.' },
+    knowledge: { home: { dir: 'home', model: false, export: { mode: 'routed' } } },
   })
+}
+
+/** Builds the site with Vite into `out`. */
+async function buildSite(out: string): Promise<void> {
+  const { build } = await import('vite')
+  await build({ configFile: false, root: site, logLevel: 'silent', plugins: [await sitePlugin()], build: { outDir: out, emptyOutDir: true, copyPublicDir: false } })
 }
 
 /** A static server of `dir` on 127.0.0.1 with the content types the RFC asks for. */
@@ -193,4 +193,69 @@ describe('agentSkills in a Vite build', () => {
     for (const file of published(out))
       expect(readFileSync(join(again, file)).equals(readFileSync(join(out, file))), file).toBe(true)
   }, 60_000)
+})
+
+describe('agentSkills in the Vite dev server', () => {
+  let dev: import('vite').ViteDevServer | undefined
+  let origin: string
+
+  beforeAll(async () => {
+    const { createServer: createViteServer } = await import('vite')
+    dev = await createViteServer({ configFile: false, root: site, base: '/docs/', logLevel: 'silent', plugins: [await sitePlugin()], server: { port: 0, host: '127.0.0.1' } })
+    await dev.listen()
+    origin = `http://127.0.0.1:${(dev.httpServer!.address() as AddressInfo).port}/docs/`
+    await watcherReports(dev, join(site, 'skills'))
+  }, 60_000)
+
+  /** Resolves once the dev server's watcher (which the plugin's loader listens to first) reports `file`. */
+  const reported = (file: string) => new Promise<void>((done) => {
+    const heard = (_event: string, path: string) => {
+      if (path === file) {
+        dev!.watcher.off('all', heard)
+        done()
+      }
+    }
+    dev!.watcher.on('all', heard)
+  })
+
+  afterAll(async () => {
+    await dev?.close()
+  })
+
+  it('serves the registry\'s skills at the same paths, under its base, with the same bytes as the build', async () => {
+    const response = await fetch(`${origin}.well-known/agent-skills/index.json`)
+    expect(response.headers.get('content-type')).toBe('application/json')
+    const index = await response.json() as { skills: { name: string, url: string, digest: string }[] }
+    const built = JSON.parse(readFileSync(join(out, '.well-known/agent-skills/index.json'), 'utf8')) as typeof index
+    // The build's entries but the exported knowledge base: the dev server exports nothing.
+    expect(index.skills).toEqual(built.skills.filter(skill => skill.name !== 'home'))
+    for (const skill of index.skills) {
+      const artefact = await fetch(new URL(skill.url, `${origin}.well-known/agent-skills/index.json`))
+      expect(Buffer.from(await artefact.arrayBuffer()).equals(readFileSync(join(out, '.well-known/agent-skills', skill.url))), skill.url).toBe(true)
+    }
+    expect((await fetch(`${origin}.well-known/agent-skills/xlsx.tar.gz`)).headers.get('content-type')).toBe('application/gzip')
+    expect(await (await fetch(`${origin}llms.txt`)).text()).toContain('- [commit-style](.well-known/agent-skills/commit-style/SKILL.md): Write commit messages')
+    // No exported knowledge base: that path is left to Vite (its page).
+    expect((await fetch(`${origin}.well-known/agent-skills/home.tar.gz`)).headers.get('content-type')).toMatch(/^text\/html/)
+  })
+
+  it('serves an edit at once, and a skill it cannot publish as a 500 with the build\'s message', async () => {
+    const file = join(site, 'skills/commit-style/SKILL.md')
+    const before = readFileSync(file, 'utf8')
+    try {
+      const edited = reported(file)
+      writeFileSync(file, before.replace('Write commit messages', 'Write short commit messages'))
+      await edited
+      const index = await (await fetch(`${origin}.well-known/agent-skills/index.json`)).json() as { skills: { description: string }[] }
+      expect(index.skills[0]!.description).toBe('Write short commit messages in the team\'s style. Use when committing.')
+      writeFileSync(join(site, '.agents/skills/commit-style.skill.md'), before)
+      const clash = await fetch(`${origin}.well-known/agent-skills/index.json`)
+      expect(clash.status).toBe(500)
+      expect(await clash.text()).toBe('Two published skills are named "commit-style": skill .agents/skills/commit-style.skill.md and skill skills/commit-style/SKILL.md. Names in the well-known index must be unique: rename one (a knowledge base\'s skill takes the "name" of its skill-kit.json).\n')
+    }
+    finally {
+      writeFileSync(file, before)
+      rmSync(join(site, '.agents/skills/commit-style.skill.md'), { force: true })
+    }
+  })
 })
