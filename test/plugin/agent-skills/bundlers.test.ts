@@ -5,6 +5,7 @@
 import type { Bundler } from '../../support/build'
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
+import { parseTarGzip } from 'nanotar'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { defaultProjectConfig } from '../../../src/knowledge/config'
 import { build, BUNDLERS } from '../../support/build'
@@ -95,6 +96,18 @@ describe('skills a build cannot publish', () => {
     expect(failure.message).toContain('Invalid skill skills/broken/SKILL.md, which agentSkills publishes. Fix it, or set onInvalid: \'fallback\' to load it whole:')
     expect(failure.message).toContain('skills/broken/SKILL.md:')
     expect(failure.message).not.toMatch(/\n\s+at /)
+  })
+
+  it('fails on a resource outside the skill\'s folder, and packs none when the skill loads whole', async () => {
+    const root = join(work, 'outside')
+    const skill = '---\nname: pdf\ndescription: Fill PDF forms.\nresources: [../secret.txt, scripts/fill.py]\n---\n\nRun scripts/fill.py.\n'
+    writeTree(root, { 'main.js': 'export const n = 1\n', 'skills/secret.txt': 'secret\n', 'skills/pdf/SKILL.md': skill, 'skills/pdf/scripts/fill.py': 'print(1)\n' })
+    const failure = await rollupFailure(root, { agentSkills: true })
+    expect(failure.code).toBe('build-failed')
+    expect(failure.message).toContain('Resource "../secret.txt" is outside the skill folder.')
+    const { outDir } = await build('rollup', join(root, 'main.js'), { root, agentSkills: true, onInvalid: 'fallback' }, 'agent-skills-outside-fallback')
+    const entries = await parseTarGzip(readFileSync(join(outDir, '.well-known/agent-skills/pdf.tar.gz')))
+    expect(entries.map(e => [e.name, e.text])).toEqual([['SKILL.md', skill], ['scripts/fill.py', 'print(1)\n']])
   })
 
   it('does not publish a skill loaded whole whose name is no Agent Skills name', async () => {
