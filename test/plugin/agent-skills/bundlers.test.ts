@@ -5,6 +5,7 @@
 import type { Bundler } from '../../support/build'
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { parseTarGzip } from 'nanotar'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { defaultProjectConfig } from '../../../src/knowledge/config'
@@ -47,6 +48,8 @@ async function rollupFailure(root: string, options: object): Promise<{ code: str
  */
 const APP_OPTIONS = { skills: { dirs: [join(app, 'skills')] }, agentSkills: { title: 'app', summary: 'The fixture app.' } }
 
+beforeAll(() => rmSync(work, { recursive: true, force: true }))
+
 describe('agentSkills in every bundler', () => {
   let reference: string
 
@@ -73,10 +76,19 @@ describe('agentSkills in every bundler', () => {
   }, 60_000)
 })
 
+describe('an exported knowledge base in llms.txt', () => {
+  it('links a semantic export by its SKILL.md (a routed one by its llms.txt: vite.test.ts)', async () => {
+    const root = join(work, 'semantic')
+    writeTree(root, { 'main.js': 'export const n = 1\n', 'home/skill-kit.json': JSON.stringify(defaultProjectConfig('home')) })
+    cpSync(join(repo, 'test/fixtures/knowledge/home'), join(root, 'home/knowledge'), { recursive: true })
+    const { outDir } = await build('rollup', join(root, 'main.js'), { root, agentSkills: { title: 'Home' }, knowledge: { home: { dir: 'home', model: false, export: {} } } }, 'agent-skills-semantic')
+    expect(readFileSync(join(outDir, 'llms.txt'), 'utf8')).toContain('## Knowledge bases\n\n- [home](skills/home/SKILL.md): ')
+    expect(readFileSync(join(outDir, 'skills/home/SKILL.md'), 'utf8')).toContain('node search.mjs')
+  }, 60_000)
+})
+
 describe('skills a build cannot publish', () => {
   const SKILL = (name: string, description = 'Does a thing. Use when asked.') => `---\nname: ${name}\ndescription: ${description}\n---\n\nBody.\n`
-
-  beforeAll(() => rmSync(work, { recursive: true, force: true }))
 
   it('refuses a registry skill and an exported knowledge base of one name', async () => {
     const root = join(work, 'clash')
@@ -108,6 +120,16 @@ describe('skills a build cannot publish', () => {
     const { outDir } = await build('rollup', join(root, 'main.js'), { root, agentSkills: true, onInvalid: 'fallback' }, 'agent-skills-outside-fallback')
     const entries = await parseTarGzip(readFileSync(join(outDir, '.well-known/agent-skills/pdf.tar.gz')))
     expect(entries.map(e => [e.name, e.text])).toEqual([['SKILL.md', skill], ['scripts/fill.py', 'print(1)\n']])
+  })
+
+  it('asks esbuild for an output folder', async () => {
+    const root = join(work, 'esbuild')
+    writeTree(root, { 'main.js': 'export const n = 1\n', 'skills/alpha/SKILL.md': SKILL('alpha') })
+    const { default: plugin } = await import(pathToFileURL(join(repo, 'dist/esbuild.mjs')).href)
+    const esbuild = await import('esbuild')
+    const failed = await esbuild.build({ entryPoints: [join(root, 'main.js')], bundle: true, write: false, logLevel: 'silent', plugins: [plugin({ skills: { dirs: [join(root, 'skills')] }, agentSkills: true })] })
+      .then(() => [], (error: { errors: { text: string }[] }) => error.errors.map(e => e.text))
+    expect(failed).toEqual(['The agentSkills option writes the well-known skills index into the build output: set outdir (or outfile).'])
   })
 
   it('does not publish a skill loaded whole whose name is no Agent Skills name', async () => {
