@@ -14,7 +14,7 @@ import { siteLlmsTxt } from '../../export/site-llms-txt'
 import { exportedSkills, registrySkills, unpublishable } from './sources'
 
 /** The option with its defaults, or `undefined` when nothing is published. */
-function settingsOf(option: boolean | AgentSkillsOptions | undefined): Required<Pick<AgentSkillsOptions, 'llmsTxt'>> & AgentSkillsOptions | undefined {
+function settingsOf(option: boolean | AgentSkillsOptions | undefined): AgentSkillsOptions & { llmsTxt: boolean } | undefined {
   if (!option)
     return undefined
   return { ...(option === true ? {} : option), llmsTxt: option === true || option.llmsTxt !== false }
