@@ -12,6 +12,8 @@ export type ExportErrorCode =
   | 'documents-changed'
   /** The knowledge base could not be built or routed. */
   | 'build-failed'
+  /** A skill cannot be published in the well-known index (`agentSkills`): a name used twice, a bundled file that is no real file of its folder. */
+  | 'skill-unpublishable'
 
 /** An export that cannot be made as asked; the message says what to do. */
 export class ExportError extends Error {

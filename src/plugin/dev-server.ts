@@ -14,11 +14,13 @@
 // | a file the builds write (.skill-kit, caches) | folders/dev-rebuild.ts (`concerns`)              | nothing                                              |
 // | any other file                               | Vite                                             | Vite's own update                                    |
 //
-// Below: the three watchers started, and the files knowledge modules name served.
+// Below: the three watchers started, the well-known skills index served
+// (`agentSkills`), and the files knowledge modules name served.
 
 import type { ViteDevServer } from 'vite'
 import type { PluginState } from './state'
 import { existsSync, readFileSync } from 'node:fs'
+import { serveAgentSkills } from './agent-skills'
 import { watchKnowledge } from './knowledge'
 import { watchRoutes } from './routes'
 import { watchSkills } from './skills'
@@ -27,6 +29,7 @@ export function configureDevServer(server: ViteDevServer, state: PluginState): v
   watchSkills(server, state)
   watchKnowledge(server, state)
   watchRoutes(server, state)
+  serveAgentSkills(server, state)
 
   // Snapshots and (with includeModel) model files, as the knowledge modules named them.
   server.middlewares.use((request, response, next) => {

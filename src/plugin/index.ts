@@ -12,18 +12,21 @@
 // | x/SKILL.md and its ?cover, ?sections,         | skill              | skills/skill-kind.ts        |
 // |   ?section=<id>, ?meta                        |                    |                             |
 //
-// Exports (`knowledge.<name>.export`) are written at build start: export/.
+// Exports (`knowledge.<name>.export`) are written at build start: export/;
+// then the well-known skills index and llms.txt (`agentSkills`): agent-skills/.
 // Bundler quirks: bundlers/ (one adapter per bundler, chosen here once).
 // The dev server's updates: dev-server.ts.
 
 import type { UnpluginFactory } from 'unplugin'
 import type { DevEnvironment } from 'vite'
 import type { FileUrlRequest } from './bundlers/chunk-assets'
+import type { EmittedExport } from './export'
 import type { HookContext, Loaded, LoadModule, ModuleKind } from './kind'
 import type { HtmlContext } from './knowledge/html-preloads'
 import type { Options } from './options'
 import { dirname, resolve } from 'node:path'
 import { createUnplugin } from 'unplugin'
+import { emitAgentSkills } from './agent-skills'
 import { bundlerAdapter } from './bundlers'
 import { configureDevServer } from './dev-server'
 import { assertExportsOutsideKnowledge, emitKnowledgeExports, reportExportFailure } from './export'
@@ -35,7 +38,7 @@ import { PluginState } from './state'
 import { validateOptions } from './validate-options'
 import { skillKitViteApi } from './vite-api'
 
-export type { FilterPattern, KnowledgeExportOptions, KnowledgeOptions, Options } from './options'
+export type { AgentSkillsOptions, FilterPattern, KnowledgeExportOptions, KnowledgeOptions, Options } from './options'
 export type { SkillKitViteApi } from './vite-api'
 export type { KnowledgeRebuildEvent } from './knowledge'
 export type { RoutesRebuildEvent } from './routes'
@@ -104,6 +107,7 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
       if (state.viteServe || environment?.config.consumer === 'server')
         return
       try {
+        const exported: EmittedExport[] = []
         pendingExports = await emitKnowledgeExports(this, {
           options,
           bundler,
@@ -111,7 +115,9 @@ export const unpluginFactory: UnpluginFactory<Options | undefined> = (options = 
           root: state.root,
           relativize: state.relativize,
           progress: bundler.progress(this as HookContext, state.viteLogger),
+          exported: options.agentSkills ? folder => exported.push(folder) : undefined,
         })
+        emitAgentSkills(this, state, exported)
       }
       catch (error) {
         if (!reportExportFailure(this, bundler, error))

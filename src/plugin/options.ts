@@ -51,6 +51,25 @@ export interface Options {
    * the app passes `embedQuery`.
    */
   includeModel?: boolean
+  /**
+   * Publishes the build's skills for agents (default `false`; builds only, not
+   * the dev server): `.well-known/agent-skills/index.json` (the Agent Skills
+   * Discovery index, RFC v0.2.0) with each skill of the registry folders
+   * (`skills.dirs`) and each exported knowledge base (`knowledge.<name>.export`)
+   * beside it, as `<name>/SKILL.md` or, with bundled files, `<name>.tar.gz`;
+   * and `llms.txt` at the output's root. `true` takes the defaults.
+   */
+  agentSkills?: boolean | AgentSkillsOptions
+}
+
+/** What `agentSkills` publishes besides the index. */
+export interface AgentSkillsOptions {
+  /** Writes `llms.txt` at the output's root (default `true`). */
+  llmsTxt?: boolean
+  /** The H1 of llms.txt (default: the `name` of `package.json` in `root`, else the root folder's name). */
+  title?: string
+  /** The summary under it (default: the `description` of that `package.json`, if any). */
+  summary?: string
 }
 
 /** One named knowledge base. */

@@ -9,13 +9,14 @@ import { DEFAULT_CHUNK, DEFAULT_MODEL, DEFAULT_SEARCH, DEFAULT_SERVER, QUERY_ENC
 import { isPageUrlPattern } from '../knowledge/page-urls'
 import { excerptForMessage, quoteForMessage } from '../runtime/redact'
 
-const TOP_KEYS = ['include', 'exclude', 'strict', 'onInvalid', 'root', 'skills', 'knowledge', 'offline', 'includeModel']
+const TOP_KEYS = ['include', 'exclude', 'strict', 'onInvalid', 'root', 'skills', 'knowledge', 'offline', 'includeModel', 'agentSkills']
 const SKILLS_KEYS = ['dirs']
 const KNOWLEDGE_KEYS = ['dir', 'model', 'chunk', 'search', 'shards', 'preloadHtml', 'queryEncoder', 'includeModel', 'export', 'url']
 const MODEL_KEYS = [...Object.keys(DEFAULT_MODEL), 'provider', 'baseUrl', 'dimensions', ...Object.keys(DEFAULT_SERVER)]
 const SHARD_SIZE_KEYS = ['lexicalBytes', 'vectorBytes', 'refinementBytes']
 const SHARDS_KEYS = [...SHARD_SIZE_KEYS, 'cells', 'probe']
 const EXPORT_KEYS = ['mode', 'outDir', 'includeModel']
+const AGENT_SKILLS_KEYS = ['llmsTxt', 'title', 'summary']
 
 /** Plugin options of the wrong shape: `message` lists every problem, a line each. */
 export class OptionsError extends Error {
@@ -79,6 +80,12 @@ export function optionProblems(options: unknown): string[] {
   if (top.skills !== undefined) {
     const skills = object('skills', top.skills, SKILLS_KEYS, 'an object ({ dirs: [\'skills\'] })')
     optional('skills.dirs', skills?.dirs, value => Array.isArray(value) && value.every(text), 'a list of folders (non-empty strings)')
+  }
+  if (top.agentSkills !== undefined && !boolean(top.agentSkills)) {
+    const published = object('agentSkills', top.agentSkills, AGENT_SKILLS_KEYS, 'true, false or { llmsTxt, title, summary }')
+    optional('agentSkills.llmsTxt', published?.llmsTxt, boolean, 'true or false')
+    optional('agentSkills.title', published?.title, text, 'a title (a non-empty string)')
+    optional('agentSkills.summary', published?.summary, value => typeof value === 'string', 'a sentence (a string)')
   }
   if (top.knowledge !== undefined) {
     // Its keys are the bases' names.

@@ -46,14 +46,14 @@ describe('plugin options of the wrong shape', () => {
 
   it('suggests the option a misspelt key means, at any depth', () => {
     expect(problems({ includ: '**/*.md' })).toBe(`Invalid unplugin-skill-kit options (1 problem):
-- includ: unknown option. Did you mean "include"? The options here are include, exclude, strict, onInvalid, root, skills, knowledge, offline, includeModel.`)
+- includ: unknown option. Did you mean "include"? The options here are include, exclude, strict, onInvalid, root, skills, knowledge, offline, includeModel, agentSkills.`)
     expect(problems({ knowledge: { docs: { dir: 'docs', modle: false } } })).toBe(`Invalid unplugin-skill-kit options (1 problem):
 - knowledge.docs.modle: unknown option. Did you mean "model"? The options here are dir, model, chunk, search, shards, preloadHtml, queryEncoder, includeModel, export, url.`)
     expect(problems({ knowledge: { docs: { dir: 'docs', model: { dtyp: 'fp32' } } } })).toBe(`Invalid unplugin-skill-kit options (1 problem):
 - knowledge.docs.model.dtyp: unknown option. Did you mean "dtype"? The options here are id, revision, dtype, cacheDir, maxTokens, queryPrefix, documentPrefix, provider, baseUrl, dimensions, apiKeyEnv, batchSize, maxBatchTokens, concurrency, timeoutMs, retryBudgetMs.`)
     // Renaming to an option already given would repeat it: the hint says so instead.
     expect(problems({ strict: true, strikt: false })).toBe(`Invalid unplugin-skill-kit options (1 problem):
-- strikt: unknown option. It looks like "strict", which is set already: keep one of them. The options here are include, exclude, strict, onInvalid, root, skills, knowledge, offline, includeModel.`)
+- strikt: unknown option. It looks like "strict", which is set already: keep one of them. The options here are include, exclude, strict, onInvalid, root, skills, knowledge, offline, includeModel, agentSkills.`)
   })
 
   it('names a knowledge entry that is neither a folder nor an object, and one without dir', () => {
@@ -105,7 +105,17 @@ describe('plugin options of the wrong shape', () => {
       knowledge: { notes: './notes', docs: { dir: 'docs', model: false, chunk: { maxTokens: 128 }, search: { topK: 3 }, shards: { lexicalBytes: 1024 }, export: { mode: 'routed', outDir: 'skills/docs' } } },
       offline: true,
       includeModel: false,
+      agentSkills: { llmsTxt: true, title: 'Docs', summary: '' },
     })).not.toThrow()
+    expect(() => unplugin.vite({ agentSkills: true })).not.toThrow()
+  })
+
+  it('names an agentSkills option of the wrong shape', () => {
+    expect(problems({ agentSkills: 'yes' })).toBe(`Invalid unplugin-skill-kit options (1 problem):
+- agentSkills: expected true, false or { llmsTxt, title, summary }, got "yes".`)
+    expect(problems({ agentSkills: { llmstxt: false, title: '' } })).toBe(`Invalid unplugin-skill-kit options (2 problems):
+- agentSkills.llmstxt: unknown option. Did you mean "llmsTxt"? The options here are llmsTxt, title, summary.
+- agentSkills.title: expected a title (a non-empty string), got "".`)
   })
 })
 

@@ -8,6 +8,7 @@ import type { BundlerAdapter } from '../bundlers'
 import type { BuildOutput } from '../bundlers/adapter'
 import type { ExportErrorCode } from '../../export/error'
 import type { ExportMode } from '../../export/export'
+import type { ArchiveFile } from '../../export/tar-gz'
 import type { KnowledgeProject } from '../../knowledge/project'
 import type { KnowledgeExportOptions, KnowledgeOptions, Options } from '../options'
 import type { ProgressWrite } from '../bundlers/progress'
@@ -122,6 +123,18 @@ export interface ExportBuildEnv {
   root: string
   relativize: (file: string) => string
   progress: ProgressWrite | undefined
+  /** Told of each exported folder once it is emitted, with its files' bytes (`agentSkills` publishes it too). */
+  exported?: (folder: EmittedExport) => void
+}
+
+/** An exported folder as this build emitted it. */
+export interface EmittedExport {
+  /** The knowledge base's name in the options. */
+  base: string
+  mode: ExportMode
+  /** Its folder in the build output. */
+  folder: string
+  files: ArchiveFile[]
 }
 
 /**
@@ -184,8 +197,14 @@ export async function emitKnowledgeExports(context: UnpluginBuildContext, env: E
     }
     if (!('entries' in plan))
       throw failure('build-failed', `${label} cannot be exported. Fix its documents:\n\n${plan.diagnostics.map(d => formatDiagnostic(d, env.relativize)).join('\n')}`)
-    for (const file of plan.entries)
-      emit(`${folder}/${file.path}`, await file.read())
+    const files: ArchiveFile[] = []
+    for (const file of plan.entries) {
+      const data = await file.read()
+      emit(`${folder}/${file.path}`, data)
+      if (env.exported)
+        files.push({ path: file.path, data: typeof data === 'string' ? new TextEncoder().encode(data) : data })
+    }
+    env.exported?.({ base: request.name, mode: request.mode, folder, files })
   }
   return unchecked
 }
