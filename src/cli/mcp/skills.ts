@@ -1,0 +1,123 @@
+// The skills `skill-kit mcp` serves: the registry folders' skills, compiled
+// by the plugin's own loader (so covers, sections and errors are the same),
+// read again from disk whenever a client asks, so an edit is served at once.
+
+import type { CompiledSkill } from '../../skill/compile'
+import type { RegistrySkill } from '../../runtime/skill/types'
+import { createHash } from 'node:crypto'
+import { basename, dirname, relative, sep } from 'node:path'
+import { createSkill } from '../../runtime/skill/create-skill'
+import { discoverSkills } from '../../skill/discover'
+import { SkillLoader } from '../../skill/load'
+import { registryEntry, skillData } from '../../skill/shape'
+import { insidePath, OutsideError, readContained, resolvesInside } from './contain'
+
+/** One file of a served skill, as the MCP skills extension lists it. */
+export interface SkillFile {
+  /** `/`-separated, relative to the skill's folder; `SKILL.md` for the skill file itself (also for `name.skill.md`). */
+  path: string
+  /** `sha256:<64 lowercase hex>` of the file's bytes. */
+  digest: string
+  size: number
+}
+
+/** A skill as the server serves it. */
+export interface ServedSkill {
+  name: string
+  compiled: CompiledSkill
+  /** The registry folder it was found in. */
+  root: string
+  /** The skill file, relative to `root`, `/`-separated. */
+  file: string
+}
+
+/** `sha256:<hex>` of `bytes`, the digest format of the MCP skills extension and the well-known index. */
+export function digestOf(bytes: Uint8Array): string {
+  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`
+}
+
+const slashed = (path: string) => path.split(sep).join('/')
+
+/**
+ * The skills of some registry folders. Two skills with one name: the first
+ * (by folder order, then path) is served, as the plugin's registry would list
+ * both but the skill tool finds the first. A skill file whose real path is
+ * outside its registry folder (a link) is not served at all.
+ */
+export class SkillCatalog {
+  private readonly loader = new SkillLoader({ onInvalid: 'fallback' })
+
+  constructor(readonly roots: readonly string[]) {}
+
+  /** The skills as they are on disk now. */
+  skills(): ServedSkill[] {
+    const served = new Map<string, ServedSkill>()
+    for (const root of this.roots) {
+      for (const file of discoverSkills([root])) {
+        // A SKILL.md that is a link out of the folder would serve whatever it points at.
+        if (!resolvesInside(root, file))
+          continue
+        const compiled = this.loader.load(file).compiled
+        if (!served.has(compiled.name))
+          served.set(compiled.name, { name: compiled.name, compiled, root, file: slashed(relative(root, file)) })
+      }
+    }
+    return [...served.values()]
+  }
+
+  /** The skill called `name` (exactly), or `undefined`. */
+  find(name: string): ServedSkill | undefined {
+    return this.skills().find(s => s.name === name)
+  }
+
+  /**
+   * The skills as the runtime's registry, for `createSkillTool`: loading one
+   * compiles it again, so the tool answers from the file as it is now.
+   */
+  registry(): RegistrySkill[] {
+    return this.skills().map((served) => {
+      const relativize = (file: string) => slashed(relative(served.root, file))
+      const load = async () => createSkill(skillData(this.find(served.name)?.compiled ?? served.compiled, relativize))
+      return {
+        ...registryEntry(served.compiled, relativize),
+        load,
+        readSection: async (ref, options) => (await load()).readSection(ref, options),
+      }
+    })
+  }
+
+  /**
+   * The bytes of a skill's file: `SKILL.md` (the skill file, whatever its
+   * name) or one of its bundled files. Refuses files the skill does not
+   * bundle, and (through {@link readContained}) anything whose real path
+   * leaves the registry folder.
+   */
+  read(skill: ServedSkill, path: string): Buffer {
+    const shown = `"${path}" of skill "${skill.name}"`
+    if (insidePath(path) === undefined)
+      throw new OutsideError(`${shown} is outside the skill's folder: name a file of the skill by its path in the folder, without "..".`)
+    const files = this.filePaths(skill)
+    if (!files.includes(path))
+      throw new OutsideError(`Skill "${skill.name}" has no file "${path}". Its files: ${files.join(', ')}.`)
+    const folder = dirname(skill.file)
+    return readContained(skill.root, path === 'SKILL.md' ? skill.file : folder === '.' ? path : `${folder}/${path}`, shown)
+  }
+
+  /** The skill's files: `SKILL.md`, then its bundled files, sorted. */
+  filePaths(skill: ServedSkill): string[] {
+    return ['SKILL.md', ...skill.compiled.resources.filter(path => path !== basename(skill.file))]
+  }
+
+  /** Every file of the skill with its digest and size; files that cannot be read (gone, or leading outside) are left out. */
+  files(skill: ServedSkill): SkillFile[] {
+    return this.filePaths(skill).flatMap((path) => {
+      try {
+        const bytes = this.read(skill, path)
+        return [{ path, digest: digestOf(bytes), size: bytes.byteLength }]
+      }
+      catch {
+        return []
+      }
+    })
+  }
+}
