@@ -96,6 +96,8 @@ function notify(servers: readonly Server[], change: 'skills' | 'knowledge'): voi
 
 /** Serves on stdio until the client closes stdin. */
 async function serveStdio(served: Served, sdk: Awaited<ReturnType<typeof loadSdk>>, io: CliIo, onServers: (servers: () => Server[]) => void): Promise<void> {
+  // stdout carries the protocol: a library's console.log there would break the session.
+  console.log = console.error
   const server = createMcpServer(sdk, served)
   const transport = new sdk.StdioServerTransport()
   const closed = new Promise<void>((resolve) => {

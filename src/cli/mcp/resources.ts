@@ -7,6 +7,7 @@
 
 import type { ServedKnowledge } from './knowledge'
 import type { ServedSkill, SkillCatalog } from './skills'
+import { quoteForMessage } from '../../runtime/redact'
 import { OutsideError } from './contain'
 import { knowledgeUri, parseUri, skillUri } from './uris'
 
@@ -97,13 +98,13 @@ async function readKnowledge(base: ServedKnowledge, uri: string, path: string): 
   if (path.startsWith('references/')) {
     const body = base.document(path.slice('references/'.length))
     if (body === undefined)
-      throw new OutsideError(`${uri} is not a document of "${base.name}": references/ holds the documents by their path in the knowledge folder, as the index pages link them.`)
+      throw new OutsideError(`${quoteForMessage(uri)} is not a document of "${base.name}": references/ holds the documents by their path in the knowledge folder, as the index pages link them.`)
     return text(body)
   }
   const pages = await base.pages()
   const page = path === 'SKILL.md' ? pages.skill : path === 'llms.txt' ? pages.llmsTxt : pages.pages[path] ?? pages.catalog[path]
   if (page === undefined)
-    throw new OutsideError(`${uri} is not a page of "${base.name}". Start at ${knowledgeUri(base.name, 'SKILL.md')}.`)
+    throw new OutsideError(`${quoteForMessage(uri)} is not a page of "${base.name}". Start at ${knowledgeUri(base.name, 'SKILL.md')}.`)
   return text(page)
 }
 
@@ -113,7 +114,7 @@ export async function readResource({ catalog, knowledge }: ServedResources, uri:
   if (parsed?.scheme === 'skill' && catalog) {
     const skill = catalog.find(parsed.owner)
     if (!skill)
-      throw new OutsideError(`No skill is named "${parsed.owner}". Skills: ${catalog.skills().map(s => s.name).join(', ') || '(none)'}.`)
+      throw new OutsideError(`No skill is named ${quoteForMessage(parsed.owner)}. Skills: ${catalog.skills().map(s => s.name).join(', ') || '(none)'}.`)
     return content(uri, parsed.path, catalog.read(skill, parsed.path))
   }
   if (parsed?.scheme === 'knowledge') {
@@ -122,5 +123,5 @@ export async function readResource({ catalog, knowledge }: ServedResources, uri:
       return readKnowledge(base, uri, parsed.path)
   }
   const served = [catalog ? 'skill://<name>/SKILL.md' : '', ...knowledge.map(k => knowledgeUri(k.name, 'SKILL.md'))].filter(Boolean)
-  throw new OutsideError(`${uri} is not a resource of this server. It serves ${served.join(', ') || 'nothing'}.`)
+  throw new OutsideError(`${quoteForMessage(uri)} is not a resource of this server. It serves ${served.join(', ') || 'nothing'}.`)
 }

@@ -6,6 +6,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { ServedKnowledge } from './knowledge'
 import type { McpSdk } from './sdk'
 import type { SkillCatalog } from './skills'
+import { quoteForMessage } from '../../runtime/redact'
 import { CliError } from '../io'
 import { OutsideError } from './contain'
 import { listResources, readResource, skillEntry } from './resources'
@@ -99,7 +100,7 @@ export function createMcpServer(sdk: McpSdk, served: Served): Server {
         throw new types.McpError(types.ErrorCode.InvalidParams, `skills/get takes the URI of a skill's SKILL.md, e.g. skill://<name>/SKILL.md; no skill of this server has that URI.`)
       return { resultType: 'complete', skill: skillEntry(catalog, skill), ttlMs: 0, cacheScope: 'private' }
     }
-    throw new types.McpError(types.ErrorCode.MethodNotFound, `Method not found: ${request.method.slice(0, 100)}`)
+    throw new types.McpError(types.ErrorCode.MethodNotFound, `Method not found: ${quoteForMessage(request.method)}.`)
   }
   return server
 }

@@ -10,6 +10,7 @@ import { createSkill } from '../../runtime/skill/create-skill'
 import { discoverSkills } from '../../skill/discover'
 import { SkillLoader } from '../../skill/load'
 import { registryEntry, skillData } from '../../skill/shape'
+import { quoteForMessage } from '../../runtime/redact'
 import { insidePath, OutsideError, readContained, resolvesInside } from './contain'
 
 /** One file of a served skill, as the MCP skills extension lists it. */
@@ -93,12 +94,12 @@ export class SkillCatalog {
    * leaves the registry folder.
    */
   read(skill: ServedSkill, path: string): Buffer {
-    const shown = `"${path}" of skill "${skill.name}"`
+    const shown = `${quoteForMessage(path)} of skill "${skill.name}"`
     if (insidePath(path) === undefined)
       throw new OutsideError(`${shown} is outside the skill's folder: name a file of the skill by its path in the folder, without "..".`)
     const files = this.filePaths(skill)
     if (!files.includes(path))
-      throw new OutsideError(`Skill "${skill.name}" has no file "${path}". Its files: ${files.join(', ')}.`)
+      throw new OutsideError(`Skill "${skill.name}" has no file ${quoteForMessage(path)}. Its files: ${files.join(', ')}.`)
     const folder = dirname(skill.file)
     return readContained(skill.root, path === 'SKILL.md' ? skill.file : folder === '.' ? path : `${folder}/${path}`, shown)
   }

@@ -3,7 +3,7 @@
 // own process, on a project with skills, a lexical knowledge base, and files
 // outside its folders that no request may reach.
 
-import type { CliRun } from '../support/cli'
+import type { CliRun } from '../../support/cli'
 import { createHash } from 'node:crypto'
 import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -11,10 +11,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ResourceListChangedNotificationSchema, ResultSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { defaultProjectConfig } from '../../src/knowledge/config'
-import { bundleCli, runCli } from '../support/cli'
+import { defaultProjectConfig } from '../../../src/knowledge/config'
+import { bundleCli, runCli } from '../../support/cli'
 
-const repo = resolve(import.meta.dirname, '../..')
+const repo = resolve(import.meta.dirname, '../../..')
 const work = join(repo, 'test/.tmp/cli-mcp')
 /** In files outside the project's skill and knowledge folders: must never reach the client. */
 const SECRET = 'outside-sentinel-7731'
