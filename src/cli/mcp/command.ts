@@ -160,10 +160,13 @@ Options:
     const knowledge = knowledgeBases(args, io)
     const sdk = await loadSdk()
     const catalog = roots && new SkillCatalog(roots)
+    // The watcher below reports every change: requests need not read the skills again.
+    catalog?.trustUntilInvalidated()
     const served: Served = { catalog, knowledge, version: packageVersion() }
     let servers: () => Server[] = () => []
     const stop = watchServed({
       skillRoots: roots ?? [],
+      onSkillPath: path => catalog?.invalidate(path),
       outputs: knowledge.map(k => k.project.config.output),
       skillsSignature: () => JSON.stringify(listTools({ catalog, knowledge: [] })) + JSON.stringify(catalog?.skills().map(s => catalog.files(s)) ?? []),
       knowledgeVersions: () => knowledge.map(k => k.version()),

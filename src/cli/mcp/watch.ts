@@ -17,6 +17,8 @@ export interface WatchTargets {
   skillRoots: readonly string[]
   /** Publish folders of the knowledge bases: their manifest is watched. */
   outputs: readonly string[]
+  /** Called with each changed path under a registry folder, before the signature is compared. */
+  onSkillPath: (path: string) => void
   /** A signature of the skills as served: a change only counts when it differs. */
   skillsSignature: () => string
   /** The snapshot each manifest names now (`undefined`: none). */
@@ -47,7 +49,9 @@ export function watchServed(targets: WatchTargets): () => void {
       targets.onChange('skills')
     }
   }
-  const watchers: FSWatcher[] = targets.skillRoots.filter(root => existsSync(root)).map(root => watch(root, { recursive: true }, () => {
+  const watchers: FSWatcher[] = targets.skillRoots.filter(root => existsSync(root)).map(root => watch(root, { recursive: true }, (_event, name) => {
+    // No name: something changed, the platform does not say what.
+    targets.onSkillPath(name ? join(root, name) : root)
     clearTimeout(timer)
     timer = setTimeout(checkSkills, SKILLS_SETTLE_MS)
   }))

@@ -91,6 +91,16 @@ describe('skill-kit mcp --http', () => {
     const skill = (await client.listTools()).tools.find(t => t.name === 'skill')!
     expect(skill.description).toContain('- deploy-checks: Check a deployment before it goes live.')
     expect((await call('skill', { action: 'load', skill: 'deploy-checks' })).text).toContain('wombatdelta')
+
+    // Edited, then removed: each announced, each served as it is now.
+    const edited = new Promise<void>(resolve => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()))
+    writeFileSync(join(work, 'skills/deploy-checks/SKILL.md'), '---\nname: deploy-checks\ndescription: Check a deployment before it goes live.\n---\n\nRun the load tests. Body sentinel: wombatepsilon.\n')
+    await edited
+    expect((await call('skill', { action: 'load', skill: 'deploy-checks' })).text).toContain('wombatepsilon')
+    const removed = new Promise<void>(resolve => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()))
+    rmSync(join(work, 'skills/deploy-checks'), { recursive: true })
+    await removed
+    expect(await call('skill', { action: 'load', skill: 'deploy-checks' })).toMatchObject({ isError: true, text: expect.stringContaining('Unknown skill "deploy-checks"') })
   })
 
   it('refuses a request through another host name (DNS rebinding)', async () => {
