@@ -50,6 +50,7 @@ export class SkillCatalog {
   /** Set once a watcher reports every change (see {@link trustUntilInvalidated}). */
   private trusted = false
   private listed: Map<string, ServedSkill> | undefined
+  private registered: { listed: Map<string, ServedSkill>, registry: RegistrySkill[] } | undefined
   /** Files with digests, by absolute skill file. */
   private readonly digests = new Map<string, SkillFile[]>()
 
@@ -107,10 +108,14 @@ export class SkillCatalog {
 
   /**
    * The skills as the runtime's registry, for `createSkillTool`: loading one
-   * compiles it again, so the tool answers from the file as it is now.
+   * compiles it again, so the tool answers from the file as it is now. Kept
+   * with the listing while it is trusted.
    */
   registry(): RegistrySkill[] {
-    return this.skills().map((served) => {
+    const listed = this.scan()
+    if (this.registered?.listed === listed)
+      return this.registered.registry
+    const registry = [...listed.values()].map((served): RegistrySkill => {
       const relativize = (file: string) => slashed(relative(served.root, file))
       const load = async () => createSkill(skillData(this.find(served.name)?.compiled ?? served.compiled, relativize))
       return {
@@ -119,6 +124,8 @@ export class SkillCatalog {
         readSection: async (ref, options) => (await load()).readSection(ref, options),
       }
     })
+    this.registered = { listed, registry }
+    return registry
   }
 
   /**
