@@ -1,7 +1,9 @@
 // Streamable HTTP on a loopback port: one MCP session per client, each with its
 // own server. Only 127.0.0.1 is listened on, and the SDK's DNS rebinding
-// protection refuses a Host header other than this address, so a web page
-// cannot reach the server through a name that resolves to it.
+// protection refuses a Host header other than this address (a web page
+// reaching the server through a name that resolves to it) and an Origin
+// header of any other site (a web page calling it directly): agent hosts
+// send no Origin, and the server has no authentication to fall back on.
 
 import type { Server as McpServer } from '@modelcontextprotocol/sdk/server/index.js'
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
@@ -33,6 +35,7 @@ function answer(response: ServerResponse, status: number, message: string): void
 export async function listenHttp(sdk: McpSdk, port: number, newServer: () => McpServer): Promise<HttpEndpoint> {
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport, server: McpServer }>()
   let allowedHosts: string[] = []
+  let allowedOrigins: string[] = []
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (new URL(request.url ?? '/', 'http://127.0.0.1').pathname !== MCP_PATH)
@@ -51,6 +54,7 @@ export async function listenHttp(sdk: McpSdk, port: number, newServer: () => Mcp
       onsessioninitialized: sessionId => void sessions.set(sessionId, { transport, server }),
       enableDnsRebindingProtection: true,
       allowedHosts,
+      allowedOrigins,
     })
     transport.onclose = () => {
       if (transport.sessionId !== undefined)
@@ -77,6 +81,7 @@ export async function listenHttp(sdk: McpSdk, port: number, newServer: () => Mcp
   })
   const bound = (http.address() as AddressInfo).port
   allowedHosts = [`127.0.0.1:${bound}`, `localhost:${bound}`]
+  allowedOrigins = allowedHosts.map(host => `http://${host}`)
   const closed = new Promise<void>(resolve => http.once('close', resolve))
   return {
     url: `http://127.0.0.1:${bound}${MCP_PATH}`,

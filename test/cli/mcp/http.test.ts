@@ -28,11 +28,11 @@ async function call(name: string, args: Record<string, unknown>): Promise<{ text
   return { text: result.content.map(c => c.text).join(''), isError: result.isError === true }
 }
 
-/** Status of a raw POST to the endpoint with the given Host header. */
-function statusWithHost(host: string): Promise<number> {
+/** Status of a raw POST initialize to the endpoint with the given Host (and Origin) header. */
+function statusWithHost(host: string, origin?: string): Promise<number> {
   return new Promise((done, fail) => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'page', version: '1' } } })
-    const req = request(url, { method: 'POST', headers: { 'host': host, 'content-type': 'application/json', 'accept': 'application/json, text/event-stream' } }, (response) => {
+    const req = request(url, { method: 'POST', headers: { 'host': host, ...(origin ? { origin } : {}), 'content-type': 'application/json', 'accept': 'application/json, text/event-stream' } }, (response) => {
       response.resume()
       done(response.statusCode ?? 0)
     })
@@ -103,8 +103,9 @@ describe('skill-kit mcp --http', () => {
     expect(await call('skill', { action: 'load', skill: 'deploy-checks' })).toMatchObject({ isError: true, text: expect.stringContaining('Unknown skill "deploy-checks"') })
   })
 
-  it('refuses a request through another host name (DNS rebinding)', async () => {
+  it('refuses a request through another host name (DNS rebinding) or from a web page of another site', async () => {
     expect(await statusWithHost('attacker.example')).toBe(403)
+    expect(await statusWithHost(url.host, 'https://attacker.example')).toBe(403)
     expect(await statusWithHost(url.host)).toBe(200)
   })
 })
