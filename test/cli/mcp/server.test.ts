@@ -16,16 +16,17 @@ import { createMcpServer } from '../../../src/cli/mcp/server'
 import { SkillCatalog } from '../../../src/cli/mcp/skills'
 import { openKnowledgeProject } from '../../../src/knowledge/project'
 import { defaultProjectConfig } from '../../../src/knowledge/config'
+import { buildTinyModel, TINY_MODEL_ID } from '../../../scripts/models/tiny-bert.mjs'
 
 const repo = resolve(import.meta.dirname, '../../..')
 const work = join(repo, 'test/.tmp/cli-mcp-server')
 const quiet = { out: () => {}, err: () => {}, errIsTTY: false }
 const clients: Client[] = []
 
-function project(name: string): string {
+function project(name: string, model: unknown = false): string {
   const dir = join(work, name)
   cpSync(join(repo, 'test/fixtures/knowledge/home'), join(dir, 'knowledge'), { recursive: true })
-  writeFileSync(join(dir, 'skill-kit.json'), JSON.stringify({ ...defaultProjectConfig(name), model: false }, null, 2))
+  writeFileSync(join(dir, 'skill-kit.json'), JSON.stringify({ ...defaultProjectConfig(name), model }, null, 2))
   return dir
 }
 
@@ -57,7 +58,10 @@ beforeAll(async () => {
   writeFileSync(join(work, 'office/knowledge/printers.md'), '---\nid: printer-setup\ndescription: Add the office printer.\n---\n\n# Printer setup\n\nThe quetzal printer is on floor two.\n')
   expect(await run(['build', '--project', join(work, 'office')], quiet)).toBe(0)
   project('unbuilt')
-})
+  // A project with a model (the tiny test model, built offline): searched by vectors and words fused.
+  await buildTinyModel(join(work, 'models'))
+  expect(await run(['build', '--project', project('vectors', { id: TINY_MODEL_ID, cacheDir: '../models' })], quiet)).toBe(0)
+}, 60_000)
 
 afterEach(async () => {
   await Promise.all(clients.splice(0).map(c => c.close()))
@@ -74,6 +78,20 @@ describe('the MCP server', () => {
     expect(JSON.parse((await call(client, 'search', { query: 'quetzal printer', knowledge_base: 'office' })).text)[0].id).toBe('printer-setup')
     expect(JSON.parse((await call(client, 'search', { query: 'quetzal printer', knowledge_base: 'home' })).text).map((r: { id: string }) => r.id)).not.toContain('printer-setup')
     expect((await call(client, 'retrieve', { id: 'printer-setup', knowledge_base: 'office' })).text).toContain('floor two')
+  })
+
+  it('ranks a project with a model as skill-kit search does, in each mode', async () => {
+    const dir = join(work, 'vectors')
+    const client = await connect(undefined, [base(dir)])
+    for (const mode of [undefined, 'vector', 'hybrid', 'lexical']) {
+      const answer = await call(client, 'search', { query: 'recover a deleted file', ...(mode ? { mode } : {}) })
+      let printed = ''
+      const cli = await run(['search', 'recover a deleted file', '--project', dir, '--offline', ...(mode ? ['--mode', mode] : [])], { ...quiet, out: (text: string) => { printed += text } })
+      expect(cli, mode).toBe(0)
+      expect(answer.isError, mode).toBe(false)
+      expect(JSON.parse(answer.text), mode).toEqual(JSON.parse(printed))
+      expect(JSON.parse(answer.text).length, mode).toBeGreaterThan(0)
+    }
   })
 
   it('offers no skill tools and no skills extension without a skills folder', async () => {
