@@ -117,7 +117,7 @@ function describe({ catalog, knowledge }: Served): string {
     ...(catalog ? [`${catalog.skills().length} skill(s) from ${catalog.roots.map(displayPath).join(', ')}`] : []),
     ...knowledge.map(k => `knowledge base "${k.name}"`),
   ]
-  return parts.join(' and ') || 'nothing (no skills folder, no knowledge project)'
+  return parts.join(' and ')
 }
 
 /** `skill-kit mcp`. */
@@ -158,6 +158,8 @@ Options:
     const port = httpPort(args)
     const roots = skillRoots(args)
     const knowledge = knowledgeBases(args, io)
+    if (!roots && knowledge.length === 0)
+      throw new CliError(`Nothing to serve in the current folder: no skills folder (${DEFAULT_SKILL_DIRS.join(', ')}) and no ${PROJECT_FILE}. Point --skills at a folder of skills or --project at a knowledge project, or run the command in a project that has them.`)
     const sdk = await loadSdk()
     const catalog = roots && new SkillCatalog(roots)
     // The watcher below reports every change: requests need not read the skills again.

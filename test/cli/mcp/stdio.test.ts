@@ -166,6 +166,19 @@ describe('skill-kit mcp over stdio', () => {
     expect((await call('retrieve', { id: 'offsite-copies' })).text).toContain('zebrafinch')
   })
 
+  it('refuses to start with nothing to serve, or a skills folder that is not there, saying what to pass', async () => {
+    const empty = join(work, 'empty')
+    mkdirSync(empty, { recursive: true })
+    expect(await runCli(script, empty, ['mcp'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'skill-kit mcp: Nothing to serve in the current folder: no skills folder (skills, .agents/skills) and no skill-kit.json. Point --skills at a folder of skills or --project at a knowledge project, or run the command in a project that has them.\n',
+    })
+    expect(await runCli(script, empty, ['mcp', '--skills', 'missing'])).toMatchObject({ code: 1, stderr: 'skill-kit mcp: --skills missing is not a folder. Point it at a folder of skills (<name>/SKILL.md or <name>.skill.md).\n' })
+    expect(await runCli(script, empty, ['mcp', '3845'])).toMatchObject({ code: 2, stderr: expect.stringContaining('Unexpected argument "3845": a port is given after --http, e.g. skill-kit mcp --http 3845.') })
+    expect(await runCli(script, empty, ['mcp', '--http', 'eighty'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--http takes a port from 0 to 65535 (0: any free port), got "eighty".') })
+  })
+
   it('says what it serves on stderr, and nothing else', () => {
     expect(stderr).toBe('skill-kit mcp: serving 4 skill(s) from skills and knowledge base "home" on stdio.\n')
   })
