@@ -169,6 +169,7 @@ Options:
     const stop = watchServed({
       skillRoots: roots ?? [],
       onSkillPath: path => catalog?.invalidate(path),
+      onWatchLost: () => catalog?.stopTrusting(),
       outputs: knowledge.map(k => k.project.config.output),
       skillsSignature: () => JSON.stringify(listTools({ catalog, knowledge: [] })) + JSON.stringify(catalog?.skills().map(s => catalog.files(s)) ?? []),
       knowledgeVersions: () => knowledge.map(k => k.version()),

@@ -46,7 +46,7 @@ const slashed = (path: string) => path.split(sep).join('/')
  * outside its registry folder (a link) is not served at all.
  */
 export class SkillCatalog {
-  private readonly loader = new SkillLoader({ onInvalid: 'fallback' })
+  private loader = new SkillLoader({ onInvalid: 'fallback' })
   /** Set once a watcher reports every change (see {@link trustUntilInvalidated}). */
   private trusted = false
   private listed: Map<string, ServedSkill> | undefined
@@ -64,6 +64,12 @@ export class SkillCatalog {
   trustUntilInvalidated(): void {
     this.trusted = true
     this.loader.trustUntilInvalidated()
+  }
+
+  /** Reads the skills again at every request, as before {@link trustUntilInvalidated}: the watcher that reported changes is gone. */
+  stopTrusting(): void {
+    this.trusted = false
+    this.loader = new SkillLoader({ onInvalid: 'fallback' })
   }
 
   /** Forgets what a change of `path` (a file or folder, added, changed or removed) may have changed. */

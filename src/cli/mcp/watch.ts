@@ -19,6 +19,8 @@ export interface WatchTargets {
   outputs: readonly string[]
   /** Called with each changed path under a registry folder, before the signature is compared. */
   onSkillPath: (path: string) => void
+  /** A registry folder can no longer be watched: changes there will not be reported. */
+  onWatchLost: () => void
   /** A signature of the skills as served: a change only counts when it differs. */
   skillsSignature: () => string
   /** The snapshot each manifest names now (`undefined`: none). */
@@ -49,14 +51,26 @@ export function watchServed(targets: WatchTargets): () => void {
       targets.onChange('skills')
     }
   }
-  const watchers: FSWatcher[] = targets.skillRoots.filter(root => existsSync(root)).map(root => watch(root, { recursive: true }, (_event, name) => {
-    // No name: something changed, the platform does not say what.
-    targets.onSkillPath(name ? join(root, name) : root)
-    clearTimeout(timer)
-    timer = setTimeout(checkSkills, SKILLS_SETTLE_MS)
-  }))
-  for (const watcher of watchers)
-    watcher.on('error', () => watcher.close())
+  const watchers: FSWatcher[] = []
+  for (const root of targets.skillRoots.filter(root => existsSync(root))) {
+    try {
+      const watcher = watch(root, { recursive: true }, (_event, name) => {
+        // No name: something changed, the platform does not say what.
+        targets.onSkillPath(name ? join(root, name) : root)
+        clearTimeout(timer)
+        timer = setTimeout(checkSkills, SKILLS_SETTLE_MS)
+      })
+      watcher.on('error', () => {
+        watcher.close()
+        targets.onWatchLost()
+      })
+      watchers.push(watcher)
+    }
+    catch {
+      // Out of watches (ENOSPC) or a folder that cannot be watched: requests read the skills again.
+      targets.onWatchLost()
+    }
+  }
 
   const manifests = targets.outputs.map(output => join(output, MANIFEST_FILE))
   const onManifest = () => {
