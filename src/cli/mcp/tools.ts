@@ -17,7 +17,11 @@ export interface McpTool {
   name: string
   description: string
   inputSchema: { type: 'object', properties: Record<string, object>, required?: string[], additionalProperties?: boolean }
+  annotations: typeof READ_ONLY
 }
+
+/** Every tool only reads what the project holds: hosts may run them without asking. */
+const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const
 
 /** What a tool call gives back: text, and whether it is an error the model should read. */
 export interface ToolAnswer {
@@ -50,11 +54,12 @@ export function listTools({ catalog, knowledge }: ServedTools): McpTool[] {
   if (catalog) {
     const skill = createSkillTool(catalog.registry())
     tools.push(
-      { name: skill.name, description: skill.description, inputSchema: skill.parameters },
+      { name: skill.name, description: skill.description, inputSchema: skill.parameters, annotations: READ_ONLY },
       {
         name: 'list_skills',
         description: 'List the skills: name, description, mode, section IDs (progressive skills) and bundled files. Load one with the skill tool.',
         inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+        annotations: READ_ONLY,
       },
       {
         name: 'read_skill_file',
@@ -68,6 +73,7 @@ export function listTools({ catalog, knowledge }: ServedTools): McpTool[] {
           required: ['skill', 'path'],
           additionalProperties: false,
         },
+        annotations: READ_ONLY,
       },
     )
   }
@@ -89,6 +95,7 @@ export function listTools({ catalog, knowledge }: ServedTools): McpTool[] {
           required: ['query', ...(knowledge.length > 1 ? ['knowledge_base'] : [])],
           additionalProperties: false,
         },
+        annotations: READ_ONLY,
       },
       {
         name: 'retrieve',
@@ -102,6 +109,7 @@ export function listTools({ catalog, knowledge }: ServedTools): McpTool[] {
           required: ['id', ...(knowledge.length > 1 ? ['knowledge_base'] : [])],
           additionalProperties: false,
         },
+        annotations: READ_ONLY,
       },
     )
   }

@@ -71,6 +71,8 @@ describe('skill-kit mcp over stdio', () => {
     expect(skill.description).toContain('- release-notes: Write release notes from the changelog.')
     expect(skill.description).not.toContain('escape')
     expect(skill.inputSchema.required).toEqual(['action', 'skill'])
+    // Everything only reads: hosts may call the tools without asking each time.
+    expect(tools.map(t => t.annotations)).toEqual(tools.map(() => ({ readOnlyHint: true, openWorldHint: false })))
     expect(client.getServerCapabilities()?.extensions).toEqual({ 'io.modelcontextprotocol/skills': {} })
   })
 
