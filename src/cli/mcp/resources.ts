@@ -8,7 +8,7 @@
 import type { ServedKnowledge } from './knowledge'
 import type { ServedSkill, SkillCatalog } from './skills'
 import { quoteForMessage } from '../../runtime/redact'
-import { OutsideError } from './contain'
+import { insidePath, OutsideError } from './contain'
 import { knowledgeUri, parseUri, skillUri } from './uris'
 
 /** A resource as `resources/list` gives it. */
@@ -119,8 +119,12 @@ export async function readResource({ catalog, knowledge }: ServedResources, uri:
   }
   if (parsed?.scheme === 'knowledge') {
     const base = knowledge.find(k => k.name === parsed.owner)
+    // The pages link with `../references/…`: a client may send the dot segments as they are.
+    const path = insidePath(parsed.path)
+    if (base && path === undefined)
+      throw new OutsideError(`${quoteForMessage(uri)} is outside "${base.name}": its pages and documents are named from ${knowledgeUri(base.name, 'SKILL.md')} down, without going above it.`)
     if (base)
-      return readKnowledge(base, uri, parsed.path)
+      return readKnowledge(base, uri, path!)
   }
   const served = [catalog ? 'skill://<name>/SKILL.md' : '', ...knowledge.map(k => knowledgeUri(k.name, 'SKILL.md'))].filter(Boolean)
   throw new OutsideError(`${quoteForMessage(uri)} is not a resource of this server. It serves ${served.join(', ') || 'nothing'}.`)

@@ -142,13 +142,15 @@ export class SkillCatalog {
    */
   read(skill: ServedSkill, path: string): Buffer {
     const shown = `${quoteForMessage(path)} of skill "${skill.name}"`
-    if (insidePath(path) === undefined)
+    // A path resolved against the skill's root by the client may keep its dot segments: `scripts/../SKILL.md`.
+    const inside = insidePath(path)
+    if (inside === undefined)
       throw new OutsideError(`${shown} is outside the skill's folder: name a file of the skill by its path in the folder, without "..".`)
     const files = this.filePaths(skill)
-    if (!files.includes(path))
+    if (!files.includes(inside))
       throw new OutsideError(`Skill "${skill.name}" has no file ${quoteForMessage(path)}. Its files: ${files.join(', ')}.`)
     const folder = dirname(skill.file)
-    return readContained(skill.root, path === 'SKILL.md' ? skill.file : folder === '.' ? path : `${folder}/${path}`, shown)
+    return readContained(skill.root, inside === 'SKILL.md' ? skill.file : folder === '.' ? inside : `${folder}/${inside}`, shown)
   }
 
   /** The skill's files: `SKILL.md`, then its bundled files, sorted. */

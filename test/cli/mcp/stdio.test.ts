@@ -93,6 +93,7 @@ describe('skill-kit mcp over stdio', () => {
     expect(listed.map(s => s.name)).toEqual(['commit-style', 'db-migrations', 'quick-answers', 'release-notes'])
     expect(listed.find(s => s.name === 'release-notes')).toMatchObject({ uri: 'skill://release-notes/SKILL.md', files: ['scripts/check.sh'] })
     expect(await call('read_skill_file', { skill: 'release-notes', path: 'scripts/check.sh' })).toEqual({ isError: false, text: '#!/bin/sh\necho checked\n' })
+    expect(await call('read_skill_file', { skill: 'release-notes', path: 'scripts/../scripts/check.sh' })).toEqual({ isError: false, text: '#!/bin/sh\necho checked\n' })
   })
 
   it('refuses every path outside the skill folders: "..", absolute paths, links out', async () => {
@@ -155,7 +156,11 @@ describe('skill-kit mcp over stdio', () => {
     expect(entry.text).toContain('name: home')
     const document = (await client.readResource({ uri: 'knowledge://home/references/backups/restore.md' })).contents[0] as { text: string }
     expect(document.text).toContain('borg list /mnt/backup')
-    await expect(client.readResource({ uri: 'knowledge://home/references/../outside/secret.md' })).rejects.toThrow(/not a document/)
+    // A page's link resolved by a client that keeps the dot segments.
+    const linked = (await client.readResource({ uri: 'knowledge://home/indexes/../references/backups/restore.md' })).contents[0] as { text: string }
+    expect(linked.text).toBe(document.text)
+    await expect(client.readResource({ uri: 'knowledge://home/references/../outside/secret.md' })).rejects.toThrow(/not a page/)
+    await expect(client.readResource({ uri: 'knowledge://home/../cli-mcp/outside/secret.md' })).rejects.toThrow(/is outside "home"/)
   })
 
   it('sees a new build without a restart: a list_changed notification, then the new document', async () => {
