@@ -19,7 +19,7 @@ export interface McpSdk {
 export const SDK_PACKAGE = '@modelcontextprotocol/sdk'
 
 /** The error of a missing SDK: what to install, in one line. */
-export const SDK_MISSING = `skill-kit mcp needs ${SDK_PACKAGE}, an optional peer dependency of unplugin-skill-kit: install it with "npm install --save-dev ${SDK_PACKAGE}".`
+export const SDK_MISSING = `${SDK_PACKAGE} is not installed (an optional peer dependency of unplugin-skill-kit, needed by this command only): install it with "npm install --save-dev ${SDK_PACKAGE}".`
 
 function isMissing(error: unknown): boolean {
   const { code, message } = error as { code?: string, message?: string }

@@ -25,7 +25,7 @@ describe('loadSdk', () => {
     expect(error).toBeInstanceOf(CliError)
     expect((error as CliError).exitCode).toBe(1)
     expect((error as CliError).message).toBe(SDK_MISSING)
-    expect(SDK_MISSING).toBe('skill-kit mcp needs @modelcontextprotocol/sdk, an optional peer dependency of unplugin-skill-kit: install it with "npm install --save-dev @modelcontextprotocol/sdk".')
+    expect(SDK_MISSING).toBe('@modelcontextprotocol/sdk is not installed (an optional peer dependency of unplugin-skill-kit, needed by this command only): install it with "npm install --save-dev @modelcontextprotocol/sdk".')
     expect(SDK_MISSING).not.toContain('\n')
   })
 

@@ -186,6 +186,11 @@ describe('skill-kit mcp over stdio', () => {
     expect(await runCli(script, empty, ['mcp', '--http', 'eighty'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--http takes a port from 0 to 65535 (0: any free port), got "eighty".') })
   })
 
+  it('without the SDK installed, says in one line what to install, exit 1', async () => {
+    const run = await runCli(script, work, ['mcp'], ['--import', join(repo, 'test/support/no-mcp-sdk.mjs')])
+    expect(run).toEqual({ code: 1, stdout: '', stderr: 'skill-kit mcp: @modelcontextprotocol/sdk is not installed (an optional peer dependency of unplugin-skill-kit, needed by this command only): install it with "npm install --save-dev @modelcontextprotocol/sdk".\n' })
+  })
+
   it('says what it serves on stderr, and nothing else', () => {
     expect(stderr).toBe('skill-kit mcp: serving 4 skill(s) from skills and knowledge base "home" on stdio.\n')
   })
