@@ -13,9 +13,10 @@ import { retrieveCommand } from './knowledge/retrieve'
 import { searchCommand } from './knowledge/search'
 import { statusCommand } from './knowledge/status'
 import { watchCommand } from './knowledge/watch'
+import { mcpCommand } from './mcp/command'
 import { validateCommand } from './validate-command'
 
-const COMMANDS: readonly Command[] = [validateCommand, initCommand, buildCommand, searchCommand, retrieveCommand, statusCommand, watchCommand, modelCommand, exportCommand, evalCommand]
+const COMMANDS: readonly Command[] = [validateCommand, initCommand, buildCommand, searchCommand, retrieveCommand, statusCommand, watchCommand, modelCommand, exportCommand, evalCommand, mcpCommand]
 
 const USAGE = `Usage: skill-kit <command> [options]
 

@@ -19,7 +19,7 @@ export interface ExportAssets {
 }
 
 /** The folder of this package (its package.json), above the running module, wherever it was bundled to. */
-function packageRoot(from: string): string | undefined {
+export function packageRoot(from: string): string | undefined {
   for (let dir = from; ; dir = dirname(dir)) {
     const manifest = join(dir, 'package.json')
     if (existsSync(manifest)) {

@@ -17,6 +17,7 @@ import { searchCommand } from '../../src/cli/knowledge/search'
 import { statusCommand } from '../../src/cli/knowledge/status'
 import { watchCommand } from '../../src/cli/knowledge/watch'
 import { run } from '../../src/cli/index'
+import { mcpCommand } from '../../src/cli/mcp/command'
 import { DEFAULT_ROUTING } from '../../src/core/routing-config'
 import { DEFAULT_CHUNK, DEFAULT_MODEL, DEFAULT_SEARCH } from '../../src/knowledge/config'
 import { markdownPages, parseMarkdown } from './markdown'
@@ -71,7 +72,7 @@ describe('the reference in docs/', () => {
 
   it('documents every CLI verb, with each of its options, in docs/cli.md', async () => {
     const cli = readFileSync(join(repo, 'docs/cli.md'), 'utf8')
-    const commands = [validateCommand, initCommand, buildCommand, searchCommand, retrieveCommand, statusCommand, watchCommand, modelCommand, exportCommand, evalCommand]
+    const commands = [validateCommand, initCommand, buildCommand, searchCommand, retrieveCommand, statusCommand, watchCommand, modelCommand, exportCommand, evalCommand, mcpCommand]
     // The list above is the CLI's own: `skill-kit --help` names exactly these.
     let help = ''
     await run(['--help'], { out: (text: string) => { help += text }, err: () => {} } as never)

@@ -1,9 +1,27 @@
+import type { KnowledgeProject } from '../../knowledge/project'
+import type { PublishedIndex } from '../../knowledge/publish'
 import type { Command } from '../command'
 import { KnowledgeError } from '../../runtime/knowledge/knowledge'
 import { PROJECT_HELP, PROJECT_OPTION } from '../command'
 import { CliError, UsageError } from '../io'
 import { publishedKnowledgeBase } from './base'
 import { freshIndex, openCliProject } from './project'
+
+/**
+ * A document's body from a published index, as `skill-kit retrieve` prints
+ * it; an unknown ID is a `CliError` suggesting close IDs ("Did you mean …?"),
+ * an ambiguous one names its case-only twins.
+ */
+export async function retrievePublished(project: KnowledgeProject, published: PublishedIndex, id: string): Promise<string> {
+  try {
+    return await publishedKnowledgeBase(project, published).retrieve(id)
+  }
+  catch (error) {
+    if (error instanceof KnowledgeError)
+      throw new CliError(error.message)
+    throw error
+  }
+}
 
 /** `skill-kit retrieve <id>`: a document's complete body, as published with the index. */
 export const retrieveCommand: Command = {
@@ -25,17 +43,7 @@ ${PROJECT_HELP}`,
     if (id === undefined || id === '')
       throw new UsageError('retrieve needs a document ID, e.g. skill-kit retrieve restore-backup.')
     const project = openCliProject(args, io)
-    const base = publishedKnowledgeBase(project, freshIndex(project))
-    let body: string
-    try {
-      body = await base.retrieve(id)
-    }
-    catch (error) {
-      // An unknown ID suggests close IDs ("Did you mean …?"); an ambiguous one names its case-only twins.
-      if (error instanceof KnowledgeError)
-        throw new CliError(error.message)
-      throw error
-    }
+    const body = await retrievePublished(project, freshIndex(project), id)
     io.out(body.endsWith('\n') ? body : `${body}\n`)
     return 0
   },

@@ -1,7 +1,9 @@
 import type { KnowledgeSearchMode } from '../../runtime/knowledge/ranking/search-modes'
 import type { EmbedQuery } from '../../runtime/knowledge/query-embedder'
 import type { Command, ParsedArgs } from '../command'
-import type { EmbeddedProject } from '../../knowledge/project'
+import type { EmbeddedProject, KnowledgeProject } from '../../knowledge/project'
+import type { PublishedIndex } from '../../knowledge/publish'
+import type { KnowledgeSearchResult } from '../../runtime/knowledge/knowledge'
 import { locateModelFiles } from '../../knowledge/embedder-files'
 import { hasModel } from '../../knowledge/project'
 import { publishedQueryTableSource } from '../../knowledge/publish'
@@ -73,6 +75,48 @@ function encoderOption(args: ParsedArgs): typeof ENCODERS[number] | undefined {
   return encoder
 }
 
+/** What {@link searchPublished} takes: the query and the options of `skill-kit search`, `undefined` for the project's defaults. */
+export interface PublishedSearch {
+  query: string
+  mode?: KnowledgeSearchMode
+  topK?: number
+  threshold?: number
+  encoder?: typeof ENCODERS[number]
+  /** Never download the model. */
+  offline?: boolean
+}
+
+/**
+ * Ranks a published index's documents as `skill-kit search` does: the same
+ * mode and encoder defaults, the same refusals (a `CliError` naming the fix),
+ * so that `skill-kit mcp` answers exactly as the command. `index` is read
+ * once the request is checked: a refused mode is refused alike with no index.
+ */
+export async function searchPublished(project: KnowledgeProject, index: () => PublishedIndex, { query, mode: requested, topK, threshold, encoder: encoderRequested, offline = false }: PublishedSearch): Promise<KnowledgeSearchResult[]> {
+  const { model, name } = project.config
+  const mode = requested ?? (model ? 'auto' : 'lexical')
+  if (!model && mode !== 'lexical' && mode !== 'auto')
+    throw new CliError(`"${name}" has no model ("model": false in skill-kit.json), so its index has no vectors for a ${mode} search: search with --mode lexical, or replace "model": false with the model's settings ({} for the default) and run "skill-kit build".`)
+  const published = index()
+  let embedQuery: EmbedQuery | undefined
+  const table = hasModel(project) && mode !== 'lexical' ? publishedQueryTableSource(project.config.output, published.manifest) : undefined
+  const { queryEncoder } = project.config
+  const encoder = encoderRequested ?? (!hasModel(project) || queryEncoder !== 'auto' ? queryEncoder : autoEncoder(project, table !== undefined))
+  if (hasModel(project) && mode !== 'lexical' && encoder === 'static') {
+    if (!table)
+      throw new CliError(`"${name}" has no query table to embed the query with${project.config.queryEncoder === 'model' ? ' ("queryEncoder": "model" in skill-kit.json)' : ''}: search with --encoder model, or set "queryEncoder" to "auto" or "static" and run "skill-kit build".`)
+    embedQuery = staticQueryEmbedder(table)
+  }
+  else if (hasModel(project) && mode !== 'lexical') {
+    const embedder = await loadEmbedder(project, offline)
+    // Same settings, other weights (model files replaced in place): the vectors would not be comparable.
+    if (embedder.fingerprint !== published.manifest.model)
+      throw new CliError(`The index was built with another model (${published.manifest.model}; the project's is ${embedder.fingerprint}). Run "skill-kit build" to update it.`)
+    embedQuery = async text => (await embedder.embed([text], 'query'))[0]!
+  }
+  return publishedKnowledgeBase(project, published, embedQuery).search(query, { mode, topK, threshold })
+}
+
 /** `skill-kit search "<query>"`: ranks the published index's documents; metadata only, never bodies. */
 export const searchCommand: Command = {
   name: 'search',
@@ -121,28 +165,7 @@ ${PROJECT_HELP}`,
     const encoderRequested = encoderOption(args)
 
     const project = openCliProject(args, io)
-    const { model, name } = project.config
-    const mode = requested ?? (model ? 'auto' : 'lexical')
-    if (!model && mode !== 'lexical' && mode !== 'auto')
-      throw new CliError(`"${name}" has no model ("model": false in skill-kit.json), so its index has no vectors for a ${mode} search: search with --mode lexical, or replace "model": false with the model's settings ({} for the default) and run "skill-kit build".`)
-    const published = freshIndex(project)
-    let embedQuery: EmbedQuery | undefined
-    const table = hasModel(project) && mode !== 'lexical' ? publishedQueryTableSource(project.config.output, published.manifest) : undefined
-    const { queryEncoder } = project.config
-    const encoder = encoderRequested ?? (!hasModel(project) || queryEncoder !== 'auto' ? queryEncoder : autoEncoder(project, table !== undefined))
-    if (hasModel(project) && mode !== 'lexical' && encoder === 'static') {
-      if (!table)
-        throw new CliError(`"${name}" has no query table to embed the query with${project.config.queryEncoder === 'model' ? ' ("queryEncoder": "model" in skill-kit.json)' : ''}: search with --encoder model, or set "queryEncoder" to "auto" or "static" and run "skill-kit build".`)
-      embedQuery = staticQueryEmbedder(table)
-    }
-    else if (hasModel(project) && mode !== 'lexical') {
-      const embedder = await loadEmbedder(project, flag(args, 'offline'))
-      // Same settings, other weights (model files replaced in place): the vectors would not be comparable.
-      if (embedder.fingerprint !== published.manifest.model)
-        throw new CliError(`The index was built with another model (${published.manifest.model}; the project's is ${embedder.fingerprint}). Run "skill-kit build" to update it.`)
-      embedQuery = async text => (await embedder.embed([text], 'query'))[0]!
-    }
-    const results = await publishedKnowledgeBase(project, published, embedQuery).search(query, { mode, topK, threshold })
+    const results = await searchPublished(project, () => freshIndex(project), { query, mode: requested, topK, threshold, encoder: encoderRequested, offline: flag(args, 'offline') })
     io.out(json(results))
     return 0
   },
