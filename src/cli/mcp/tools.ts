@@ -1,12 +1,17 @@
 // The tools of `skill-kit mcp`: the runtime's skill tool as it is (load a
-// cover, read a section), two for a skill's listing and bundled files, and
-// search and retrieve over the knowledge bases, answering as the CLI does.
+// cover, read a section), search_skills, two for a skill's listing and
+// bundled files, and search and retrieve over the knowledge bases, answering
+// as the CLI does.
 // Arguments come from a model: every one is checked here, whatever the
 // client did with the JSON Schema.
 
+import type { RegistrySkill } from '../../runtime/skill/types'
+import type { AgentTool } from '../../runtime/agent/types'
 import type { SkillCatalog } from './skills'
 import type { ServedKnowledge } from './knowledge'
+import { createSearchSkillsTool } from '../../runtime/agent/search-skills'
 import { createSkillTool } from '../../runtime/skill/skill-tool'
+import { estimateTokens, listingLine } from '../../runtime/tokens'
 import { isSearchMode, SEARCH_MODE_LIST, SEARCH_MODES } from '../../runtime/knowledge/ranking/search-modes'
 import { THRESHOLD_RULE, TOP_K_RULE } from '../../runtime/knowledge/ranking/search-options'
 import { quoteForMessage } from '../../runtime/redact'
@@ -42,6 +47,28 @@ export interface ServedTools {
   knowledge: readonly ServedKnowledge[]
 }
 
+/**
+ * Past this many tokens of `- name: description` lines, the skill tool lists
+ * no skill and points at search_skills: hosts cap what tool descriptions and
+ * skill listings take (Claude Code gives skills about 16,000 characters), and
+ * a listing past that is cut or crowds the prompt.
+ */
+export const MAX_LISTING_TOKENS = 4_000
+
+/** The skill tool and search_skills of each registry the catalog has given: made again only when the skills changed. */
+const made = new WeakMap<readonly RegistrySkill[], { skill: ReturnType<typeof createSkillTool>, search: AgentTool }>()
+
+function skillTools(catalog: SkillCatalog): { skill: ReturnType<typeof createSkillTool>, search: AgentTool } {
+  const registry = catalog.registry()
+  let tools = made.get(registry)
+  if (!tools) {
+    const listingTokens = registry.reduce((sum, skill) => sum + estimateTokens(listingLine(skill)), 0)
+    tools = { skill: createSkillTool(registry, { listSkills: listingTokens <= MAX_LISTING_TOKENS }), search: createSearchSkillsTool(registry) }
+    made.set(registry, tools)
+  }
+  return tools
+}
+
 function baseProperty(knowledge: readonly ServedKnowledge[]): Record<string, object> {
   if (knowledge.length < 2)
     return {}
@@ -52,9 +79,10 @@ function baseProperty(knowledge: readonly ServedKnowledge[]): Record<string, obj
 export function listTools({ catalog, knowledge }: ServedTools): McpTool[] {
   const tools: McpTool[] = []
   if (catalog) {
-    const skill = createSkillTool(catalog.registry())
+    const { skill, search } = skillTools(catalog)
     tools.push(
       { name: skill.name, description: skill.description, inputSchema: skill.parameters, annotations: READ_ONLY },
+      { name: search.name, description: search.description, inputSchema: search.parameters as McpTool['inputSchema'], annotations: READ_ONLY },
       {
         name: 'list_skills',
         description: 'List the skills: name, description, mode, section IDs (progressive skills) and bundled files. Load one with the skill tool.',
@@ -150,7 +178,11 @@ export async function callTool(served: ServedTools, name: string, input: unknown
   const args = (typeof input === 'object' && input !== null && !Array.isArray(input) ? input : {}) as Record<string, unknown>
   const { catalog, knowledge } = served
   if (catalog && name === 'skill') {
-    const result = await createSkillTool(catalog.registry()).execute(args as never)
+    const result = await skillTools(catalog).skill.execute(args as never)
+    return { text: result.content, isError: result.isError }
+  }
+  if (catalog && name === 'search_skills') {
+    const result = await skillTools(catalog).search.execute(args)
     return { text: result.content, isError: result.isError }
   }
   if (catalog && name === 'list_skills') {

@@ -17,6 +17,7 @@ import { SkillCatalog } from '../../../src/cli/mcp/skills'
 import { openKnowledgeProject } from '../../../src/knowledge/project'
 import { defaultProjectConfig } from '../../../src/knowledge/config'
 import { buildTinyModel, TINY_MODEL_ID } from '../../../scripts/models/tiny-bert.mjs'
+import { writeSkills } from '../../../bench/corpus.mjs'
 
 const repo = resolve(import.meta.dirname, '../../..')
 const work = join(repo, 'test/.tmp/cli-mcp-server')
@@ -108,6 +109,27 @@ describe('the MCP server', () => {
     await expect(client.readResource({ uri: 'knowledge://unbuilt/SKILL.md' })).rejects.toThrow('Run "skill-kit build" first.')
   })
 
+  it('lists a few skills in the skill tool, and finds hundreds with search_skills instead of listing them', async () => {
+    const few = join(work, 'few-skills')
+    cpSync(join(repo, 'test/fixtures/registry/skills'), few, { recursive: true })
+    const small = await connect(new SkillCatalog([few]), [])
+    const smallTools = (await small.listTools()).tools
+    expect(smallTools.map(t => t.name)).toEqual(['skill', 'search_skills', 'list_skills', 'read_skill_file'])
+    expect(smallTools[0]!.description).toContain('- commit-style: ')
+    expect((await call(small, 'search_skills', { query: 'write a database migration' })).text.split('\n')[1]).toMatch(/^- db-migrations: /)
+
+    const many = join(work, 'many-skills')
+    writeSkills(many, 240)
+    const large = await connect(new SkillCatalog([many]), [])
+    const [skill] = (await large.listTools()).tools
+    expect(skill!.description).not.toContain('- pdf-converter: ')
+    expect(skill!.description).toContain('search_skills')
+    const found = await call(large, 'search_skills', { query: 'Convert this PDF into something I can edit', limit: 3 })
+    expect(found.isError).toBe(false)
+    expect(found.text.split('\n')[1]).toMatch(/^- pdf-converter: /)
+    expect((await call(large, 'skill', { action: 'load', skill: 'pdf-converter' })).isError).toBe(false)
+  })
+
   it('answers bad arguments with what to send instead, never a stack trace', async () => {
     const skills = join(work, 'skills')
     cpSync(join(repo, 'test/fixtures/registry/skills'), skills, { recursive: true })
@@ -117,7 +139,7 @@ describe('the MCP server', () => {
     expect(await call(client, 'search', { query: 'backup', mode: 'fuzzy' })).toEqual({ isError: true, text: '"mode" must be auto, vector, lexical or hybrid, got "fuzzy".' })
     expect(await call(client, 'read_skill_file', { skill: 'commit-style', path: 'notes.md' })).toEqual({ isError: true, text: 'Skill "commit-style" has no file "notes.md". Its files: SKILL.md.' })
     expect(await call(client, 'read_skill_file', { skill: 'x'.repeat(5000), path: 'SKILL.md' })).toMatchObject({ isError: true, text: expect.stringMatching(/^Unknown skill "x{79}…\. Skills: commit-style, db-migrations, quick-answers\.$/) })
-    expect(await call(client, 'delete_everything', {})).toEqual({ isError: true, text: 'Unknown tool "delete_everything". Tools: skill, list_skills, read_skill_file, search, retrieve.' })
+    expect(await call(client, 'delete_everything', {})).toEqual({ isError: true, text: 'Unknown tool "delete_everything". Tools: skill, search_skills, list_skills, read_skill_file, search, retrieve.' })
     await expect(client.request({ method: 'skills/get', params: { uri: 'skill://commit-style/../db-migrations/SKILL.md' } }, ResultSchema)).rejects.toThrow(/-32602/)
     const text = (await client.readResource({ uri: 'skill://commit-style/SKILL.md' })).contents[0] as { text: string, mimeType: string }
     expect(text).toMatchObject({ mimeType: 'text/markdown', text: expect.stringContaining('wombatbeta') })
