@@ -5,16 +5,17 @@ import { explicitCategories } from './card'
 import { contentTopics } from './content-topics'
 
 /**
- * The offline router's groups. A document's own categories win (verbatim,
- * one group each); else its folder. Documents with neither are grouped by
- * what they say (see {@link contentTopics}); a handful too few to split share
- * a tag, else "Other documents". A category or folder of more than
- * `pageSize` documents is split by content too, under its own name.
+ * The offline router's groups. What documents say of themselves wins: their
+ * own categories (verbatim, one group each), else their folder, else the tag
+ * they share with the most other such documents. The rest are grouped by what
+ * they say (see {@link contentTopics}), or are "Other documents" when they fit
+ * one page. A named group of more than `pageSize` documents is split by
+ * content too, under its own name.
  */
 export function offlineGroups(documents: readonly KnowledgeDocument[], pageSize: number): RouteGroup[] {
   const named = new Map<string, KnowledgeDocument[]>()
   const add = (title: string, document: KnowledgeDocument) => named.set(title, [...(named.get(title) ?? []), document])
-  const loose: KnowledgeDocument[] = []
+  const untitled: KnowledgeDocument[] = []
   for (const document of documents) {
     const categories = explicitCategories(document)
     const folder = document.path.includes('/') ? document.path.slice(0, document.path.lastIndexOf('/')) : undefined
@@ -22,12 +23,19 @@ export function offlineGroups(documents: readonly KnowledgeDocument[], pageSize:
       categories.forEach(category => add(category, document))
     else if (folder)
       add(folder, document)
-    else loose.push(document)
+    else untitled.push(document)
+  }
+  const loose: KnowledgeDocument[] = []
+  for (const [document, tag] of sharedTags(untitled)) {
+    if (tag === undefined)
+      loose.push(document)
+    else add(tag, document)
   }
   const groups: RouteGroup[] = []
   for (const [title, members] of named)
     groups.push(...split(members, pageSize, [title]) ?? [{ title, ids: members.map(d => d.id) }])
-  groups.push(...split(loose, pageSize, []) ?? byTag(loose))
+  if (loose.length > 0)
+    groups.push(...split(loose, pageSize, []) ?? [{ title: OTHER, ids: loose.map(d => d.id) }])
   return groups
 }
 
@@ -41,22 +49,19 @@ function split(documents: readonly KnowledgeDocument[], pageSize: number, parent
   return contentTopics(documents, pageSize).flatMap(topic => flatten(topic, parents))
 }
 
-/** A few documents: the tag each shares with the most others, else "Other documents". */
-function byTag(loose: readonly KnowledgeDocument[]): RouteGroup[] {
+/** Each document with the tag it shares with the most others (then the first alphabetically), if any. */
+function sharedTags(documents: readonly KnowledgeDocument[]): [KnowledgeDocument, string | undefined][] {
   const tagCounts = new Map<string, number>()
-  for (const document of loose) {
+  for (const document of documents) {
     for (const tag of new Set(document.tags))
       tagCounts.set(tag, (tagCounts.get(tag) ?? 0) + 1)
   }
-  const groups = new Map<string, string[]>()
-  for (const document of loose) {
+  return documents.map((document) => {
     const shared = [...new Set(document.tags)]
       .filter(tag => tagCounts.get(tag)! > 1)
       .sort((a, b) => tagCounts.get(b)! - tagCounts.get(a)! || (a < b ? -1 : a > b ? 1 : 0))
-    const title = shared[0] ?? OTHER
-    groups.set(title, [...(groups.get(title) ?? []), document.id])
-  }
-  return [...groups].map(([title, ids]) => ({ title, ids }))
+    return [document, shared[0]]
+  })
 }
 
 /** The group of documents with no category, folder or shared tag. */
