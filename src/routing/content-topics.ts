@@ -26,12 +26,25 @@ const LABEL_WORDS = 3
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
-/** A document's words: its title thrice, its headings twice, its body once (code blocks out: identifiers are not topics). */
-function weightedWords(document: KnowledgeDocument): string[] {
-  const headings = scanHeadings(document.body.split(/\r\n|\r|\n/)).map(heading => heading.text).join(' ')
-  const prose = document.body.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, ' ')
-  return [document.title, document.title, document.title, headings, headings, prose].flatMap(text => words(text))
+/** A line of metadata in a body (`Tags: a, b`, `Category: x`): what a document says of itself without frontmatter. */
+const LABEL_LINE = /^(?:tags?|keywords?|categor(?:y|ies)|topics?|aliases)\s*:\s*(.+)$/gim
+
+/**
+ * A document's words by where they stand: what names it (title, tags, label
+ * lines, headings) and its prose (code blocks out: identifiers are not topics).
+ */
+function fieldsOf(document: KnowledgeDocument): { names: string[], prose: string[] } {
+  const body = document.body.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, ' ')
+  const headings = scanHeadings(body.split(/\r\n|\r|\n/)).map(heading => heading.text)
+  const labels = [...body.matchAll(LABEL_LINE)].map(match => match[1]!)
+  return { names: [document.title, ...document.tags, ...labels, ...headings].flatMap(text => words(text)), prose: words(body) }
 }
+
+/** A naming term in 1 / TEMPLATE_SHARE of the documents or more belongs to their template. */
+const TEMPLATE_SHARE = 3
+
+/** How much a term that names a document (title, tags, headings) weighs against one of its prose, counted once. */
+const NAME_WEIGHT = 3
 
 /** Whether a word can name a topic: letters, not a stopword, not a number or a one-letter token. */
 function topical(word: string): boolean {
@@ -40,45 +53,68 @@ function topical(word: string): boolean {
 
 interface Corpus {
   vectors: Map<string, Vector>
-  /** Each term's most frequent surface word (how a label spells it). */
+  /** Each term's most frequent surface word among names (how a label spells it). */
   surface: Map<string, string>
-  /** The terms each document holds. */
-  terms: Map<string, Set<string>>
+  /** The terms that name each document (title, tags, headings): what labels are made of. */
+  names: Map<string, Set<string>>
 }
 
 function corpusOf(documents: readonly KnowledgeDocument[]): Corpus {
   const counts = new Map<string, Map<string, number>>()
+  const names = new Map<string, Set<string>>()
   const spellings = new Map<string, Map<string, number>>()
   const df = new Map<string, number>()
   for (const document of documents) {
-    const tf = new Map<string, number>()
-    for (const word of weightedWords(document).filter(topical)) {
+    const fields = fieldsOf(document)
+    const named = new Set<string>()
+    for (const word of fields.names.filter(topical)) {
       const term = stem(word)
-      tf.set(term, (tf.get(term) ?? 0) + 1)
+      named.add(term)
       const spelt = spellings.get(term) ?? new Map<string, number>()
       spelt.set(word, (spelt.get(word) ?? 0) + 1)
       spellings.set(term, spelt)
     }
-    counts.set(document.id, tf)
-    for (const term of tf.keys())
+    const tf = new Map<string, number>()
+    for (const word of fields.prose.filter(topical))
+      tf.set(stem(word), (tf.get(stem(word)) ?? 0) + 1)
+    // Prose counts sublinearly; a naming term weighs as much as a term said often.
+    const weights = new Map([...tf].map(([term, count]): [string, number] => [term, 1 + Math.log(count)]))
+    for (const term of named)
+      weights.set(term, (weights.get(term) ?? 0) + NAME_WEIGHT)
+    counts.set(document.id, weights)
+    names.set(document.id, named)
+    for (const term of weights.keys())
       df.set(term, (df.get(term) ?? 0) + 1)
   }
   const n = documents.length
+  // A naming term in a third of the documents or more is a template's ("Browser support", "Examples"): it names no topic.
+  const namedIn = new Map<string, number>()
+  for (const named of names.values())
+    named.forEach(term => namedIn.set(term, (namedIn.get(term) ?? 0) + 1))
+  for (const [id, named] of names) {
+    const template = [...named].filter(term => namedIn.get(term)! * TEMPLATE_SHARE >= n && n >= TEMPLATE_SHARE * 2)
+    template.forEach(term => named.delete(term))
+    const weights = counts.get(id)!
+    for (const term of template) {
+      const left = weights.get(term)! - NAME_WEIGHT
+      if (left > 0)
+        weights.set(term, left)
+      else weights.delete(term)
+    }
+  }
   const vectors = new Map<string, Vector>()
-  const terms = new Map<string, Set<string>>()
   for (const [id, tf] of counts) {
     // Terms in every document say nothing about any one; terms in one document group nothing.
     const weighted = [...tf]
       .filter(([term]) => df.get(term)! > 1 && df.get(term)! < n)
-      .map(([term, count]): [string, number] => [term, (1 + Math.log(count)) * Math.log(n / df.get(term)!)])
+      .map(([term, weight]): [string, number] => [term, weight * Math.log(n / df.get(term)!)])
       .sort((a, b) => b[1] - a[1] || byText(a[0], b[0]))
       .slice(0, TERMS_PER_DOCUMENT)
     const norm = Math.hypot(...weighted.map(([, w]) => w)) || 1
     vectors.set(id, new Map(weighted.map(([term, w]) => [term, w / norm])))
-    terms.set(id, new Set(tf.keys()))
   }
   const surface = new Map([...spellings].map(([term, spelt]) => [term, [...spelt].sort((a, b) => b[1] - a[1] || byText(a[0], b[0]))[0]![0]]))
-  return { vectors, surface, terms }
+  return { vectors, surface, names }
 }
 
 function dot(a: Vector, b: Vector): number {
@@ -142,13 +178,9 @@ function split(ids: readonly string[], k: number, capacity: number, vectors: Map
 
 /** The words that set `ids` apart from `others`: share of the group holding a term, less the others' share. */
 function labelOf(ids: readonly string[], others: readonly string[], corpus: Corpus, taken: Set<string>): string {
-  const share = (group: readonly string[], term: string) => group.filter(id => corpus.terms.get(id)!.has(term)).length / (group.length || 1)
-  const candidates = new Map<string, number>()
-  for (const id of ids) {
-    for (const term of corpus.vectors.get(id)!.keys())
-      candidates.set(term, 0)
-  }
-  const ranked = [...candidates.keys()]
+  const share = (group: readonly string[], term: string) => group.filter(id => corpus.names.get(id)!.has(term)).length / (group.length || 1)
+  const candidates = new Set(ids.flatMap(id => [...corpus.names.get(id)!]))
+  const ranked = [...candidates]
     .map(term => ({ term, score: share(ids, term) - share(others, term) }))
     .sort((a, b) => b.score - a.score || byText(a.term, b.term))
   const chosen: string[] = []

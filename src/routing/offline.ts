@@ -1,6 +1,6 @@
 import type { KnowledgeDocument } from '../knowledge/document'
 import type { ContentTopic } from './content-topics'
-import type { RouteGroup } from './layout'
+import type { PageDraft, RouteGroup } from './layout'
 import { explicitCategories } from './card'
 import { contentTopics } from './content-topics'
 
@@ -68,9 +68,18 @@ function sharedTags(documents: readonly KnowledgeDocument[]): [KnowledgeDocument
 export const OTHER = 'Other documents'
 
 /**
- * The offline router's page summary: the titles it lists, as many as fit a
- * summary, so that a reader (or an agent matching words) sees what is inside.
+ * The offline router's page summary: the titles it lists; for a page of
+ * pages, then what those pages list, one from each in turn, so that a reader
+ * (or an agent matching words) sees what is inside at every level. The layout
+ * cuts it to a summary's bound.
  */
-export function offlineSummary(page: { entries: { title: string }[] }): string {
-  return `${page.entries.map(entry => entry.title).join('; ')}.`
+export function offlineSummary(page: Pick<PageDraft, 'kind' | 'entries'>): string {
+  const titles = page.entries.map(entry => entry.title)
+  if (page.kind === 'documents')
+    return `${titles.join('; ')}.`
+  const inside = page.entries.map(entry => entry.summary.replace(/\.$/, '').split('; '))
+  const turns: string[] = []
+  for (let i = 0; inside.some(list => i < list.length); i++)
+    inside.forEach(list => i < list.length && turns.push(list[i]!))
+  return `${titles.join('; ')}: ${turns.join('; ')}.`
 }
