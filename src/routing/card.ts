@@ -68,36 +68,41 @@ const SHORT_SUMMARY = 120
 /** A label line (`Tags: a, b`, `Aliases: x`, `Version: 2`): a few words, a colon, then no sentence. */
 const LABEL_LINE = /^[\p{L}][\p{L}\p{N} _-]{0,30}:(?:\s[^.!?]*)?$/u
 
-/**
- * Whether a paragraph is prose a reader learns from, not a tag or label line,
- * a row of badges or links (a table of contents), or a fragment of a few words.
- */
-function isProse(raw: string, plain: string): boolean {
-  if (plain.split(' ').length < 5 || LABEL_LINE.test(plain))
+/** Whether a paragraph says something: not a tag or label line, nor a row of badges or links (a table of contents). */
+function isText(raw: string, plain: string): boolean {
+  if (!plain || LABEL_LINE.test(plain))
     return false
   // What is left once links and images are taken out: badges and link lists leave little.
   const bare = raw.replace(/!?\[(?:[^\]\\]|\\.)*\](?:\([^)]*\)|\[[^\]]*\])?/g, ' ').replace(/[\s|•·,;-]+/g, ' ').trim()
   return bare.length >= raw.length / 4
 }
 
+/** Fewest words of a paragraph taken for prose ("Stable." is a fragment). */
+const PROSE_WORDS = 5
+
 /**
- * The first paragraphs of a body that are real prose (see {@link isProse}),
- * as plain text: the first, and the next when the first is short.
+ * The first real prose of a body, as plain text: paragraphs that say
+ * something (see {@link isText}) of {@link PROSE_WORDS} words or more, the
+ * next too when the first is short; else the first paragraph that says something.
  */
 export function firstProse(body: string): string {
   const found: string[] = []
+  let fallback = ''
   for (const token of blockTokens(body)) {
     if (token.type !== 'paragraph')
       continue
     const raw = (token as Tokens.Paragraph).text
     const plain = plainText(raw)
-    if (!isProse(raw, plain))
+    if (!isText(raw, plain))
+      continue
+    fallback ||= plain
+    if (plain.split(' ').length < PROSE_WORDS)
       continue
     found.push(plain)
     if (found.join(' ').length >= SHORT_SUMMARY)
       break
   }
-  return found.join(' ')
+  return found.length > 0 ? found.join(' ') : fallback
 }
 
 /** Headings that name a part every document has, not what this one is about. */

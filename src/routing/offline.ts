@@ -68,18 +68,17 @@ function sharedTags(documents: readonly KnowledgeDocument[]): [KnowledgeDocument
 export const OTHER = 'Other documents'
 
 /**
- * The offline router's page summary: the titles it lists; for a page of
- * pages, then what those pages list, one from each in turn, so that a reader
- * (or an agent matching words) sees what is inside at every level. The layout
- * cuts it to a summary's bound.
+ * The offline router's page summary: the titles of the documents it lists;
+ * for a page of pages, those its pages' summaries name, one from each page in
+ * turn, so that a reader (or an agent matching words) sees at every level
+ * which documents are below. The layout cuts it to a summary's bound.
  */
 export function offlineSummary(page: Pick<PageDraft, 'kind' | 'entries'>): string {
-  const titles = page.entries.map(entry => entry.title)
   if (page.kind === 'documents')
-    return `${titles.join('; ')}.`
-  const inside = page.entries.map(entry => entry.summary.replace(/\.$/, '').split('; '))
+    return `${page.entries.map(entry => entry.title).join('; ')}.`
+  const below = page.entries.map(entry => entry.summary.replace(/(?:\.|…)$/, '').split('; '))
   const turns: string[] = []
-  for (let i = 0; inside.some(list => i < list.length); i++)
-    inside.forEach(list => i < list.length && turns.push(list[i]!))
-  return `${titles.join('; ')}: ${turns.join('; ')}.`
+  for (let i = 0; below.some(titles => i < titles.length); i++)
+    below.forEach(titles => i < titles.length && turns.push(titles[i]!))
+  return `${turns.join('; ')}.`
 }

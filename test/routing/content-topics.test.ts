@@ -126,6 +126,10 @@ describe('the offline card', () => {
     expect(card.summary).toBe('A widget draws a small box that users can drag around the page. It snaps to a grid.')
     expect(card.tasks).toEqual(['Install the widget', 'Configure snapping'])
   })
+
+  it('takes a short first paragraph when the document has no longer prose', () => {
+    expect(offlineCard(doc('alpha.md', '# Alpha\n\nTags: animals\n\nA zebra crossing.\n'))).toMatchObject({ summary: 'A zebra crossing.', tasks: [] })
+  })
 })
 
 describe('page slugs', () => {
