@@ -140,6 +140,27 @@ function runsOf<T>(items: readonly T[], key: (item: T) => unknown): T[][] {
   return out
 }
 
+/**
+ * Runs of pages packed in order into bins of at most `size` pages, whole runs
+ * only; `undefined` when the runs fit a level as they are, or their bins would
+ * be more than `size`.
+ */
+function packRuns<T>(runs: T[][], size: number): T[][][] | undefined {
+  if (runs.length <= size || runs.some(run => run.length > size))
+    return undefined
+  const bins: T[][][] = []
+  let count = 0
+  for (const run of runs) {
+    if (bins.length === 0 || count + run.length > size) {
+      bins.push([])
+      count = 0
+    }
+    bins.at(-1)!.push(run)
+    count += run.length
+  }
+  return bins.length <= size ? bins : undefined
+}
+
 /** Lists of titles compared in order, case first ignored, then not. */
 function compareKeys(a: readonly string[], b: readonly string[]): number {
   for (let i = 0; i < Math.min(a.length, b.length); i++) {
@@ -212,12 +233,35 @@ export async function layoutRoutedSkill(input: LayoutInput): Promise<RoutedSkill
   let byGroup = true
   while (level.length > 1 && !fits(level)) {
     const depth = Math.max(...level.map(page => page.chain.length))
+    const topicRuns = runsOf(level, page => (page.chain.length === depth ? page.chain.join('\n') : page))
+    const packed = !byGroup && depth === 1 ? packRuns(topicRuns, pageSize) : undefined
+    if (packed) {
+      // More outermost topics than the entry point lists, but their pages fit a level of parents
+      // each holding whole topics: one link fewer to every document than a page per topic and pages of those.
+      const next: Page[] = []
+      const created: Page[] = []
+      for (const bin of packed) {
+        const names = bin.map(run => run[0]!.chain[0] ?? run[0]!.title)
+        const children = bin.flat()
+        children.forEach(page => (page.chain = []))
+        if (children.length === 1) {
+          next.push(children[0]!)
+          continue
+        }
+        const page = newPage(spanTitle(names), 'pages', [], children, [])
+        created.push(page)
+        next.push(page)
+      }
+      await summarize(created)
+      level = next
+      continue
+    }
     const step = byGroup ? 'group' : depth > 0 ? 'topic' : 'span'
     // Pages of one run get one parent (a topic's: only those at the innermost depth).
     const runs = step === 'group'
       ? runsOf(level, page => page.group)
       : step === 'topic'
-        ? runsOf(level, page => (page.chain.length === depth ? page.chain.join('\n') : page))
+        ? topicRuns
         : chunks(level, pageSize)
     const next: Page[] = []
     const created: Page[] = []
