@@ -4,9 +4,10 @@
 // text (its label, what follows it on the line and its Tasks line) best matches the
 // question, among every link of every page read so far (best first, ties in reading
 // order). A read is an index page or a document; the question succeeds within N reads when
-// a relevant document is among the first N. Links are scored lexically: the sum of the
+// a relevant document is among the first N. Two agents score links: `lexical`, the sum of the
 // inverse document frequencies (over the corpus's documents) of the question's terms the
-// link's text holds (the runtime's tokenizer and stemmer, stopwords out).
+// link's text holds (the runtime's tokenizer and stemmer, stopwords out); `vector`, the cosine
+// of the question's and the link text's all-MiniLM-L6-v2 vectors (the model vector search uses).
 //
 // Routers compared, on the same documents:
 //   today     the offline router as it was before issue 31 (src/routing of BASELINE,
@@ -182,8 +183,22 @@ async function vectorRankings(M, embedder, name, dir, queries) {
   if (!index.snapshot)
     throw new Error(`${name} does not build: ${JSON.stringify(index.diagnostics.slice(0, 2))}`)
   const snapshot = M.decodeSnapshot(index.snapshot)
-  const vectors = await embedder.embed(queries.map(q => q.query), 'query')
-  return vectors.map(v => M.searchVectors(snapshot, v, { topK: 10, threshold: 0 }).map(r => r.id))
+  const queryVectors = await embedder.embed(queries.map(q => q.query), 'query')
+  return { rankings: queryVectors.map(v => M.searchVectors(snapshot, v, { topK: 10, threshold: 0 }).map(r => r.id)), queryVectors }
+}
+
+/** Every link text of the sites, embedded once (as documents: what a link describes). */
+async function embedLinks(embedder, sites) {
+  const texts = [...new Set(sites.flatMap(site => Object.entries(site).flatMap(([page, text]) => links(text, page).map(link => link.text))))].sort()
+  const vectors = await embedder.embed(texts, 'document')
+  return new Map(texts.map((text, i) => [text, vectors[i]]))
+}
+
+function dot(a, b) {
+  let sum = 0
+  for (let i = 0; i < a.length; i++)
+    sum += a[i] * b[i]
+  return sum
 }
 
 export async function run({ log = console.log, only } = {}) {
@@ -204,14 +219,18 @@ export async function run({ log = console.log, only } = {}) {
       }
       sites.catalog = siteOf(await M.routeDocuments(documents, options), true)
       const idf = idfOf(M, documents)
-      const vector = await vectorRankings(M, embedder, name, CORPORA[name].dir(), queries)
+      const { rankings: vector, queryVectors } = await vectorRankings(M, embedder, name, CORPORA[name].dir(), queries)
+      const linkVectors = await embedLinks(embedder, Object.values(sites))
       result[name] = { documents: documents.length, queries: queries.length }
       for (const h of ['tune', 'report']) {
         const subset = queries.map((q, i) => ({ q, i })).filter(({ q }) => half(q.query) === h)
         const row = { questions: subset.length }
         for (const [router, site] of Object.entries(sites)) {
-          const positions = subset.map(({ q }) => navigate(site, new Set(q.relevant.map(id => pathOf.get(id))), lexicalScorer(M, idf, q.query), 5))
+          const relevant = q => new Set(q.relevant.map(id => pathOf.get(id)))
+          const positions = subset.map(({ q }) => navigate(site, relevant(q), lexicalScorer(M, idf, q.query), 5))
           row[router] = { ...summarise(positions), misses: subset.filter((_, k) => positions[k] === 0).map(({ q }) => q.query) }
+          const byVector = subset.map(({ i }) => navigate(site, relevant(queries[i]), text => dot(queryVectors[i], linkVectors.get(text)), 5))
+          row[`${router}, vector agent`] = { ...summarise(byVector), misses: subset.filter((_, k) => byVector[k] === 0).map(({ q }) => q.query) }
         }
         const vectorPositions = subset.map(({ q, i }) => {
           const docs = [...new Set(vector[i])]
@@ -231,12 +250,15 @@ export async function run({ log = console.log, only } = {}) {
 const pct = x => (x * 100).toFixed(0).padStart(3)
 
 export function print(result, { log = console.log, misses = false } = {}) {
+  const columns = [['today', 'new', 'catalog', 'vector'], ['today, vector agent', 'new, vector agent', 'catalog, vector agent', 'vector']]
   for (const h of ['report', 'tune']) {
-    log(`\n${h} half: success within 3 / 5 reads (%), reads per success`)
-    log(`${'corpus'.padEnd(16)} ${'n'.padStart(3)}  ${['today', 'new', 'catalog', 'vector'].map(r => r.padStart(17)).join('')}`)
-    for (const [name, r] of Object.entries(result)) {
-      const row = r[h]
-      log(`${name.padEnd(16)} ${String(row.questions).padStart(3)}  ${['today', 'new', 'catalog', 'vector'].map(k => `${pct(row[k].within3)} /${pct(row[k].within5)}  ${row[k].readsPerSuccess.toFixed(1)}`.padStart(17)).join('')}`)
+    for (const [c, keys] of columns.entries()) {
+      log(`\n${h} half, ${c === 0 ? 'lexical' : 'vector'} agent: success within 3 / 5 reads (%), reads per success; vector: search's top 3 / 5`)
+      log(`${'corpus'.padEnd(16)} ${'n'.padStart(3)}  ${['today', 'new', 'catalog', 'vector'].map(r => r.padStart(17)).join('')}`)
+      for (const [name, r] of Object.entries(result)) {
+        const row = r[h]
+        log(`${name.padEnd(16)} ${String(row.questions).padStart(3)}  ${keys.map(k => `${pct(row[k].within3)} /${pct(row[k].within5)}  ${row[k].readsPerSuccess.toFixed(1)}`.padStart(17)).join('')}`)
+      }
     }
   }
   if (misses) {
