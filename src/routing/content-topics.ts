@@ -64,19 +64,28 @@ function corpusOf(documents: readonly KnowledgeDocument[]): Corpus {
   const names = new Map<string, Set<string>>()
   const spellings = new Map<string, Map<string, number>>()
   const df = new Map<string, number>()
+  // Each distinct word stemmed once: a corpus repeats its words thousands of times.
+  const stems = new Map<string, string>()
+  const stemOf = (word: string) => stems.get(word) ?? stems.set(word, stem(word)).get(word)!
   for (const document of documents) {
     const fields = fieldsOf(document)
     const named = new Set<string>()
     for (const word of fields.names.filter(topical)) {
-      const term = stem(word)
+      const term = stemOf(word)
       named.add(term)
       const spelt = spellings.get(term) ?? new Map<string, number>()
       spelt.set(word, (spelt.get(word) ?? 0) + 1)
       spellings.set(term, spelt)
     }
+    // Words counted first, then each distinct one checked and stemmed: one map update a word.
+    const wordCounts = new Map<string, number>()
+    for (const word of fields.prose)
+      wordCounts.set(word, (wordCounts.get(word) ?? 0) + 1)
     const tf = new Map<string, number>()
-    for (const word of fields.prose.filter(topical))
-      tf.set(stem(word), (tf.get(stem(word)) ?? 0) + 1)
+    for (const [word, count] of wordCounts) {
+      if (topical(word))
+        tf.set(stemOf(word), (tf.get(stemOf(word)) ?? 0) + count)
+    }
     // Prose counts sublinearly; a naming term weighs as much as a term said often.
     const weights = new Map([...tf].map(([term, count]): [string, number] => [term, 1 + Math.log(count)]))
     for (const term of named)

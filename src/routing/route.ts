@@ -26,8 +26,8 @@ export interface RouteOptions {
   stats?: RoutingStats
 }
 
-/** The memo key of the offline router's cards (versioned: cards of an earlier offline router are not reused). */
-const OFFLINE = 'offline-2'
+/** The memo key of the offline router's cards. */
+const OFFLINE = 'offline'
 
 /**
  * Routes documents into a routed skill: the offline router by default, the
