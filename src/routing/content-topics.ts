@@ -29,15 +29,36 @@ const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 /** A line of metadata in a body (`Tags: a, b`, `Category: x`): what a document says of itself without frontmatter. */
 const LABEL_LINE = /^(?:tags?|keywords?|categor(?:y|ies)|topics?|aliases)\s*:\s*(.+)$/gim
 
+/** A document's words: those that name it, and how often each word of its prose occurs. */
+interface Fields {
+  names: string[]
+  prose: Map<string, number>
+}
+
+/**
+ * Each document's words, kept while the document object lives: the dev
+ * server's routing memo keeps unchanged documents' objects, so an edit reads
+ * the words of the documents it touched only.
+ */
+const fieldsCache = new WeakMap<KnowledgeDocument, Fields>()
+
 /**
  * A document's words by where they stand: what names it (title, tags, label
  * lines, headings) and its prose (code blocks out: identifiers are not topics).
  */
-function fieldsOf(document: KnowledgeDocument): { names: string[], prose: string[] } {
+function fieldsOf(document: KnowledgeDocument): Fields {
+  const known = fieldsCache.get(document)
+  if (known)
+    return known
   const body = document.body.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, ' ')
   const headings = scanHeadings(body.split(/\r\n|\r|\n/)).map(heading => heading.text)
   const labels = [...body.matchAll(LABEL_LINE)].map(match => match[1]!)
-  return { names: [document.title, ...document.tags, ...labels, ...headings].flatMap(text => words(text)), prose: words(body) }
+  const prose = new Map<string, number>()
+  for (const word of words(body))
+    prose.set(word, (prose.get(word) ?? 0) + 1)
+  const fields = { names: [document.title, ...document.tags, ...labels, ...headings].flatMap(text => words(text)), prose }
+  fieldsCache.set(document, fields)
+  return fields
 }
 
 /** A naming term in 1 / TEMPLATE_SHARE of the documents or more belongs to their template. */
@@ -77,12 +98,8 @@ function corpusOf(documents: readonly KnowledgeDocument[]): Corpus {
       spelt.set(word, (spelt.get(word) ?? 0) + 1)
       spellings.set(term, spelt)
     }
-    // Words counted first, then each distinct one checked and stemmed: one map update a word.
-    const wordCounts = new Map<string, number>()
-    for (const word of fields.prose)
-      wordCounts.set(word, (wordCounts.get(word) ?? 0) + 1)
     const tf = new Map<string, number>()
-    for (const [word, count] of wordCounts) {
+    for (const [word, count] of fields.prose) {
       if (topical(word))
         tf.set(stemOf(word), (tf.get(stemOf(word)) ?? 0) + count)
     }
