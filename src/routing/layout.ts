@@ -7,6 +7,7 @@
 
 import type { RoutesModule } from '../runtime/routes'
 import type { Card } from './card'
+import { chunks, compareKeys, packRuns, runsOf } from './sequences'
 import { slugger } from './slug'
 import { toSkillName } from '../skill/spec'
 import { estimateTokens } from '../runtime/tokens'
@@ -119,56 +120,6 @@ function sized(render: (tokens: number) => string): { text: string, tokens: numb
     tokens = actual
   }
   return { text: render(tokens), tokens }
-}
-
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = []
-  for (let i = 0; i < items.length; i += size)
-    out.push(items.slice(i, i + size))
-  return out
-}
-
-/** Consecutive items with the same `key`. */
-function runsOf<T>(items: readonly T[], key: (item: T) => unknown): T[][] {
-  const out: T[][] = []
-  for (const item of items) {
-    const last = out.at(-1)
-    if (last && key(last[0]!) === key(item))
-      last.push(item)
-    else out.push([item])
-  }
-  return out
-}
-
-/**
- * Runs of pages packed in order into bins of at most `size` pages, whole runs
- * only; `undefined` when the runs fit a level as they are, or their bins would
- * be more than `size`.
- */
-function packRuns<T>(runs: T[][], size: number): T[][][] | undefined {
-  if (runs.length <= size || runs.some(run => run.length > size))
-    return undefined
-  const bins: T[][][] = []
-  let count = 0
-  for (const run of runs) {
-    if (bins.length === 0 || count + run.length > size) {
-      bins.push([])
-      count = 0
-    }
-    bins.at(-1)!.push(run)
-    count += run.length
-  }
-  return bins.length <= size ? bins : undefined
-}
-
-/** Lists of titles compared in order, case first ignored, then not. */
-function compareKeys(a: readonly string[], b: readonly string[]): number {
-  for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    const order = byText(a[i]!.toLowerCase(), b[i]!.toLowerCase()) || byText(a[i]!, b[i]!)
-    if (order !== 0)
-      return order
-  }
-  return a.length - b.length
 }
 
 /** A parent page's title: its children's titles when short enough, else the first and last. */
