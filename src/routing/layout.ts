@@ -7,6 +7,8 @@
 
 import type { RoutesModule } from '../runtime/routes'
 import type { Card } from './card'
+import { chunks, compareKeys, packRuns, runsOf } from './sequences'
+import { slugger } from './slug'
 import { toSkillName } from '../skill/spec'
 import { estimateTokens } from '../runtime/tokens'
 import { CARD_LIMITS, cutAtSentence, RAW_FACTOR } from './card'
@@ -20,6 +22,8 @@ export interface RouteGroup {
   title: string
   /** Document IDs. */
   ids: string[]
+  /** The titles of the topics this group sits in, outermost first (content topics): parent pages when the entry point needs them. */
+  parents?: string[]
 }
 
 /** A page before its summary: what a router's summarizer sees. */
@@ -49,6 +53,8 @@ interface Page {
   kind: 'documents' | 'pages'
   /** The group a leaf page lists (of several pages when it has more than pageSize documents). */
   group?: string
+  /** The topics the page still sits in, outermost first: parents not made yet. */
+  chain: string[]
   /** Document IDs or child pages. */
   documents: string[]
   children: Page[]
@@ -116,25 +122,6 @@ function sized(render: (tokens: number) => string): { text: string, tokens: numb
   return { text: render(tokens), tokens }
 }
 
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = []
-  for (let i = 0; i < items.length; i += size)
-    out.push(items.slice(i, i + size))
-  return out
-}
-
-/** Consecutive items with the same `key`. */
-function runsOf<T>(items: readonly T[], key: (item: T) => unknown): T[][] {
-  const out: T[][] = []
-  for (const item of items) {
-    const last = out.at(-1)
-    if (last && key(last[0]!) === key(item))
-      last.push(item)
-    else out.push([item])
-  }
-  return out
-}
-
 /** A parent page's title: its children's titles when short enough, else the first and last. */
 function spanTitle(titles: string[]): string {
   const all = titles.join(', ')
@@ -147,15 +134,18 @@ export async function layoutRoutedSkill(input: LayoutInput): Promise<RoutedSkill
   const all = input.cards.map(boundedCard)
   const cards = new Map(all.map(card => [card.id, card]))
   const byTitle = (a: string, b: string) => byText(cards.get(a)!.title.toLowerCase(), cards.get(b)!.title.toLowerCase()) || byText(cards.get(a)!.path, cards.get(b)!.path)
+  // Sorted by their topics, then title: the groups of one topic are consecutive, so their parent is one page.
+  const sortKey = (group: { title: string, parents: string[] }) => [...group.parents, group.title]
   const groups = [...input.groups]
-    .map(group => ({ title: groupTitle(group.title), ids: [...new Set(group.ids)].sort(byTitle) }))
+    .map(group => ({ title: groupTitle(group.title), ids: [...new Set(group.ids)].sort(byTitle), parents: (group.parents ?? []).map(groupTitle) }))
     .filter(group => group.ids.length > 0)
-    .sort((a, b) => byText(a.title.toLowerCase(), b.title.toLowerCase()) || byText(a.title, b.title))
+    .sort((a, b) => compareKeys(sortKey(a), sortKey(b)))
 
   const topics = new Map<string, string[]>()
   const pages: Page[] = []
-  const newPage = (title: string, kind: Page['kind'], documents: string[], children: Page[]): Page => {
-    const page: Page = { path: `indexes/page-${pages.length + 1}.md`, title, kind, documents, children, summary: '', text: '', tokens: 0 }
+  const slug = slugger()
+  const newPage = (title: string, kind: Page['kind'], documents: string[], children: Page[], chain: string[]): Page => {
+    const page: Page = { path: `indexes/${slug(title)}.md`, title, kind, documents, children, chain, summary: '', text: '', tokens: 0 }
     pages.push(page)
     for (const child of children)
       child.parent = page
@@ -177,7 +167,7 @@ export async function layoutRoutedSkill(input: LayoutInput): Promise<RoutedSkill
   for (const group of groups) {
     const parts = chunks(group.ids, pageSize)
     for (const [i, ids] of parts.entries()) {
-      const page = newPage(parts.length > 1 ? `${group.title} (${i + 1}/${parts.length})` : group.title, 'documents', ids, [])
+      const page = newPage(parts.length > 1 ? `${group.title} (${i + 1}/${parts.length})` : group.title, 'documents', ids, [], group.parents)
       page.group = group.title
       level.push(page)
     }
@@ -189,24 +179,58 @@ export async function layoutRoutedSkill(input: LayoutInput): Promise<RoutedSkill
   const entry = (top: Page[]) => renderEntry(input, top, cards.size)
   const fits = (top: Page[]) => top.length <= pageSize && estimateTokens(entry(top)) <= input.maxEntryTokens
   // Parents until the entry point lists at most pageSize pages and fits its bound:
-  // first a page per group of several pages, then pages of consecutive pages.
+  // first a page per group of several pages, then a page per topic (innermost
+  // first), then pages of consecutive pages.
   let byGroup = true
   while (level.length > 1 && !fits(level)) {
+    const depth = Math.max(...level.map(page => page.chain.length))
+    const topicRuns = runsOf(level, page => (page.chain.length === depth ? page.chain.join('\n') : page))
+    const packed = !byGroup && depth === 1 ? packRuns(topicRuns, pageSize) : undefined
+    if (packed) {
+      // More outermost topics than the entry point lists, but their pages fit a level of parents
+      // each holding whole topics: one link fewer to every document than a page per topic and pages of those.
+      const next: Page[] = []
+      const created: Page[] = []
+      for (const bin of packed) {
+        const names = bin.map(run => run[0]!.chain[0] ?? run[0]!.title)
+        const children = bin.flat()
+        children.forEach(page => (page.chain = []))
+        if (children.length === 1) {
+          next.push(children[0]!)
+          continue
+        }
+        const page = newPage(spanTitle(names), 'pages', [], children, [])
+        created.push(page)
+        next.push(page)
+      }
+      await summarize(created)
+      level = next
+      continue
+    }
+    const step = byGroup ? 'group' : depth > 0 ? 'topic' : 'span'
+    // Pages of one run get one parent (a topic's: only those at the innermost depth).
+    const runs = step === 'group'
+      ? runsOf(level, page => page.group)
+      : step === 'topic'
+        ? topicRuns
+        : chunks(level, pageSize)
     const next: Page[] = []
     const created: Page[] = []
-    const runs = byGroup ? runsOf(level, page => page.group) : chunks(level, pageSize)
     for (const run of runs) {
+      const chain = run[0]!.chain
+      if (step === 'topic' && chain.length === depth)
+        run.forEach(page => (page.chain = chain.slice(0, -1)))
       if (run.length === 1) {
         next.push(run[0]!)
         continue
       }
       const parts = chunks(run, pageSize)
       for (const [i, children] of parts.entries()) {
-        const group = byGroup ? children[0]!.group : undefined
-        const title = group !== undefined
-          ? (parts.length > 1 ? `${group} (${i + 1}/${parts.length})` : group)
+        const name = step === 'group' ? children[0]!.group : step === 'topic' ? chain.at(-1) : undefined
+        const title = name !== undefined
+          ? (parts.length > 1 ? `${name} (${i + 1}/${parts.length})` : name)
           : spanTitle(children.map(child => child.title))
-        const page = newPage(title, 'pages', [], children)
+        const page = newPage(title, 'pages', [], children, step === 'span' ? [] : children[0]!.chain)
         created.push(page)
         next.push(page)
       }

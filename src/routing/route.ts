@@ -55,7 +55,7 @@ export async function routeDocuments(documents: readonly KnowledgeDocument[], op
       pageSize,
       maxEntryTokens,
       cards: documents.map(offline),
-      groups: offlineGroups(documents),
+      groups: offlineGroups(documents, pageSize),
       summarize: async pages => pages.map(offlineSummary),
     })
   }
@@ -76,7 +76,7 @@ export async function routeDocuments(documents: readonly KnowledgeDocument[], op
     for (const title of own.length > 0 ? own : [topics.get(answer.topic!)!])
       add(title, document.id)
   })
-  for (const group of offlineGroups(left))
+  for (const group of offlineGroups(left, pageSize))
     group.ids.forEach(id => add(group.title, id))
   const cards: Omit<Card, 'topics'>[] = documents.map((document, i) => described[i]?.card ?? offline(document))
   return layoutRoutedSkill({

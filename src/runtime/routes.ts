@@ -21,7 +21,7 @@ export interface RouteCard {
 export interface RoutesModule {
   /** `SKILL.md`: Agent Skills frontmatter, then the top index. */
   skill: string
-  /** `indexes/page-N.md`: thematic pages, leaves (documents) first, then parents (pages). */
+  /** `indexes/<slug>.md` (a slug of the page's topic, unique): thematic pages, leaves (documents) first, then parents (pages). */
   pages: Record<string, string>
   /** `indexes/catalog.md` and `indexes/catalog-N.md`: every document by path. */
   catalog: Record<string, string>

@@ -63,7 +63,11 @@ describe('skill-kit export --mode routed with a hostile routing model', () => {
     expect(calls).toBeGreaterThan(PAYLOADS.length)
     const files = textsUnder(join(work, 'out/routed'))
     const pages = routedPages(files)
-    expect([...pages.keys()]).toEqual(expect.arrayContaining(['SKILL.md', 'llms.txt', 'indexes/page-1.md', 'indexes/catalog.md']))
+    expect([...pages.keys()]).toEqual(expect.arrayContaining(['SKILL.md', 'llms.txt', 'indexes/catalog.md']))
+    // The pages that list documents, named by slugs of the model's topics.
+    const leaves = [...pages].filter(([path, text]) => path.startsWith('indexes/') && text.includes('\n## Documents\n'))
+    expect(leaves.length).toBeGreaterThan(0)
+    expect(leaves.map(([path]) => path).filter(path => !/^indexes\/[a-z0-9]+(?:-[a-z0-9]+)*\.md$/.test(path))).toEqual([])
     expect(markdownProblems(pages, path => files.has(path))).toEqual([])
     expect(forbiddenIn(pages)).toEqual([])
     // The routing cache and everything else the build left in the project, and what the CLI printed.
@@ -71,7 +75,7 @@ describe('skill-kit export --mode routed with a hostile routing model', () => {
     expect([...textsUnder(work).entries()].filter(([, text]) => text.includes(HOSTILE_KEY)).map(([file]) => file)).toEqual([])
     expect(`${run.stdout}${run.stderr}`).not.toContain(HOSTILE_KEY)
     // An agent reads the model's words, plain.
-    expect(pages.get('indexes/page-1.md')).toMatch(/\n- \[Doc \d [^\]\n]*\]\(\.\.\/references\/doc-\d\.md\): What doc \d covers: [^\n]*\\\[redacted\\\]/)
+    expect(leaves[0]![1]).toMatch(/\n- \[Doc \d [^\]\n]*\]\(\.\.\/references\/doc-\d\.md\): What doc \d covers: [^\n]*\\\[redacted\\\]/)
   })
 
   it('fails with a message that holds neither the key nor more than a bounded quote of the model', async () => {

@@ -90,7 +90,11 @@ describe('a hostile routing model', () => {
     const routes = await route(p)
     const files = await published(p, routes)
     const pages = routedPages(files)
-    expect([...pages.keys()]).toEqual(expect.arrayContaining(['SKILL.md', 'llms.txt', 'indexes/page-1.md', 'indexes/catalog.md']))
+    expect([...pages.keys()]).toEqual(expect.arrayContaining(['SKILL.md', 'llms.txt', 'indexes/catalog.md']))
+    // Pages are named by slugs of the model's topics: nothing of its markup reaches a file name.
+    const topicPages = [...pages.keys()].filter(path => path.startsWith('indexes/') && !path.startsWith('indexes/catalog'))
+    expect(topicPages.length).toBeGreaterThan(0)
+    expect(topicPages.filter(path => !/^indexes\/[a-z0-9]+(?:-[a-z0-9]+)*\.md$/.test(path))).toEqual([])
     expect(markdownProblems(pages, path => files.has(path))).toEqual([])
     expect(forbiddenIn(pages)).toEqual([])
     expect(forbiddenIn(textsUnder(routingCacheDir(p)))).toEqual([])

@@ -109,7 +109,7 @@ describe('the offline router', () => {
     expect(Object.keys(tight.pages).length).toBeGreaterThan(12)
   })
 
-  it('reaches each of the 147 Modern Web Guidance guides from SKILL.md: within 3 links through the catalog, within 4 through the topic pages alone', async () => {
+  it('reaches each of the 147 Modern Web Guidance guides from SKILL.md within 3 links, through the catalog and through the topic pages alone', async () => {
     const folder = loadKnowledgeFolder(guides)
     expect(folder.documents).toHaveLength(147)
     const routes = await route(folder.documents)
@@ -119,8 +119,9 @@ describe('the offline router', () => {
     expect(crawl.documents.size).toBe(147)
     expect(crawl.pages.size).toBe(1 + Object.keys(routes.pages).length + Object.keys(routes.catalog).length)
     expect(unreachableDocuments(routes, paths, 3)).toEqual([])
-    expect(unreachableDocuments(routes, paths, 4, { skip: path => path.startsWith('indexes/catalog') })).toEqual([])
-    expect(unreachableDocuments(routes, paths, 2)).toHaveLength(147)
+    expect(unreachableDocuments(routes, paths, 3, { skip: path => path.startsWith('indexes/catalog') })).toEqual([])
+    // 147 documents do not fit two levels of 8: most are 3 links away.
+    expect(unreachableDocuments(routes, paths, 2).length).toBeGreaterThan(100)
     expect(estimateTokens(routes.skill)).toBeLessThanOrEqual(2000)
   })
 

@@ -1,0 +1,248 @@
+// Topics from what documents say, for documents that name none: their lexical
+// terms (title and headings weigh more than the body) as TF-IDF vectors,
+// split top down into at most `pageSize` clusters until every cluster fits a
+// page, each labelled with the words that set it apart from its siblings.
+// No model, no randomness: the same documents give the same topics.
+
+import type { KnowledgeDocument } from '../knowledge/document'
+import { scanHeadings } from '../core/markdown'
+import { STOPWORDS, stem, words } from '../runtime/knowledge/lexical/tokens'
+
+/** A topic: its label, and either documents (a leaf) or sub-topics. */
+export interface ContentTopic {
+  label: string
+  ids: string[]
+  children: ContentTopic[]
+}
+
+type Vector = Map<string, number>
+
+/** Terms kept per document: enough to tell documents apart, few enough to stay fast. */
+const TERMS_PER_DOCUMENT = 48
+/** How often a clustering pass reassigns before it stops (it usually settles in 3–5). */
+const ROUNDS = 12
+/** Words in a topic's label. */
+const LABEL_WORDS = 3
+
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+/** A line of metadata in a body (`Tags: a, b`, `Category: x`): what a document says of itself without frontmatter. */
+const LABEL_LINE = /^(?:tags?|keywords?|categor(?:y|ies)|topics?|aliases)\s*:\s*(.+)$/gim
+
+/** A document's words: those that name it, and how often each word of its prose occurs. */
+interface Fields {
+  names: string[]
+  prose: Map<string, number>
+}
+
+/**
+ * Each document's words, kept while the document object lives: the dev
+ * server's routing memo keeps unchanged documents' objects, so an edit reads
+ * the words of the documents it touched only.
+ */
+const fieldsCache = new WeakMap<KnowledgeDocument, Fields>()
+
+/**
+ * A document's words by where they stand: what names it (title, tags, label
+ * lines, headings) and its prose (code blocks out: identifiers are not topics).
+ */
+function fieldsOf(document: KnowledgeDocument): Fields {
+  const known = fieldsCache.get(document)
+  if (known)
+    return known
+  const body = document.body.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, ' ')
+  const headings = scanHeadings(body.split(/\r\n|\r|\n/)).map(heading => heading.text)
+  const labels = [...body.matchAll(LABEL_LINE)].map(match => match[1]!)
+  const prose = new Map<string, number>()
+  for (const word of words(body))
+    prose.set(word, (prose.get(word) ?? 0) + 1)
+  const fields = { names: [document.title, ...document.tags, ...labels, ...headings].flatMap(text => words(text)), prose }
+  fieldsCache.set(document, fields)
+  return fields
+}
+
+/** A naming term in 1 / TEMPLATE_SHARE of the documents or more belongs to their template. */
+const TEMPLATE_SHARE = 3
+
+/** How much a term that names a document (title, tags, headings) weighs against one of its prose, counted once. */
+const NAME_WEIGHT = 3
+
+/** Whether a word can name a topic: letters, not a stopword, not a number or a one-letter token. */
+function topical(word: string): boolean {
+  return word.length > 2 && !STOPWORDS.has(word) && /\p{L}/u.test(word) && !/^\d/.test(word)
+}
+
+interface Corpus {
+  vectors: Map<string, Vector>
+  /** Each term's most frequent surface word among names (how a label spells it). */
+  surface: Map<string, string>
+  /** The terms that name each document (title, tags, headings): what labels are made of. */
+  names: Map<string, Set<string>>
+}
+
+function corpusOf(documents: readonly KnowledgeDocument[]): Corpus {
+  const counts = new Map<string, Map<string, number>>()
+  const names = new Map<string, Set<string>>()
+  const spellings = new Map<string, Map<string, number>>()
+  const df = new Map<string, number>()
+  // Each distinct word stemmed once: a corpus repeats its words thousands of times.
+  const stems = new Map<string, string>()
+  const stemOf = (word: string) => stems.get(word) ?? stems.set(word, stem(word)).get(word)!
+  for (const document of documents) {
+    const fields = fieldsOf(document)
+    const named = new Set<string>()
+    for (const word of fields.names.filter(topical)) {
+      const term = stemOf(word)
+      named.add(term)
+      const spelt = spellings.get(term) ?? new Map<string, number>()
+      spelt.set(word, (spelt.get(word) ?? 0) + 1)
+      spellings.set(term, spelt)
+    }
+    const tf = new Map<string, number>()
+    for (const [word, count] of fields.prose) {
+      if (topical(word))
+        tf.set(stemOf(word), (tf.get(stemOf(word)) ?? 0) + count)
+    }
+    // Prose counts sublinearly; a naming term weighs as much as a term said often.
+    const weights = new Map([...tf].map(([term, count]): [string, number] => [term, 1 + Math.log(count)]))
+    for (const term of named)
+      weights.set(term, (weights.get(term) ?? 0) + NAME_WEIGHT)
+    counts.set(document.id, weights)
+    names.set(document.id, named)
+    for (const term of weights.keys())
+      df.set(term, (df.get(term) ?? 0) + 1)
+  }
+  const n = documents.length
+  // A naming term in a third of the documents or more is a template's ("Browser support", "Examples"): it names no topic.
+  const namedIn = new Map<string, number>()
+  for (const named of names.values())
+    named.forEach(term => namedIn.set(term, (namedIn.get(term) ?? 0) + 1))
+  for (const [id, named] of names) {
+    const template = [...named].filter(term => namedIn.get(term)! * TEMPLATE_SHARE >= n && n >= TEMPLATE_SHARE * 2)
+    template.forEach(term => named.delete(term))
+    const weights = counts.get(id)!
+    for (const term of template) {
+      const left = weights.get(term)! - NAME_WEIGHT
+      if (left > 0)
+        weights.set(term, left)
+      else weights.delete(term)
+    }
+  }
+  const vectors = new Map<string, Vector>()
+  for (const [id, tf] of counts) {
+    // Terms in every document say nothing about any one; terms in one document group nothing.
+    const weighted = [...tf]
+      .filter(([term]) => df.get(term)! > 1 && df.get(term)! < n)
+      .map(([term, weight]): [string, number] => [term, weight * Math.log(n / df.get(term)!)])
+      .sort((a, b) => b[1] - a[1] || byText(a[0], b[0]))
+      .slice(0, TERMS_PER_DOCUMENT)
+    const norm = Math.hypot(...weighted.map(([, w]) => w)) || 1
+    vectors.set(id, new Map(weighted.map(([term, w]) => [term, w / norm])))
+  }
+  const surface = new Map([...spellings].map(([term, spelt]) => [term, [...spelt].sort((a, b) => b[1] - a[1] || byText(a[0], b[0]))[0]![0]]))
+  return { vectors, surface, names }
+}
+
+function dot(a: Vector, b: Vector): number {
+  let sum = 0
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a]
+  for (const [term, w] of small)
+    sum += w * (large.get(term) ?? 0)
+  return sum
+}
+
+function centroid(ids: readonly string[], vectors: Map<string, Vector>): Vector {
+  const sum = new Map<string, number>()
+  for (const id of ids) {
+    for (const [term, w] of vectors.get(id)!)
+      sum.set(term, (sum.get(term) ?? 0) + w)
+  }
+  const norm = Math.hypot(...sum.values()) || 1
+  return new Map([...sum].map(([term, w]) => [term, w / norm]))
+}
+
+/**
+ * `ids` (sorted) in `k` clusters of at most `capacity`: seeds far apart
+ * (farthest-first from the most central document), then rounds of
+ * capacity-bound assignment, strongest affinities first, to the clusters'
+ * centroids. Ties go by ID, so the result depends on the documents only.
+ */
+function split(ids: readonly string[], k: number, capacity: number, vectors: Map<string, Vector>): string[][] {
+  const whole = centroid(ids, vectors)
+  const central = [...ids].sort((a, b) => dot(vectors.get(b)!, whole) - dot(vectors.get(a)!, whole) || byText(a, b))[0]!
+  const seeds = [central]
+  while (seeds.length < k) {
+    const far = ids
+      .filter(id => !seeds.includes(id))
+      .map(id => ({ id, near: Math.max(...seeds.map(seed => dot(vectors.get(id)!, vectors.get(seed)!))) }))
+      .sort((a, b) => a.near - b.near || byText(a.id, b.id))[0]!
+    seeds.push(far.id)
+  }
+  let centroids = seeds.map(seed => vectors.get(seed)!)
+  let clusters: string[][] = []
+  let previous = ''
+  for (let round = 0; round < ROUNDS; round++) {
+    const pairs = ids.flatMap(id => centroids.map((c, cluster) => ({ id, cluster, affinity: dot(vectors.get(id)!, c) })))
+      .sort((a, b) => b.affinity - a.affinity || byText(a.id, b.id) || a.cluster - b.cluster)
+    clusters = centroids.map(() => [])
+    const placed = new Set<string>()
+    for (const { id, cluster } of pairs) {
+      if (placed.has(id) || clusters[cluster]!.length >= capacity)
+        continue
+      clusters[cluster]!.push(id)
+      placed.add(id)
+    }
+    clusters = clusters.filter(cluster => cluster.length > 0).map(cluster => cluster.sort(byText))
+    const key = clusters.map(cluster => cluster.join('\0')).join('\n')
+    if (key === previous)
+      break
+    previous = key
+    centroids = clusters.map(cluster => centroid(cluster, vectors))
+  }
+  return clusters
+}
+
+/** The words that set `ids` apart from `others`: share of the group holding a term, less the others' share. */
+function labelOf(ids: readonly string[], others: readonly string[], corpus: Corpus, taken: Set<string>): string {
+  const share = (group: readonly string[], term: string) => group.filter(id => corpus.names.get(id)!.has(term)).length / (group.length || 1)
+  const candidates = new Set(ids.flatMap(id => [...corpus.names.get(id)!]))
+  const ranked = [...candidates]
+    .map(term => ({ term, score: share(ids, term) - share(others, term) }))
+    .sort((a, b) => b.score - a.score || byText(a.term, b.term))
+  const chosen: string[] = []
+  for (const { term } of ranked) {
+    const word = corpus.surface.get(term)!
+    if (chosen.includes(word))
+      continue
+    chosen.push(word)
+    const label = chosen.join(', ')
+    if (chosen.length >= LABEL_WORDS && !taken.has(label.toLowerCase()))
+      break
+  }
+  const label = chosen.length > 0 ? chosen.join(', ') : 'Documents'
+  taken.add(label.toLowerCase())
+  return label.charAt(0).toUpperCase() + label.slice(1)
+}
+
+/**
+ * Documents grouped by content into a tree of topics: at most `pageSize`
+ * topics under any topic, at most `pageSize` documents in a leaf, each topic
+ * labelled by the words that set it apart from its siblings. Deterministic.
+ */
+export function contentTopics(documents: readonly KnowledgeDocument[], pageSize: number): ContentTopic[] {
+  const corpus = corpusOf(documents)
+  const ids = documents.map(document => document.id).sort(byText)
+  const taken = new Set<string>()
+  const grow = (group: string[]): ContentTopic[] => {
+    const k = Math.min(pageSize, Math.ceil(group.length / pageSize))
+    const leaves = k * pageSize >= group.length
+    const capacity = leaves ? pageSize : Math.ceil((1.25 * group.length) / k)
+    const clusters = split(group, k, capacity, corpus.vectors)
+    return clusters.map((cluster) => {
+      const others = group.filter(id => !cluster.includes(id))
+      const label = labelOf(cluster, others, corpus, taken)
+      return cluster.length > pageSize ? { label, ids: cluster, children: grow(cluster) } : { label, ids: cluster, children: [] }
+    })
+  }
+  return ids.length <= pageSize ? [] : grow(ids)
+}
