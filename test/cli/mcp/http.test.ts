@@ -76,7 +76,7 @@ describe('skill-kit mcp --http', () => {
   })
 
   it('serves the same tools: loads a cover, reads a section, searches, retrieves', async () => {
-    expect((await client.listTools()).tools.map(t => t.name)).toEqual(['skill', 'list_skills', 'read_skill_file', 'search', 'retrieve'])
+    expect((await client.listTools()).tools.map(t => t.name)).toEqual(['skill', 'search_skills', 'list_skills', 'read_skill_file', 'search', 'retrieve'])
     expect((await call('skill', { action: 'load', skill: 'commit-style' })).text).toContain('Body sentinel: wombatbeta.')
     expect((await call('skill', { action: 'read_section', skill: 'db-migrations', section_id: 'large-tables' })).text).toContain('primary key ranges')
     expect(JSON.parse((await call('search', { query: 'borg' })).text)[0].id).toBe('restore-backup')

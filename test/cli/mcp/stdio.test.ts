@@ -65,7 +65,7 @@ afterAll(async () => {
 describe('skill-kit mcp over stdio', () => {
   it('lists the skill and knowledge tools; the skill tool lists the skills, never a file outside', async () => {
     const { tools } = await client.listTools()
-    expect(tools.map(t => t.name)).toEqual(['skill', 'list_skills', 'read_skill_file', 'search', 'retrieve'])
+    expect(tools.map(t => t.name)).toEqual(['skill', 'search_skills', 'list_skills', 'read_skill_file', 'search', 'retrieve'])
     const skill = tools.find(t => t.name === 'skill')!
     expect(skill.description).toContain('- db-migrations: Write and review SQL schema migrations.')
     expect(skill.description).toContain('- release-notes: Write release notes from the changelog.')
