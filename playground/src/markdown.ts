@@ -89,8 +89,11 @@ const EXPLICIT_ID = /\s*\{#[^\s{}]+\}\s*$/
  * of the same Markdown: the anchors the search UI links to), matched in order
  * by their text, so that a heading `marked` sees and the search UI's scan does
  * not (or the other way round) shifts no id. Drops the `{#id}` from the text.
+ * An id the page's own elements use (outside rendered Markdown) is not given:
+ * a document's heading named `panel-skills` must not stand in for the panel.
  */
 function anchorHeadings(into: DocumentFragment, headings: readonly PageHeading[]): void {
+  const taken = new Set(Array.from(document.querySelectorAll('[id]'), e => e.closest('.markdown') ? '' : e.id))
   let next = 0
   for (const heading of into.querySelectorAll('h1, h2, h3, h4, h5, h6')) {
     const last = heading.lastChild
@@ -100,7 +103,8 @@ function anchorHeadings(into: DocumentFragment, headings: readonly PageHeading[]
     const at = headings.findIndex((h, i) => i >= next && h.text === text)
     if (at < 0)
       continue
-    heading.id = headings[at]!.anchor
+    if (!taken.has(headings[at]!.anchor))
+      heading.id = headings[at]!.anchor
     next = at + 1
   }
 }

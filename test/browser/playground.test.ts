@@ -304,6 +304,9 @@ describe('the docs site (production build)', () => {
       }
     })
     expect(found).toEqual({ pwned: undefined, elements: [], handlers: [], hrefs: [] })
+    // Headings named after the page's own elements do not take their ids: the panels stay the panels.
+    expect(await page.evaluate(() => ['panel-skills', 'doc-page'].map(id => document.getElementById(id)?.localName))).toEqual(['section', 'article'])
+    expect(await page.locator('#guide-view h2').allTextContents()).toEqual(['Quokka beacon', 'panel-skills', 'doc-page'])
     expect(await page.locator('#routes-view').textContent()).toContain('a javascript: link')
     expect(dialogs).toEqual([])
   })
