@@ -130,13 +130,17 @@ async function measure(encoder, rounds, { listFiles, typeInPage }) {
   rmSync(join(playground, 'dist'), { recursive: true, force: true })
   const server = await serveStatic(site)
   const loads = []
+  // The folder is removed once the figures are printed (--files reads its files' sizes), or when a round fails.
   try {
     for (let round = 0; round < rounds; round++)
       loads.push(await coldLoad(site, server.origin, typeInPage))
   }
+  catch (error) {
+    rmSync(site, { recursive: true, force: true })
+    throw error
+  }
   finally {
     await server.close()
-    rmSync(site, { recursive: true, force: true })
   }
   const figures = {
     encoder,
@@ -161,6 +165,7 @@ async function measure(encoder, rounds, { listFiles, typeInPage }) {
     console.log(`    DOMContentLoaded ${fmtMs(ready)}, query typed ${fmtMs(typed)}, first lexical ${fmtMs(lexical)}, first semantic ${fmtMs(semantic)}`)
     console.log(`    long tasks (start +duration): ${longTasks.filter(([start]) => start <= semantic).map(([start, ms]) => `${fmtMs(start)} +${fmtMs(ms)}`).join(', ') || 'none'}`)
   }
+  rmSync(site, { recursive: true, force: true })
   emitResult({ bench: 'docs-site', ...figures })
   return figures
 }
