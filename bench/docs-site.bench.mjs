@@ -162,7 +162,7 @@ async function measure(encoder, rounds, { listFiles, typeInPage }) {
     console.log('  what the first round fetched before its first semantic result (gzip -9; requested → received, ms after navigation start):')
     for (const { url, start, end } of timings)
       console.log(`    ${kb(bytesOf(site, [url], server.origin).gzip).padStart(9)}  ${fmtMs(start).padStart(8)} → ${fmtMs(end).padStart(8)}  ${new URL(url).pathname}`)
-    console.log(`    DOMContentLoaded ${fmtMs(ready)}, query typed ${fmtMs(typed)}, first lexical ${fmtMs(lexical)}, first semantic ${fmtMs(semantic)}`)
+    console.log(`    DOMContentLoaded ${fmtMs(ready)}, query typed ${typed === undefined ? 'by the page (no input event)' : fmtMs(typed)}, first lexical ${fmtMs(lexical)}, first semantic ${fmtMs(semantic)}`)
     console.log(`    long tasks (start +duration): ${longTasks.filter(([start]) => start <= semantic).map(([start, ms]) => `${fmtMs(start)} +${fmtMs(ms)}`).join(', ') || 'none'}`)
   }
   rmSync(site, { recursive: true, force: true })

@@ -56,18 +56,27 @@ export async function showDoc(id: string, anchor: string | undefined, fresh = fa
 
 /**
  * The site's search: `<skill-kit-search>` over the docs, its results and
- * headings linking to the pages' routes. Semantic ranking readies in the
- * background (the query table's core), so the first query is not the one
- * that waits for it.
+ * headings linking to the pages' routes. Semantic ranking readies (the
+ * snapshot's vector cells, the query table's core) as soon as the visitor
+ * points at the search or opens it, while they type: not on every page
+ * load, where it would compete with the page (and the Guides page's own
+ * search) for a search that may never come.
  */
 export function setupDocs(): void {
   defineSearchElement()
   const search = document.querySelector<SearchElement>('skill-kit-search')!
   search.source = searchSource(docs, { url: document => docUrl(document.id) })
   void showNav()
-  void docs.preload({ mode: 'vector' }).catch(() => {
-    // The search says it ranks by words only when the semantic ranking fails; nothing to add here.
-  })
+  const ready = new AbortController()
+  const warm = () => {
+    ready.abort()
+    void docs.preload({ mode: 'vector' }).catch(() => {
+      // The search says it ranks by words only when the semantic ranking fails; nothing to add here.
+    })
+  }
+  // focusin crosses the shadow root: the box, opened by a click, `/` or Ctrl+K.
+  for (const event of ['pointerenter', 'focusin'])
+    search.addEventListener(event, warm, { signal: ready.signal })
   // An edited page in the dev server: the list and the page shown, from the new build.
   docs.onUpdate(() => {
     void showNav()
