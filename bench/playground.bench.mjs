@@ -2,13 +2,16 @@
 // (the 147 Modern Web Guidance guides) and the real model (all-MiniLM-L6-v2):
 //
 // - initial JavaScript: the entry chunk and what it imports statically (modulepreload),
-//   gzip level 9; everything else (skill bodies, document bodies, routed pages, Markdown
-//   renderer, Transformers.js) must be lazy chunks, and the snapshot, model and ONNX
-//   Runtime files assets;
-// - time to the first lexical result and to the first vector (fused) result, from the
-//   start of navigation, on a cold load: a new browser context per round (empty HTTP
-//   cache and Cache Storage), the production build served by `vite preview`, the query
-//   typed as soon as the page is ready;
+//   gzip level 9 (since issue 29, the docs site's home page and its search); everything
+//   else (the guides' page and module, skill bodies, document bodies, routed pages,
+//   Markdown renderer, Transformers.js) must be lazy chunks, and the snapshot, model and
+//   ONNX Runtime files assets;
+// - time to the first lexical result and to the first vector (fused: the search
+//   component's ranking by meaning) result of the guides' search, from the start of
+//   navigation to the Guides page (`/#guides`), on a cold load: a new browser context per
+//   round (empty HTTP cache and Cache Storage), the production build served by `vite
+//   preview`, the query typed into the component as soon as the page is ready (since
+//   issue 29 the guides' module loads with that page, not with the site's first page);
 // - the bytes the page fetched before its first semantic (fused) result: every resource
 //   whose response ended before it (Resource Timing), as served and gzip -9;
 // - both for each query encoder (issue 27), side by side: `static` (the query table the
@@ -29,6 +32,7 @@ import { gzipSync } from 'node:zlib'
 import { spawnSync } from 'node:child_process'
 import { chromium } from 'playwright-core'
 import { build, preview } from 'vite'
+import { bytesOf, pageFigures, watchSearch, within } from './site-search-page.mjs'
 import { emitResult, fmtMs, isMain, median } from './util.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -61,24 +65,6 @@ function bundleBudget() {
   }
 }
 
-/** The bytes of the files behind `urls` (paths of `origin`), as served and gzip -9; `/` is index.html. */
-function bytesOf(urls, origin) {
-  let raw = 0
-  let gz = 0
-  for (const url of urls) {
-    const path = decodeURIComponent(new URL(url, origin).pathname).replace(/^\//, '') || 'index.html'
-    const file = join(dist, path)
-    try {
-      raw += statSync(file).size
-      gz += gzip(file)
-    }
-    catch {
-      // Not a file of the build (a data: or blob: URL).
-    }
-  }
-  return { raw, gzip: gz }
-}
-
 /** Whether `url` is one of a knowledge base's files: its snapshot (core or shard) or its query table. */
 const isKnowledgeFile = url => /\.skillkit$|\/skill-kit\/query-tables\//.test(new URL(url).pathname)
 
@@ -89,70 +75,48 @@ function readdirRecursive(dir) {
     .map(entry => relative(dir, join(entry.parentPath, entry.name)).split(sep).join('/'))
 }
 
-/** One cold load: ms from navigation start to the first lexical and the first fused result. */
+/**
+ * One cold load of the Guides page (`/#guides`): ms from navigation start to the first lexical and the
+ * first semantic result of its search (the component, mounted on #guides-search once the page's chunk and
+ * the guides' module are in).
+ */
 async function coldLoad(browser, origin, typeInPage) {
   const context = await browser.newContext({ serviceWorkers: 'block', ignoreHTTPSErrors: origin.startsWith('https:') })
   const escaped = []
   await context.route('**/*', route => route.request().url().startsWith(`${origin}/`) ? route.continue() : (escaped.push(route.request().url()), route.abort()))
   const page = await context.newPage()
-  // Resolves when the page first shows semantic (`auto`) results: a CDP binding, no script injected into the page.
-  let shown
-  const firstSemantic = new Promise(resolve => shown = resolve)
-  await page.exposeFunction('__benchFirstSemantic', () => shown())
-  // Stamps the moment the results of each ranking first appear, from inside the page.
-  await page.addInitScript(() => {
-    window.__firsts = {}
-    new MutationObserver(() => {
-      const results = document.getElementById('results')
-      const mode = results?.dataset.mode
-      if (mode && results.querySelector('a') && !(mode in window.__firsts)) {
-        window.__firsts[mode] = performance.now()
-        if (mode === 'auto')
-          window.__benchFirstSemantic()
-      }
-    }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-mode'] })
-    // For --files: when the query reached the page, and the main thread's long tasks (what delayed it).
-    addEventListener('input', () => window.__typed ??= performance.now(), true)
-    window.__longTasks = []
-    new PerformanceObserver(list => window.__longTasks.push(...list.getEntries().map(e => [e.startTime, e.duration]))).observe({ type: 'longtask', buffered: true })
-  })
+  const { firstSemantic } = await watchSearch(page, '#guides-search')
   if (typeInPage) {
     await page.addInitScript((query) => {
-      const typed = new MutationObserver(() => {
-        if (document.body?.dataset.ready !== 'yes')
+      const ready = new MutationObserver(() => {
+        if (document.getElementById('panel-guides')?.dataset.ready !== 'yes')
           return
-        typed.disconnect()
-        const input = document.getElementById('q')
+        ready.disconnect()
+        const root = document.getElementById('guides-search').shadowRoot
+        root.querySelector('button.open').click()
+        const input = root.querySelector('input')
         input.value = query
-        input.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertText', data: query }))
+        input.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true, inputType: 'insertText', data: query }))
       })
-      typed.observe(document, { subtree: true, attributes: true, attributeFilter: ['data-ready'] })
+      ready.observe(document, { subtree: true, attributes: true, attributeFilter: ['data-ready'] })
     }, QUERY)
   }
-  await page.goto(`${origin}/`)
+  await page.goto(`${origin}/#guides`)
   if (!typeInPage) {
-    await page.waitForSelector('body[data-ready="yes"]', { state: 'attached' })
-    await page.fill('#q', QUERY)
+    await page.waitForSelector('#panel-guides[data-ready="yes"]', { state: 'attached' })
+    await page.locator('#guides-search').getByRole('button', { name: /^Search the guides/ }).click()
+    await page.getByRole('combobox', { name: 'Search the guides' }).fill(QUERY)
   }
-  // Told by the page itself: Playwright's selector waits would run its injected script and poll in the page meanwhile.
-  let timer
-  await Promise.race([firstSemantic, new Promise((_, reject) => timer = setTimeout(() => reject(new Error('No semantic result within 300 s')), 300_000))])
-  clearTimeout(timer)
-  const firsts = await page.evaluate(() => window.__firsts)
-  const ready = await page.evaluate(() => performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd)
-  const { typed, longTasks } = await page.evaluate(() => ({ typed: window.__typed, longTasks: window.__longTasks }))
-  // What had arrived when the first semantic result showed: the page, and each resource whose response had ended.
-  const before = await page.evaluate(at => [location.href, ...performance.getEntriesByType('resource').filter(e => e.responseEnd <= at).map(e => e.name)], firsts.auto)
-  // The waterfall of those files (ms from navigation start), for --files: what waited on what.
-  const timings = await page.evaluate(at => [performance.getEntriesByType('navigation')[0], ...performance.getEntriesByType('resource').filter(e => e.responseEnd <= at)].map(e => ({ url: e.name, start: e.startTime, end: e.responseEnd, protocol: e.nextHopProtocol })), firsts.auto)
+  await within(firstSemantic, 300_000, 'No semantic result within 300 s')
+  const figures = await pageFigures(page)
   await context.close()
   if (escaped.length > 0)
     throw new Error(`Requests left the origin: ${escaped.join(', ')}`)
-  const fetched = bytesOf(new Set(before), origin)
+  const before = [...new Set(figures.beforeSemantic)]
+  const fetched = bytesOf(dist, before, origin)
   // What issue 27's budget counts: the knowledge base's files (snapshot core and shards, query table), not the page's own.
-  const knowledge = bytesOf([...new Set(before)].filter(isKnowledgeFile), origin)
-  // With the query table the first result may already be semantic: no lexical one shows before it.
-  return { before: [...new Set(before)], timings, typed, longTasks, ready, lexical: firsts.lexical ?? firsts.auto, auto: firsts.auto, bytes: fetched.raw, gzip: fetched.gzip, knowledgeGzip: knowledge.gzip, requests: before.length, shards: before.filter(u => /\/query-table-\d+\.bin$/.test(u)).length }
+  const knowledge = bytesOf(dist, before.filter(isKnowledgeFile), origin)
+  return { ...figures, auto: figures.semantic, bytes: fetched.raw, gzip: fetched.gzip, knowledgeGzip: knowledge.gzip, requests: figures.beforeSemantic.length, shards: before.filter(u => /\/query-table-\d+\.bin$/.test(u)).length }
 }
 
 /** A throwaway self-signed certificate for 127.0.0.1 (HTTP/2 in browsers needs TLS). */
@@ -213,7 +177,7 @@ async function measure(encoder, rounds, { listFiles, http2, typeInPage }) {
   if (listFiles) {
     console.log('  what the first round fetched before it (gzip -9; requested → received, ms after navigation start):')
     for (const { url, start, end } of loads[0].timings)
-      console.log(`    ${kb(bytesOf([url], origin).gzip).padStart(9)}  ${fmtMs(start).padStart(8)} → ${fmtMs(end).padStart(8)}  ${new URL(url).pathname}`)
+      console.log(`    ${kb(bytesOf(dist, [url], origin).gzip).padStart(9)}  ${fmtMs(start).padStart(8)} → ${fmtMs(end).padStart(8)}  ${new URL(url).pathname}`)
     const { ready, typed, lexical, auto, longTasks } = loads[0]
     console.log(`    DOMContentLoaded ${fmtMs(ready)}, query typed ${fmtMs(typed)}, first lexical ${fmtMs(lexical)}, first semantic ${fmtMs(auto)}`)
     console.log(`    long tasks (start +duration): ${longTasks.filter(([start]) => start <= auto).map(([start, ms]) => `${fmtMs(start)} +${fmtMs(ms)}`).join(', ') || 'none'}`)

@@ -12,8 +12,10 @@ const models = join(repository, '.cache/models')
 // from the model (a few KB a query, no model download, no WebAssembly); `model` with the model
 // itself, in the page (about 23 MB, and 26 MB of ONNX Runtime's WebAssembly).
 const encoder = process.env.PLAYGROUND_QUERY_ENCODER === 'model' ? 'model' : 'static'
-// Whether the HTML preloads the knowledge cores (on; PLAYGROUND_PRELOAD_HTML=0 builds the page without, for the benchmark's before/after).
+// Whether the HTML preloads the docs' knowledge cores (on; PLAYGROUND_PRELOAD_HTML=0 builds the page without, for the benchmark's before/after).
 const preloadHtml = process.env.PLAYGROUND_PRELOAD_HTML !== '0'
+// The docs' embedding model: all-MiniLM-L6-v2 (the default), or the model PLAYGROUND_DOCS_MODEL names (the tests' tiny one, built offline like it).
+const docsModel = process.env.PLAYGROUND_DOCS_MODEL
 
 export default defineConfig({
   plugins: [
@@ -26,7 +28,22 @@ export default defineConfig({
       includeModel: encoder === 'model',
       // shards: a search fetches the core, its terms' postings, the vector cells nearest the query and a few table rows, not the whole index.
       // preloadHtml: the page's HTML asks for the snapshot's and the query table's cores, so they arrive while the JavaScript loads.
-      knowledge: { guides: { dir: 'guides', model: { cacheDir: models }, queryEncoder: encoder === 'model' ? 'model' : 'auto', shards: true, preloadHtml } },
+      knowledge: {
+        // The site's own pages: the repository's docs/ folder, as it is (a bare folder of Markdown: its index lives in
+        // this folder's .skill-kit/). Sharded, with its cores preloaded by the HTML: the site's first search. Exported routed into the build output
+        // (skills/docs/): an agent that reads the site over HTTP follows SKILL.md's links to index pages and documents,
+        // with nothing to run and no model, where a semantic export needs Node and its search script on the agent's side.
+        docs: {
+          dir: join(repository, 'docs'),
+          model: { cacheDir: models, ...(docsModel && { id: docsModel }) },
+          queryEncoder: encoder === 'model' ? 'model' : 'auto',
+          shards: true,
+          preloadHtml,
+          export: { mode: 'routed' },
+        },
+        // The 147 guides: the larger base that shows the search at scale, loaded with the site's Guides page (so no HTML preload).
+        guides: { dir: 'guides', model: { cacheDir: models }, queryEncoder: encoder === 'model' ? 'model' : 'auto', shards: true },
+      },
     }),
   ],
   // Pre-bundled at start, so that the first vector search does not make Vite reload the page.

@@ -7,6 +7,7 @@
 // iframe, svg, object, img, event handlers, javascript: URLs) is dropped, and
 // the text of an unknown element is kept as text.
 
+import type { PageHeading } from 'unplugin-skill-kit/search-ui'
 import { marked } from 'marked'
 
 const TAGS = new Set([
@@ -80,12 +81,45 @@ function copy(node: Node, into: Node, resolve: LinkResolver | undefined): void {
   into.appendChild(element)
 }
 
-/** `markdown` as page nodes that cannot run script; `resolve` rewrites links (relative ones are dropped unless it maps them). */
-export function renderMarkdown(markdown: string, resolve?: LinkResolver): DocumentFragment {
+/** A heading's explicit id as it renders: `marked` leaves `{#id}` in the text. */
+const EXPLICIT_ID = /\s*\{#[^\s{}]+\}\s*$/
+
+/**
+ * Gives the rendered headings of `into` the ids of `headings` (`pageHeadings`
+ * of the same Markdown: the anchors the search UI links to), matched in order
+ * by their text, so that a heading `marked` sees and the search UI's scan does
+ * not (or the other way round) shifts no id. Drops the `{#id}` from the text.
+ * An id the page's own elements use (outside rendered Markdown) is not given:
+ * a document's heading named `panel-skills` must not stand in for the panel.
+ */
+function anchorHeadings(into: DocumentFragment, headings: readonly PageHeading[]): void {
+  const taken = new Set(Array.from(document.querySelectorAll('[id]'), e => e.closest('.markdown') ? '' : e.id))
+  let next = 0
+  for (const heading of into.querySelectorAll('h1, h2, h3, h4, h5, h6')) {
+    const last = heading.lastChild
+    if (last?.nodeType === Node.TEXT_NODE && EXPLICIT_ID.test(last.textContent ?? ''))
+      last.textContent = last.textContent!.replace(EXPLICIT_ID, '')
+    const text = (heading.textContent ?? '').replace(/\s+/g, ' ').trim()
+    const at = headings.findIndex((h, i) => i >= next && h.text === text)
+    if (at < 0)
+      continue
+    if (!taken.has(headings[at]!.anchor))
+      heading.id = headings[at]!.anchor
+    next = at + 1
+  }
+}
+
+/**
+ * `markdown` as page nodes that cannot run script; `resolve` rewrites links (relative ones are dropped unless it maps them);
+ * `headings` (a page's `pageHeadings`) gives the headings their ids.
+ */
+export function renderMarkdown(markdown: string, resolve?: LinkResolver, headings?: readonly PageHeading[]): DocumentFragment {
   const html = marked.parse(markdown, { async: false, gfm: true })
   const inert = new DOMParser().parseFromString(`<!doctype html><body>${html}`, 'text/html')
   const fragment = document.createDocumentFragment()
   for (const child of inert.body.childNodes)
     copy(child, fragment, resolve)
+  if (headings)
+    anchorHeadings(fragment, headings)
   return fragment
 }

@@ -1,8 +1,9 @@
 /**
- * The playground of the browser tests: a copy of playground/ in test/.tmp (the tests
+ * The docs site of the browser tests: a copy of playground/ in test/.tmp (the tests
  * edit it, never the repository's files), with the hostile fixture skill and document,
- * and 15 of the Modern Web Guidance guides embedded with the tiny test model (the real
- * model takes minutes to embed them all; the page's code paths are the same).
+ * 15 of the Modern Web Guidance guides, and the repository's docs/ (read where they are,
+ * indexed into the copy), all embedded with the tiny test model (the real model takes
+ * minutes to embed them; the page's code paths are the same).
  * Chromium pages that record every request and abort any that would leave the origin.
  */
 import type { Browser, Page } from 'playwright-core'
@@ -27,6 +28,7 @@ export const SEARCH_TOP_K = 10
  */
 export async function preparePlayground(work: string): Promise<void> {
   process.env.PLAYGROUND_QUERY_ENCODER = 'model'
+  process.env.PLAYGROUND_DOCS_MODEL = TINY_MODEL_ID
   rmSync(work, { recursive: true, force: true })
   mkdirSync(work, { recursive: true })
   const playground = join(repo, 'playground')
@@ -49,12 +51,19 @@ export async function preparePlayground(work: string): Promise<void> {
 
 interface Ranked { id: string, score: number }
 
-/** Node's lexical and vector rankings of `queries` over the index the plugin published for `work`, as the page asks for them. */
-export async function nodeRankings(work: string, queries: string[]): Promise<{ lexical: Ranked[][], vector: Ranked[][], auto: Ranked[][] }> {
-  const published = readPublishedIndex(openKnowledgeProject(join(work, 'guides'), { root: work }).project!.config.output)
+/** Node's rankings of a knowledge base's queries, and its documents' titles by ID. */
+export interface NodeRankings { lexical: Ranked[][], vector: Ranked[][], auto: Ranked[][], titles: Map<string, string> }
+
+/**
+ * Node's lexical and vector rankings of `queries` over the index the plugin published for the
+ * knowledge folder `dir` of the site in `work` (the guides' project, or the bare docs folder), as the page asks for them.
+ */
+export async function nodeRankings(work: string, dir: string, queries: string[]): Promise<NodeRankings> {
+  const published = readPublishedIndex(openKnowledgeProject(dir, { root: work }).project!.config.output)
   if (!published)
-    throw new Error('The build published no index for the guides.')
+    throw new Error(`The build published no index for ${dir}.`)
   const snapshot = decodeSnapshot(published.snapshot)
+  const titles = new Map(snapshot.documents.map(d => [d.id, d.title ?? d.id]))
   const embedder = await createTransformersEmbedder({ model: TINY_MODEL_ID, cacheDir: join(repo, '.cache/models'), offline: true })
   try {
     const vectors = await embedder.embed(queries, 'query')
@@ -63,6 +72,7 @@ export async function nodeRankings(work: string, queries: string[]): Promise<{ l
       lexical: queries.map(query => pick(searchLexical(snapshot, query, { topK: SEARCH_TOP_K }))),
       vector: vectors.map(vector => pick(searchVectors(snapshot, vector, { topK: SEARCH_TOP_K }))),
       auto: vectors.map((vector, q) => pick(searchFused(snapshot, queries[q]!, vector, { topK: SEARCH_TOP_K }))),
+      titles,
     }
   }
   finally {
