@@ -48,6 +48,13 @@ export interface KnowledgeSearchOptions {
   mode?: KnowledgeSearchMode
   /** Embeds the query for this search, instead of the knowledge base's embedder. */
   embedQuery?: EmbedQuery
+  /**
+   * Called when an `auto` search ranks by words alone, with why: the query
+   * model cannot be loaded where it runs, the knowledge base has no query
+   * embedder, or it was built without a model. A search UI then says which
+   * ranking it shows.
+   */
+  onLexicalFallback?: (reason: string) => void
 }
 
 /** A found document: metadata, score and the heading path of its best chunk. */
@@ -255,6 +262,8 @@ export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
       const vectors = init.vectors !== false
       const requested = checkedMode(options.mode)
       const mode = requested === 'auto' ? (vectors && embedQuery ? 'fused' : 'lexical') : requested
+      if (requested === 'auto' && mode === 'lexical')
+        options.onLexicalFallback?.(vectors ? `"${init.name}" has no query embedder` : `"${init.name}" was built without a model`)
       const topK = options.topK ?? topKDefault
       if (!TOP_K_RULE.test(topK))
         throw new KnowledgeError('invalid-options', `topK must be ${TOP_K_RULE.expected}, got ${shown(topK)}.`)
@@ -288,6 +297,7 @@ export function createKnowledgeBase(init: KnowledgeBaseInit): KnowledgeBase {
         }
         catch (error) {
           const unavailable = lexicalFallback(error, init.name, requested)
+          options.onLexicalFallback?.(unavailable.reason)
           if (!warnedFallback) {
             warnedFallback = true
             console.warn(`[skill-kit] Knowledge base "${init.name}" searches lexically: ${unavailable.reason}. For vector search, ${unavailable.fix}.`)

@@ -70,7 +70,9 @@ describe('createKnowledgeBase', () => {
 
   it('searches lexically without an embedder, and refuses vector search', async () => {
     const { kb } = knowledgeBase()
-    expect((await kb.search('printer jam'))[0]!.id).toBe('printer')
+    const reasons: string[] = []
+    expect((await kb.search('printer jam', { onLexicalFallback: reason => reasons.push(reason) }))[0]!.id).toBe('printer')
+    expect(reasons).toEqual(['"home" has no query embedder'])
     const error = await kb.search('printer', { mode: 'vector' }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(KnowledgeError)
     expect((error as KnowledgeError).code).toBe('no-embedder')
@@ -88,6 +90,10 @@ describe('createKnowledgeBase', () => {
       expect((await kb.search('printer jam', { threshold: -1 })).map(h => h.id)).toEqual(['printer'])
       expect((await kb.search('wifi router')).map(h => h.id)).toEqual(['network'])
       expect(warn.mock.calls).toEqual([['[skill-kit] Knowledge base "home" searches lexically: /srv/models/test lacks config.json. For vector search, build with includeModel.']])
+      // Every such search tells a caller that asks, so that a search UI says which ranking it shows.
+      const reasons: string[] = []
+      await kb.search('printer jam', { onLexicalFallback: reason => reasons.push(reason) })
+      expect(reasons).toEqual(['/srv/models/test lacks config.json'])
     }
     finally {
       warn.mockRestore()
@@ -98,7 +104,7 @@ describe('createKnowledgeBase', () => {
       expect((error as KnowledgeError).code).toBe('model-unavailable')
       expect((error as Error).message).toBe(`A ${mode} search of "home" needs its query model, but /srv/models/test lacks config.json. Build with includeModel, or search with mode: 'lexical'.`)
     }
-    expect(embedQuery).toHaveBeenCalledTimes(4)
+    expect(embedQuery).toHaveBeenCalledTimes(5)
   })
 
   it('lets other embedder errors through', async () => {

@@ -127,8 +127,12 @@ describe('searchSource', () => {
     expect(following.semantic).toBe(true)
     module.vectors = 'none'
     expect(following.semantic).toBe(false)
-    expect((await source.search('dialog', { ranking: 'semantic', filters: none })).ranking).toBe('semantic')
-    expect(calls.at(-1)!.mode).toBe('auto')
+    // This base has no vectors: its auto search ranks by words, and the results say so.
+    expect((await source.search('dialog', { ranking: 'semantic', filters: none })).ranking).toBe('lexical')
+    // The filters count the first 30 by words; the semantic ranking asks for only the 8 shown (each costs vector rows), 30 with a filter on.
+    expect(calls.slice(-2).map(({ mode, topK }) => ({ mode, topK }))).toEqual([{ mode: 'lexical', topK: 30 }, { mode: 'auto', topK: 8 }])
+    await source.search('dialog', { ranking: 'semantic', filters: { categories: ['ui'], tags: [] } })
+    expect(calls.at(-1)).toMatchObject({ mode: 'auto', topK: 30 })
     const controller = new AbortController()
     const searching = source.search('dialog', { ranking: 'lexical', filters: none, signal: controller.signal })
     controller.abort()
