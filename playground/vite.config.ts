@@ -26,6 +26,12 @@ export default defineConfig({
       offline: true,
       // The page embeds queries itself, from this origin: with the query table, or with the model and ONNX Runtime's WebAssembly.
       includeModel: encoder === 'model',
+      // What agents read of the site: its skills and the exported docs at /.well-known/agent-skills/ (the Agent
+      // Skills Discovery RFC), and llms.txt at its root. Named here: this folder has no package.json to name it.
+      agentSkills: {
+        title: 'unplugin-skill-kit',
+        summary: 'Agent skills (SKILL.md) and Markdown knowledge bases, compiled at build time for Vite, Rollup, esbuild, rolldown, webpack and rspack.',
+      },
       // shards: a search fetches the core, its terms' postings, the vector cells nearest the query and a few table rows, not the whole index.
       // preloadHtml: the page's HTML asks for the snapshot's and the query table's cores, so they arrive while the JavaScript loads.
       knowledge: {

@@ -17,6 +17,7 @@
 import type { Browser, Page } from 'playwright-core'
 import type { PreviewServer, ViteDevServer } from 'vite'
 import type { NodeRankings, PlaygroundPage } from '../support/playground-app'
+import { createHash } from 'node:crypto'
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -174,6 +175,8 @@ describe('the docs site (production build)', () => {
     // Done: the second ranking is in too (an `auto` search over no query vector ranks by words).
     await page.waitForSelector(`skill-kit-search .panel[data-query="${DOCS_QUERY}"][data-state="done"]`, { state: 'attached', timeout: 60_000 })
     expect((await resultIds(page, 'skill-kit-search'))[0]).toBe(expected.docs.lexical[0]![0]!.id)
+    // And says so: the results are labelled as ranked by words, not by meaning.
+    expect(await page.locator(`skill-kit-search .panel[data-query="${DOCS_QUERY}"]`).getAttribute('data-ranking')).toBe('lexical')
   })
 
   it('searches the guides through the same component: the first semantic result as Node ranks it opens the guide', async () => {
@@ -340,6 +343,21 @@ describe('the docs site (production build)', () => {
       expect(readFileSync(join(skill, 'references', page), 'utf8'), page).toBe(readFileSync(join(docsDir, page), 'utf8'))
     // No search script, index or model: an agent reads it over HTTP by its links.
     expect(files.filter(f => /\.(?:mjs|js|skillkit|onnx|json)$/.test(f))).toEqual([])
+  })
+
+  it('publishes its skills and the exported docs for agents: the well-known index, its artefacts and llms.txt at the root', () => {
+    const dist = join(work, 'dist')
+    const index = JSON.parse(readFileSync(join(dist, '.well-known/agent-skills/index.json'), 'utf8')) as { skills: { name: string, type: string, url: string, digest: string }[] }
+    const docs = index.skills.find(s => s.name === 'docs')!
+    expect(docs).toMatchObject({ type: 'archive', url: 'docs.tar.gz' })
+    expect(index.skills.find(s => s.name === 'git-release')).toBeDefined()
+    for (const skill of index.skills) {
+      const bytes = readFileSync(join(dist, '.well-known/agent-skills', skill.url))
+      expect(skill.digest, skill.name).toBe(`sha256:${createHash('sha256').update(bytes).digest('hex')}`)
+    }
+    const llms = readFileSync(join(dist, 'llms.txt'), 'utf8')
+    expect(llms).toMatch(/^# unplugin-skill-kit\n\n> Agent skills/)
+    expect(llms).toContain('skills/docs/llms.txt')
   })
 
   it('loaded the model and ONNX Runtime from its own origin, never reached beyond it, and logged no error', () => {
