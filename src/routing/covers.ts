@@ -8,6 +8,9 @@ import type { KnowledgeDocument } from '../knowledge/document'
 import { stem, words } from '../runtime/knowledge/lexical/tokens'
 import { fieldsOf, topical } from './content-topics'
 
+/** Words of web addresses, which every linking document holds: no topic. */
+const ADDRESS_WORDS = new Set(['http', 'https', 'www', 'com', 'org', 'html', 'htm'])
+
 /** Words a card's "Covers" line holds: enough to name what the body says, few enough to keep pages short. */
 export const COVER_WORDS = 12
 
@@ -25,7 +28,7 @@ interface Terms {
 
 /**
  * Each document's most distinctive words against the others (TF-IDF over
- * its prose and what names it, code blocks out), strongest first, those of
+ * its prose and what names it, code blocks and web addresses' words out), strongest first, those of
  * its title left out (the card shows it already), at most `count` each.
  */
 export function distinctiveTerms(documents: readonly KnowledgeDocument[], count = COVER_WORDS): Map<string, string[]> {
@@ -37,7 +40,7 @@ export function distinctiveTerms(documents: readonly KnowledgeDocument[], count 
     const tf = new Map<string, number>()
     const spellings = new Map<string, Map<string, number>>()
     for (const [word, n] of fields.prose) {
-      if (!topical(word))
+      if (!topical(word) || ADDRESS_WORDS.has(word))
         continue
       const term = stemOf(word)
       tf.set(term, (tf.get(term) ?? 0) + n)
