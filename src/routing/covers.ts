@@ -24,44 +24,60 @@ interface Terms {
   weights: Map<string, number>
   /** Each term's most frequent spelling in the document. */
   surface: Map<string, string>
+  /** The terms of its title, which its card shows already. */
+  titled: Set<string>
+}
+
+/**
+ * Each document's terms, kept while the document object lives: the dev
+ * server's routing memo keeps unchanged documents' objects, so an edit
+ * weighs the words of the documents it touched only.
+ */
+const termsCache = new WeakMap<KnowledgeDocument, Terms>()
+
+function termsOf(document: KnowledgeDocument): Terms {
+  const known = termsCache.get(document)
+  if (known)
+    return known
+  const fields = fieldsOf(document)
+  const tf = new Map<string, number>()
+  const spellings = new Map<string, Map<string, number>>()
+  for (const [word, n] of fields.prose) {
+    if (!topical(word) || ADDRESS_WORDS.has(word))
+      continue
+    const term = stem(word)
+    tf.set(term, (tf.get(term) ?? 0) + n)
+    const spelt = spellings.get(term) ?? new Map<string, number>()
+    spelt.set(word, (spelt.get(word) ?? 0) + n)
+    spellings.set(term, spelt)
+  }
+  const weights = new Map([...tf].map(([term, n]): [string, number] => [term, 1 + Math.log(n)]))
+  for (const term of new Set(fields.names.filter(topical).map(stem))) {
+    if (weights.has(term))
+      weights.set(term, weights.get(term)! + NAME_WEIGHT)
+  }
+  const surface = new Map([...spellings].map(([term, spelt]) => [term, [...spelt].sort((a, b) => b[1] - a[1] || byText(a[0], b[0]))[0]![0]]))
+  const terms = { weights, surface, titled: new Set(words(document.title).map(stem)) }
+  termsCache.set(document, terms)
+  return terms
 }
 
 /**
  * Each document's most distinctive words against the others (TF-IDF over
- * its prose and what names it, code blocks and web addresses' words out), strongest first, those of
- * its title left out (the card shows it already), at most `count` each.
+ * its prose and what names it, code blocks and web addresses' words out),
+ * strongest first, those of its title left out (the card shows it already),
+ * at most `count` each.
  */
 export function distinctiveTerms(documents: readonly KnowledgeDocument[], count = COVER_WORDS): Map<string, string[]> {
-  const stems = new Map<string, string>()
-  const stemOf = (word: string) => stems.get(word) ?? stems.set(word, stem(word)).get(word)!
+  const all = documents.map(termsOf)
   const df = new Map<string, number>()
-  const all = documents.map((document): Terms => {
-    const fields = fieldsOf(document)
-    const tf = new Map<string, number>()
-    const spellings = new Map<string, Map<string, number>>()
-    for (const [word, n] of fields.prose) {
-      if (!topical(word) || ADDRESS_WORDS.has(word))
-        continue
-      const term = stemOf(word)
-      tf.set(term, (tf.get(term) ?? 0) + n)
-      const spelt = spellings.get(term) ?? new Map<string, number>()
-      spelt.set(word, (spelt.get(word) ?? 0) + n)
-      spellings.set(term, spelt)
-    }
-    const weights = new Map([...tf].map(([term, n]): [string, number] => [term, 1 + Math.log(n)]))
-    for (const term of new Set(fields.names.filter(topical).map(stemOf))) {
-      if (weights.has(term))
-        weights.set(term, weights.get(term)! + NAME_WEIGHT)
-    }
+  for (const { weights } of all) {
     for (const term of weights.keys())
       df.set(term, (df.get(term) ?? 0) + 1)
-    const surface = new Map([...spellings].map(([term, spelt]) => [term, [...spelt].sort((a, b) => b[1] - a[1] || byText(a[0], b[0]))[0]![0]]))
-    return { weights, surface }
-  })
+  }
   const n = documents.length
   return new Map(documents.map((document, i) => {
-    const { weights, surface } = all[i]!
-    const titled = new Set(words(document.title).map(stemOf))
+    const { weights, surface, titled } = all[i]!
     const ranked = [...weights]
       .filter(([term]) => !titled.has(term) && (n < 2 || df.get(term)! < n))
       .map(([term, w]): [string, number] => [term, w * Math.log((n + 1) / df.get(term)!)])
