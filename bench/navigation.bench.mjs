@@ -96,7 +96,7 @@ function corpusDocuments(M, name) {
   return { documents, digest: folder.digest }
 }
 
-/** Each list item's link on a page: target resolved from `from`, text = the item's line and its Tasks line. */
+/** Each list item's link on a page: target resolved from `from`, text = the item's line and its indented lines (Tasks, Covers). */
 function links(text, from) {
   const out = []
   const lines = text.split('\n')
@@ -104,7 +104,10 @@ function links(text, from) {
     const match = /^- \[((?:\\.|[^\]\\])*)\]\(([^)]+)\)(.*)$/.exec(line)
     if (!match)
       return
-    const tasks = lines[i + 1]?.startsWith('  Tasks:') ? lines[i + 1] : ''
+    // The item's own indented lines (Tasks, Covers): what a reader sees of it.
+    let tasks = ''
+    for (let j = i + 1; lines[j]?.startsWith('  '); j++)
+      tasks += ` ${lines[j]}`
     const target = posix.normalize(posix.join(posix.dirname(from), match[2].split('/').map(decodeURIComponent).join('/')))
     out.push({ target, text: `${match[1]} ${match[3]} ${tasks}`.replace(/\\/g, '') })
   })

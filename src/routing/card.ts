@@ -7,7 +7,7 @@ import { estimateTokens } from '../runtime/tokens'
 import { inertText } from './plain-text'
 
 /** Bounds of a card's fields, in characters (tasks: how many). */
-export const CARD_LIMITS = { title: 100, summary: 350, task: 200, minTasks: 1, maxTasks: 4, topic: 60 } as const
+export const CARD_LIMITS = { title: 100, summary: 350, task: 200, minTasks: 1, maxTasks: 4, topic: 60, covers: 160 } as const
 
 /**
  * How many times its bound a field may be before its markup is taken out

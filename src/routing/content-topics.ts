@@ -30,7 +30,7 @@ const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 const LABEL_LINE = /^(?:tags?|keywords?|categor(?:y|ies)|topics?|aliases)\s*:\s*(.+)$/gim
 
 /** A document's words: those that name it, and how often each word of its prose occurs. */
-interface Fields {
+export interface Fields {
   names: string[]
   prose: Map<string, number>
 }
@@ -46,7 +46,7 @@ const fieldsCache = new WeakMap<KnowledgeDocument, Fields>()
  * A document's words by where they stand: what names it (title, tags, label
  * lines, headings) and its prose (code blocks out: identifiers are not topics).
  */
-function fieldsOf(document: KnowledgeDocument): Fields {
+export function fieldsOf(document: KnowledgeDocument): Fields {
   const known = fieldsCache.get(document)
   if (known)
     return known
@@ -68,7 +68,7 @@ const TEMPLATE_SHARE = 3
 const NAME_WEIGHT = 3
 
 /** Whether a word can name a topic: letters, not a stopword, not a number or a one-letter token. */
-function topical(word: string): boolean {
+export function topical(word: string): boolean {
   return word.length > 2 && !STOPWORDS.has(word) && /\p{L}/u.test(word) && !/^\d/.test(word)
 }
 

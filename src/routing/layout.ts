@@ -12,6 +12,7 @@ import { slugger } from './slug'
 import { toSkillName } from '../skill/spec'
 import { estimateTokens } from '../runtime/tokens'
 import { CARD_LIMITS, cutAtSentence, RAW_FACTOR } from './card'
+import { interleaved } from './covers'
 import { escapeMarkdown, inertText } from './plain-text'
 
 /** A routed skill: Markdown strings keyed by their path relative to the skill folder, and each document's card (what routes modules export). */
@@ -45,6 +46,8 @@ export interface LayoutInput {
   maxEntryTokens: number
   /** Writes a page's summary (pages of one level are asked in order, leaves first). */
   summarize: (pages: PageDraft[]) => Promise<string[]>
+  /** Each document's distinctive words, shown under its card on topic pages ("Covers: …"). */
+  covers?: ReadonlyMap<string, readonly string[]>
 }
 
 interface Page {
@@ -244,7 +247,7 @@ export async function layoutRoutedSkill(input: LayoutInput): Promise<RoutedSkill
 
   // Rendered leaves first, so that each parent states its children's sizes.
   for (const page of pages)
-    Object.assign(page, sized(tokens => renderPage(page, cards, tokens)))
+    Object.assign(page, sized(tokens => renderPage(page, cards, tokens, input.covers)))
   const catalog = renderCatalog(all, pageSize)
   const top = entry(level)
   return {
@@ -290,7 +293,7 @@ function renderEntry(input: LayoutInput, top: Page[], documents: number): string
     '',
     '## Topics',
     '',
-    ...(top.length === 0 ? ['No documents yet.'] : top.map(page => `- [${escapeMarkdown(page.title)}](${pageLink(page, 'root')}): ${escapeMarkdown(page.summary || page.title)} (about ${page.tokens || PLACEHOLDER_TOKENS} tokens)`)),
+    ...(top.length === 0 ? ['No documents yet.'] : top.flatMap(page => [`- [${escapeMarkdown(page.title)}](${pageLink(page, 'root')}): ${escapeMarkdown(page.summary || page.title)} (about ${page.tokens || PLACEHOLDER_TOKENS} tokens)`, ...coversLine(input.covers && pageTerms(page, input.covers))])),
     '',
     '## Catalog',
     '',
@@ -299,7 +302,21 @@ function renderEntry(input: LayoutInput, top: Page[], documents: number): string
   ].join('\n')).text
 }
 
-function renderPage(page: Page, cards: Map<string, Omit<Card, 'topics'>>, tokens: number): string {
+/** Words a page's "Covers" line holds in its parent: fewer than a card's, as more blur a topic for a reader matching meaning. */
+const PAGE_COVER_WORDS = 6
+
+/** The distinctive words of the documents below a page, one from each of its documents (or pages) in turn: what its parent shows of it. */
+function pageTerms(page: Page, covers: ReadonlyMap<string, readonly string[]>): string[] {
+  return interleaved(page.kind === 'documents' ? page.documents.map(id => covers.get(id) ?? []) : page.children.map(child => pageTerms(child, covers)), PAGE_COVER_WORDS)
+}
+
+/** An entry's "Covers" line, plain and bounded; none when there are no words. */
+function coversLine(terms: readonly string[] | undefined): string[] {
+  const text = bounded((terms ?? []).join(', '), CARD_LIMITS.covers)
+  return text ? [`  Covers: ${escapeMarkdown(text)}`] : []
+}
+
+function renderPage(page: Page, cards: Map<string, Omit<Card, 'topics'>>, tokens: number, covers?: ReadonlyMap<string, readonly string[]>): string {
   const up = page.parent ? `[${escapeMarkdown(page.parent.title)}](${pageLink(page.parent, 'indexes')})` : '[SKILL.md](../SKILL.md)'
   const lines = [`# ${escapeMarkdown(page.title)}`, '']
   if (page.summary)
@@ -311,11 +328,14 @@ function renderPage(page: Page, cards: Map<string, Omit<Card, 'topics'>>, tokens
       lines.push(`- [${escapeMarkdown(card.title)}](${referenceLink(card.path)}): ${escapeMarkdown(card.summary) || escapeMarkdown(card.path)} (about ${card.tokens} tokens)`)
       if (card.tasks.length > 0)
         lines.push(`  Tasks: ${card.tasks.map(task => escapeMarkdown(task)).join('; ')}`)
+      lines.push(...coversLine(covers?.get(id)))
     }
   }
   else {
-    for (const child of page.children)
+    for (const child of page.children) {
       lines.push(`- [${escapeMarkdown(child.title)}](${pageLink(child, 'indexes')}): ${escapeMarkdown(child.summary || child.title)} (about ${child.tokens} tokens)`)
+      lines.push(...coversLine(covers && pageTerms(child, covers)))
+    }
   }
   lines.push('')
   return lines.join('\n')

@@ -4,6 +4,7 @@ import type { RoutedSkill, RouteGroup } from './layout'
 import type { LlmCard, LlmRouterOptions } from './llm'
 import type { RoutingMemo, RoutingStats } from './memo'
 import { explicitCategories, offlineCard } from './card'
+import { distinctiveTerms } from './covers'
 import { layoutRoutedSkill } from './layout'
 import { llmCard, llmCardKey, llmSummaries } from './llm'
 import { offlineGroups, offlineSummary } from './offline'
@@ -57,6 +58,7 @@ export async function routeDocuments(documents: readonly KnowledgeDocument[], op
       cards: documents.map(offline),
       groups: offlineGroups(documents, pageSize),
       summarize: async pages => pages.map(offlineSummary),
+      covers: distinctiveTerms(documents),
     })
   }
   const key = llmCardKey(llm)
