@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url'
 import { spawnSync } from 'node:child_process'
 import { chromium } from 'playwright-core'
 import { build } from 'vite'
-import { bytesOf, pageFigures, watchSearch, within } from './site-search-page.mjs'
+import { bytesOf, pageFigures, printFetches, watchSearch, within } from './site-search-page.mjs'
 import { emitResult, fmtMs, isMain, median } from './util.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -158,12 +158,8 @@ async function measure(encoder, rounds, { listFiles, typeInPage }) {
   console.log(`  first result by meaning  ${fmtMs(figures.firstSemantic)}   (rounds: ${loads.map(l => fmtMs(l.semantic)).join(', ')})`)
   console.log(`  fetched before it        ${kb(figures.bytesToFirstSemantic)} (gzip -9 ${kb(figures.gzipToFirstSemantic)}) in ${median(loads.map(l => l.requests))} requests`)
   if (listFiles) {
-    const { timings, ready, typed, lexical, semantic, longTasks } = loads[0]
     console.log('  what the first round fetched before its first semantic result (gzip -9; requested → received, ms after navigation start):')
-    for (const { url, start, end } of timings)
-      console.log(`    ${kb(bytesOf(site, [url], server.origin).gzip).padStart(9)}  ${fmtMs(start).padStart(8)} → ${fmtMs(end).padStart(8)}  ${new URL(url).pathname}`)
-    console.log(`    DOMContentLoaded ${fmtMs(ready)}, query typed ${typed === undefined ? 'by the page (no input event)' : fmtMs(typed)}, first lexical ${fmtMs(lexical)}, first semantic ${fmtMs(semantic)}`)
-    console.log(`    long tasks (start +duration): ${longTasks.filter(([start]) => start <= semantic).map(([start, ms]) => `${fmtMs(start)} +${fmtMs(ms)}`).join(', ') || 'none'}`)
+    printFetches(site, server.origin, loads[0])
   }
   rmSync(site, { recursive: true, force: true })
   emitResult({ bench: 'docs-site', ...figures })

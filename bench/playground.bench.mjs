@@ -32,7 +32,7 @@ import { gzipSync } from 'node:zlib'
 import { spawnSync } from 'node:child_process'
 import { chromium } from 'playwright-core'
 import { build, preview } from 'vite'
-import { bytesOf, pageFigures, watchSearch, within } from './site-search-page.mjs'
+import { bytesOf, pageFigures, printFetches, watchSearch, within } from './site-search-page.mjs'
 import { emitResult, fmtMs, isMain, median } from './util.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -176,11 +176,7 @@ async function measure(encoder, rounds, { listFiles, http2, typeInPage }) {
   console.log(`    of which the knowledge base's files (snapshot core and shards, query table), gzip -9: ${kb(figures.knowledgeGzipToFirstVector)}`)
   if (listFiles) {
     console.log('  what the first round fetched before it (gzip -9; requested → received, ms after navigation start):')
-    for (const { url, start, end } of loads[0].timings)
-      console.log(`    ${kb(bytesOf(dist, [url], origin).gzip).padStart(9)}  ${fmtMs(start).padStart(8)} → ${fmtMs(end).padStart(8)}  ${new URL(url).pathname}`)
-    const { ready, typed, lexical, auto, longTasks } = loads[0]
-    console.log(`    DOMContentLoaded ${fmtMs(ready)}, query typed ${fmtMs(typed)}, first lexical ${fmtMs(lexical)}, first semantic ${fmtMs(auto)}`)
-    console.log(`    long tasks (start +duration): ${longTasks.filter(([start]) => start <= auto).map(([start, ms]) => `${fmtMs(start)} +${fmtMs(ms)}`).join(', ') || 'none'}`)
+    printFetches(dist, origin, { ...loads[0], semantic: loads[0].auto })
   }
   emitResult({ bench: 'playground', ...figures })
   return figures

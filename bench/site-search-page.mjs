@@ -6,6 +6,7 @@
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
+import { fmtMs } from './util.mjs'
 
 /**
  * Before the page loads: stamps (`window.__firsts.lexical`, `.semantic`,
@@ -95,4 +96,17 @@ export function bytesOf(dir, urls, origin) {
     }
   }
   return { raw, gzip }
+}
+
+/**
+ * Prints, for `--files`, what a load fetched before its first semantic result
+ * (gzip -9; requested → received, ms after navigation start), when it showed
+ * its first results, and the long tasks until then.
+ */
+export function printFetches(dir, origin, { timings, ready, typed, lexical, semantic, longTasks }) {
+  const kb = bytes => `${(bytes / 1024).toFixed(1)} KB`
+  for (const { url, start, end } of timings)
+    console.log(`    ${kb(bytesOf(dir, [url], origin).gzip).padStart(9)}  ${fmtMs(start).padStart(8)} → ${fmtMs(end).padStart(8)}  ${new URL(url).pathname}`)
+  console.log(`    DOMContentLoaded ${fmtMs(ready)}, query typed ${typed === undefined ? 'by the page (no input event)' : fmtMs(typed)}, first lexical ${fmtMs(lexical)}, first semantic ${fmtMs(semantic)}`)
+  console.log(`    long tasks (start +duration): ${longTasks.filter(([start]) => start <= semantic).map(([start, ms]) => `${fmtMs(start)} +${fmtMs(ms)}`).join(', ') || 'none'}`)
 }
