@@ -41,6 +41,8 @@ export default defineConfig({
         // with nothing to run and no model, where a semantic export needs Node and its search script on the agent's side.
         docs: {
           dir: join(repository, 'docs'),
+          // What agents read of the exported skill, in its SKILL.md, llms.txt and the well-known index.
+          description: 'The documentation of unplugin-skill-kit: agent skills (SKILL.md) and Markdown knowledge bases compiled at build time by a Vite, Rollup, esbuild, rolldown, webpack or rspack plugin; searching them, routed pages, exports, MCP and agent tools.',
           model: { cacheDir: models, ...(docsModel && { id: docsModel }) },
           queryEncoder: encoder === 'model' ? 'model' : 'auto',
           shards: true,

@@ -33,6 +33,8 @@ export interface KnowledgeOverrides {
   chunk?: Partial<ChunkConfig>
   search?: Partial<SearchConfig>
   queryEncoder?: QueryEncoder
+  /** What the base holds, in a sentence: its exported skill's and llms.txt's description. */
+  description?: string
 }
 
 /** A knowledge folder with its settings resolved. */
@@ -128,6 +130,8 @@ export function openKnowledgeProject(dir: string, options: OpenProjectOptions = 
     }
     if (options.overrides?.queryEncoder !== undefined)
       fields.queryEncoder = options.overrides.queryEncoder
+    if (options.overrides?.description !== undefined)
+      fields.description = options.overrides.description
     text = JSON.stringify(fields, null, 2)
   }
   const config = parseProjectConfig(projectDir, text, bag, { bare: !hasFile })

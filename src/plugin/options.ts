@@ -111,6 +111,12 @@ export interface KnowledgeOptions {
    * build has `includeModel`; `'static'`: the table only; `'model'`: the model.
    */
   queryEncoder?: QueryEncoder
+  /**
+   * Replaces `description` of `skill-kit.json`: what the base holds, in a
+   * sentence, which its exported skill's `SKILL.md` and `llms.txt` give
+   * agents (default: one made from its name).
+   */
+  description?: string
   /** Overrides the plugin's `includeModel` for this knowledge base (an error with `model: false`; the plugin's own `includeModel` skips such a base). */
   includeModel?: boolean
   /**

@@ -11,7 +11,7 @@ import { excerptForMessage, quoteForMessage } from '../runtime/redact'
 
 const TOP_KEYS = ['include', 'exclude', 'strict', 'onInvalid', 'root', 'skills', 'knowledge', 'offline', 'includeModel', 'agentSkills']
 const SKILLS_KEYS = ['dirs']
-const KNOWLEDGE_KEYS = ['dir', 'model', 'chunk', 'search', 'shards', 'preloadHtml', 'queryEncoder', 'includeModel', 'export', 'url']
+const KNOWLEDGE_KEYS = ['dir', 'model', 'chunk', 'search', 'shards', 'preloadHtml', 'queryEncoder', 'includeModel', 'export', 'url', 'description']
 const MODEL_KEYS = [...Object.keys(DEFAULT_MODEL), 'provider', 'baseUrl', 'dimensions', ...Object.keys(DEFAULT_SERVER)]
 const SHARD_SIZE_KEYS = ['lexicalBytes', 'vectorBytes', 'refinementBytes']
 const SHARDS_KEYS = [...SHARD_SIZE_KEYS, 'cells', 'probe']
@@ -142,6 +142,7 @@ function knowledgeProblems(path: string, name: string, entry: unknown, { expect,
   optional(join(path, 'queryEncoder'), base.queryEncoder, value => QUERY_ENCODERS.includes(value as QueryEncoder), '"auto", "static" or "model"')
   optional(join(path, 'includeModel'), base.includeModel, boolean, 'true or false')
   optional(join(path, 'preloadHtml'), base.preloadHtml, boolean, 'true or false')
+  optional(join(path, 'description'), base.description, text, 'a sentence saying what the base holds')
   optional(join(path, 'url'), base.url, value => typeof value === 'function' || (typeof value === 'string' && isPageUrlPattern(value)), `'vitepress', 'vitepress-html', 'astro', a pattern with {path} or {id} ('/docs/{path}'), or a function of the document returning its page's URL`)
   if (base.preloadHtml === true && (base.shards === undefined || base.shards === false))
     expect(join(path, 'preloadHtml'), 'false without shards', true, ' It preloads the files of a sharded snapshot: set shards: true too, or remove preloadHtml.')

@@ -333,7 +333,7 @@ describe('the docs site (production build)', () => {
   it('exports our docs into the build output as a routed agent skill: SKILL.md, llms.txt, index pages, the pages as they are', () => {
     const skill = join(work, 'dist/skills/docs')
     const files = filesOf(skill)
-    expect(readFileSync(join(skill, 'SKILL.md'), 'utf8')).toMatch(/^---\nname: docs\ndescription: "[^"\n]+"\n---\n/)
+    expect(readFileSync(join(skill, 'SKILL.md'), 'utf8')).toMatch(/^---\nname: docs\ndescription: "The documentation of unplugin-skill-kit: [^"\n]+"\n---\n/)
     expect(readFileSync(join(skill, 'llms.txt'), 'utf8')).toMatch(/^# docs\n\n> /)
     expect(files.some(f => f.startsWith('indexes/'))).toBe(true)
     // The documents, byte for byte, and nothing else of the repository.

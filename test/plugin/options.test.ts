@@ -48,7 +48,7 @@ describe('plugin options of the wrong shape', () => {
     expect(problems({ includ: '**/*.md' })).toBe(`Invalid unplugin-skill-kit options (1 problem):
 - includ: unknown option. Did you mean "include"? The options here are include, exclude, strict, onInvalid, root, skills, knowledge, offline, includeModel, agentSkills.`)
     expect(problems({ knowledge: { docs: { dir: 'docs', modle: false } } })).toBe(`Invalid unplugin-skill-kit options (1 problem):
-- knowledge.docs.modle: unknown option. Did you mean "model"? The options here are dir, model, chunk, search, shards, preloadHtml, queryEncoder, includeModel, export, url.`)
+- knowledge.docs.modle: unknown option. Did you mean "model"? The options here are dir, model, chunk, search, shards, preloadHtml, queryEncoder, includeModel, export, url, description.`)
     expect(problems({ knowledge: { docs: { dir: 'docs', model: { dtyp: 'fp32' } } } })).toBe(`Invalid unplugin-skill-kit options (1 problem):
 - knowledge.docs.model.dtyp: unknown option. Did you mean "dtype"? The options here are id, revision, dtype, cacheDir, maxTokens, queryPrefix, documentPrefix, provider, baseUrl, dimensions, apiKeyEnv, batchSize, maxBatchTokens, concurrency, timeoutMs, retryBudgetMs.`)
     // Renaming to an option already given would repeat it: the hint says so instead.
@@ -70,7 +70,7 @@ describe('plugin options of the wrong shape', () => {
     expect(problems({ knowledge: { docs: { dir: 'docs', queryEncoder: true } } })).toBe(`Invalid unplugin-skill-kit options (1 problem):
 - knowledge.docs.queryEncoder: expected "auto", "static" or "model", got true.`)
     expect(problems({ knowledge: { docs: { dir: 'docs', queryEncodr: 'static' } } })).toBe(`Invalid unplugin-skill-kit options (1 problem):
-- knowledge.docs.queryEncodr: unknown option. Did you mean "queryEncoder"? The options here are dir, model, chunk, search, shards, preloadHtml, queryEncoder, includeModel, export, url.`)
+- knowledge.docs.queryEncodr: unknown option. Did you mean "queryEncoder"? The options here are dir, model, chunk, search, shards, preloadHtml, queryEncoder, includeModel, export, url, description.`)
     for (const queryEncoder of ['auto', 'static', 'model'])
       expect(() => unplugin.vite({ knowledge: { docs: { dir: 'docs', queryEncoder } } } as Options)).not.toThrow()
   })

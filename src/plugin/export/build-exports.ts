@@ -187,7 +187,7 @@ export async function emitKnowledgeExports(context: UnpluginBuildContext, env: E
     }
     else {
       const { entry } = request
-      const opened = openKnowledgeProject(dir, { root: env.root, overrides: { model: entry.model, chunk: entry.chunk, search: entry.search } })
+      const opened = openKnowledgeProject(dir, { root: env.root, overrides: { model: entry.model, chunk: entry.chunk, search: entry.search, description: entry.description } })
       watchExportSources(context, env.bundler, dir, opened.project)
       if (!opened.project)
         throw failure('build-failed', `${label} cannot be exported. Fix its settings:\n\n${opened.diagnostics.map(d => formatDiagnostic(d, env.relativize)).join('\n')}`)

@@ -165,7 +165,7 @@ export class KnowledgeService {
       entry = this.entryOfFolder(target.dir) ?? { dir: target.dir }
     }
     const dir = resolve(this.root(), entry.dir)
-    const opened = openKnowledgeProject(dir, { root: this.root(), overrides: { model: entry.model, chunk: entry.chunk, search: entry.search, queryEncoder: entry.queryEncoder } })
+    const opened = openKnowledgeProject(dir, { root: this.root(), overrides: { model: entry.model, chunk: entry.chunk, search: entry.search, queryEncoder: entry.queryEncoder, description: entry.description } })
     const watch = [dir, join(dir, 'skill-kit.json')]
     const seen = this.builds.foldersOf(target)
     this.builds.setFolders({ ...seen, target, roots: [dir], written: seen?.written ?? [] })

@@ -96,6 +96,16 @@ describe('the export option', () => {
     expectSameFolder(join(result.outDir, 'agent/home-routes'), routedReference)
   })
 
+  it('describes the exported skill as the description option says, in SKILL.md and llms.txt', async () => {
+    const description = 'How to back up the house and keep its network up.'
+    const result = await build('rollup', entry, { offline: true, knowledge: { home: { dir: home, description, export: { mode: 'routed' } } } }, 'export-described')
+    const folder = join(result.outDir, 'skills/home')
+    expect(readFileSync(join(folder, 'SKILL.md'), 'utf8')).toContain(`\ndescription: ${JSON.stringify(description)}\n`)
+    expect(readFileSync(join(folder, 'llms.txt'), 'utf8')).toContain(`> ${description}`)
+    await expect(build('rollup', entry, { knowledge: { home: { dir: home, description: ' ' } } }, 'export-bad'))
+      .rejects.toThrow('- knowledge.home.description: expected a sentence saying what the base holds, got " ".')
+  })
+
   it('refuses an export that a symbolic link puts inside the knowledge folder, before anything is written', async () => {
     const knowledge = join(home, 'knowledge')
     const before = filesOf(knowledge)
