@@ -7,13 +7,13 @@
 
 import type { RoutesModule } from '../runtime/routes'
 import type { Card } from './card'
+import type { Page } from './render-pages'
 import { chunks, compareKeys, packRuns, runsOf } from './sequences'
 import { slugger } from './slug'
-import { toSkillName } from '../skill/spec'
 import { estimateTokens } from '../runtime/tokens'
-import { CARD_LIMITS, cutAtSentence, RAW_FACTOR } from './card'
-import { interleaved } from './covers'
-import { escapeMarkdown, inertText } from './plain-text'
+import { CARD_LIMITS } from './card'
+import { renderEntry, renderLlmsTxt } from './entry-point'
+import { bounded, renderCatalog, renderPage, sized } from './render-pages'
 
 /** A routed skill: Markdown strings keyed by their path relative to the skill folder, and each document's card (what routes modules export). */
 export type RoutedSkill = RoutesModule
@@ -48,48 +48,11 @@ export interface LayoutInput {
   summarize: (pages: PageDraft[]) => Promise<string[]>
   /** Each document's distinctive words, shown under its card on topic pages ("Covers: …"). */
   covers?: ReadonlyMap<string, readonly string[]>
+  /** Page summaries only name the documents below (the offline router's): the entry point leaves them out where it lists those documents. */
+  summariesNameDocuments?: boolean
 }
-
-interface Page {
-  path: string
-  title: string
-  kind: 'documents' | 'pages'
-  /** The group a leaf page lists (of several pages when it has more than pageSize documents). */
-  group?: string
-  /** The topics the page still sits in, outermost first: parents not made yet. */
-  chain: string[]
-  /** Document IDs or child pages. */
-  documents: string[]
-  children: Page[]
-  summary: string
-  parent?: Page
-  text: string
-  tokens: number
-}
-
-/** The size stated for a page not rendered yet: wider than any real one, so the entry point's size is never underestimated. */
-const PLACEHOLDER_TOKENS = 99_999
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
-
-/** The link to a reference from `indexes/`: each path segment URL-encoded. */
-function referenceLink(path: string): string {
-  return `../references/${path.split('/').map(encodeURIComponent).join('/')}`
-}
-
-/** One line, for the project's own name and description. */
-function line(text: string): string {
-  return text.replace(/\s+/g, ' ').trim()
-}
-
-/**
- * A model's or a document's text as the pages hold it: plain (see
- * {@link inertText}) and within `max` characters. Text over {@link RAW_FACTOR}
- * times `max` is cut before it is cleaned, as a model's answer is refused.
- */
-function bounded(text: string, max: number): string {
-  return cutAtSentence(inertText(text.slice(0, max * RAW_FACTOR)), max)
-}
 
 /**
  * A card as pages and modules hold it, whatever the cache said: every field
@@ -107,22 +70,6 @@ function boundedCard(card: Omit<Card, 'topics'>): Omit<Card, 'topics'> {
 /** A group's title, plain and bounded as a card's title (a category or a model's topic). */
 function groupTitle(title: string): string {
   return bounded(title, CARD_LIMITS.title) || 'Other documents'
-}
-
-/**
- * `render(size)` with the size it states: re-rendered until the number it
- * states is its own token count (two rounds at most in practice).
- */
-function sized(render: (tokens: number) => string): { text: string, tokens: number } {
-  let tokens = estimateTokens(render(0))
-  for (let round = 0; round < 4; round++) {
-    const text = render(tokens)
-    const actual = estimateTokens(text)
-    if (actual === tokens)
-      return { text, tokens }
-    tokens = actual
-  }
-  return { text: render(tokens), tokens }
 }
 
 /** A parent page's title: its children's titles when short enough, else the first and last. */
@@ -249,7 +196,7 @@ export async function layoutRoutedSkill(input: LayoutInput): Promise<RoutedSkill
   for (const page of pages)
     Object.assign(page, sized(tokens => renderPage(page, cards, tokens, input.covers)))
   const catalog = renderCatalog(all, pageSize)
-  const top = entry(level)
+  const top = renderEntry(input, level, cards.size, cards)
   return {
     skill: top,
     pages: Object.fromEntries(pages.map(page => [page.path, page.text])),
@@ -259,134 +206,3 @@ export async function layoutRoutedSkill(input: LayoutInput): Promise<RoutedSkill
   }
 }
 
-function skillName(name: string): string {
-  return toSkillName(name) || 'knowledge'
-}
-
-function skillDescription(input: LayoutInput): string {
-  return line(input.description) || `Find the documents of the ${input.name} knowledge base that answer a question, through index pages, then read them.`
-}
-
-/** A YAML double-quoted scalar. */
-function yamlString(text: string): string {
-  return JSON.stringify(text)
-}
-
-function pageLink(page: Page, from: 'root' | 'indexes'): string {
-  return from === 'root' ? page.path : page.path.slice('indexes/'.length)
-}
-
-function renderEntry(input: LayoutInput, top: Page[], documents: number): string {
-  return sized(tokens => [
-    '---',
-    `name: ${skillName(input.name)}`,
-    `description: ${yamlString(skillDescription(input).slice(0, 1024))}`,
-    '---',
-    '',
-    `# ${line(input.name)}`,
-    '',
-    skillDescription(input),
-    '',
-    'Pick the index page whose topic fits the question, follow it to the references it lists, and answer from those references only: read them before answering. When no topic fits, look the document up in the [catalog](indexes/catalog.md).',
-    '',
-    `This page: about ${tokens} tokens. ${documents} documents.`,
-    '',
-    '## Topics',
-    '',
-    ...(top.length === 0 ? ['No documents yet.'] : top.flatMap(page => [`- [${escapeMarkdown(page.title)}](${pageLink(page, 'root')}): ${escapeMarkdown(page.summary || page.title)} (about ${page.tokens || PLACEHOLDER_TOKENS} tokens)`, ...coversLine(input.covers && pageTerms(page, input.covers))])),
-    '',
-    '## Catalog',
-    '',
-    `- [Every document, by path](indexes/catalog.md)`,
-    '',
-  ].join('\n')).text
-}
-
-/** Words a page's "Covers" line holds in its parent: fewer than a card's, as more blur a topic for a reader matching meaning. */
-const PAGE_COVER_WORDS = 6
-
-/** The distinctive words of the documents below a page, one from each of its documents (or pages) in turn: what its parent shows of it. */
-function pageTerms(page: Page, covers: ReadonlyMap<string, readonly string[]>): string[] {
-  return interleaved(page.kind === 'documents' ? page.documents.map(id => covers.get(id) ?? []) : page.children.map(child => pageTerms(child, covers)), PAGE_COVER_WORDS)
-}
-
-/** An entry's "Covers" line, plain and bounded; none when there are no words. */
-function coversLine(terms: readonly string[] | undefined): string[] {
-  const text = bounded((terms ?? []).join(', '), CARD_LIMITS.covers)
-  return text ? [`  Covers: ${escapeMarkdown(text)}`] : []
-}
-
-function renderPage(page: Page, cards: Map<string, Omit<Card, 'topics'>>, tokens: number, covers?: ReadonlyMap<string, readonly string[]>): string {
-  const up = page.parent ? `[${escapeMarkdown(page.parent.title)}](${pageLink(page.parent, 'indexes')})` : '[SKILL.md](../SKILL.md)'
-  const lines = [`# ${escapeMarkdown(page.title)}`, '']
-  if (page.summary)
-    lines.push(escapeMarkdown(page.summary), '')
-  lines.push(`This page: about ${tokens} tokens. Up: ${up}.`, '', page.kind === 'documents' ? '## Documents' : '## Pages', '')
-  if (page.kind === 'documents') {
-    for (const id of page.documents) {
-      const card = cards.get(id)!
-      lines.push(`- [${escapeMarkdown(card.title)}](${referenceLink(card.path)}): ${escapeMarkdown(card.summary) || escapeMarkdown(card.path)} (about ${card.tokens} tokens)`)
-      if (card.tasks.length > 0)
-        lines.push(`  Tasks: ${card.tasks.map(task => escapeMarkdown(task)).join('; ')}`)
-      lines.push(...coversLine(covers?.get(id)))
-    }
-  }
-  else {
-    for (const child of page.children) {
-      lines.push(`- [${escapeMarkdown(child.title)}](${pageLink(child, 'indexes')}): ${escapeMarkdown(child.summary || child.title)} (about ${child.tokens} tokens)`)
-      lines.push(...coversLine(covers && pageTerms(child, covers)))
-    }
-  }
-  lines.push('')
-  return lines.join('\n')
-}
-
-function renderCatalog(all: readonly Omit<Card, 'topics'>[], pageSize: number): Record<string, string> {
-  const sorted = [...all].sort((a, b) => byText(a.path, b.path))
-  const parts = chunks(sorted, pageSize)
-  const out: Record<string, string> = {}
-  const sizes: number[] = []
-  for (const [i, part] of parts.entries()) {
-    const nav = [i > 0 ? `[previous](catalog-${i}.md)` : '', i < parts.length - 1 ? `[next](catalog-${i + 2}.md)` : ''].filter(Boolean).join(', ')
-    const page = sized(tokens => [
-      `# Catalog (${i + 1}/${parts.length})`,
-      '',
-      `This page: about ${tokens} tokens. Up: [Catalog](catalog.md)${nav ? `; ${nav}` : ''}.`,
-      '',
-      ...part.map(card => `- [${escapeMarkdown(card.title)}](${referenceLink(card.path)}): ${escapeMarkdown(card.summary) || escapeMarkdown(card.path)} (\`${card.path}\`, about ${card.tokens} tokens)`),
-      '',
-    ].join('\n'))
-    out[`indexes/catalog-${i + 1}.md`] = page.text
-    sizes.push(page.tokens)
-  }
-  const index = sized(tokens => [
-    '# Catalog',
-    '',
-    `Every document (${sorted.length}) by path, ${pageSize} to a page: the fallback when no topic fits.`,
-    '',
-    `This page: about ${tokens} tokens. Up: [SKILL.md](../SKILL.md).`,
-    '',
-    ...parts.map((part, i) => `- [${escapeMarkdown(part[0]!.path)} to ${escapeMarkdown(part.at(-1)!.path)}](catalog-${i + 1}.md) (about ${sizes[i]} tokens)`),
-    '',
-  ].join('\n'))
-  return { 'indexes/catalog.md': index.text, ...out }
-}
-
-function renderLlmsTxt(input: LayoutInput, top: Page[], documents: number): string {
-  return [
-    `# ${line(input.name)}`,
-    '',
-    `> ${skillDescription(input)}`,
-    '',
-    `Index pages group the ${documents} documents by topic; each page links to the documents it lists.`,
-    '',
-    '## Topics',
-    '',
-    ...top.map(page => `- [${escapeMarkdown(page.title)}](${page.path}): ${escapeMarkdown(page.summary || page.title)}`),
-    '',
-    '## Optional',
-    '',
-    `- [Catalog](indexes/catalog.md): every document by path, ${input.pageSize} to a page`,
-    '',
-  ].join('\n')
-}

@@ -59,6 +59,7 @@ export async function routeDocuments(documents: readonly KnowledgeDocument[], op
       groups: offlineGroups(documents, pageSize),
       summarize: async pages => pages.map(offlineSummary),
       covers: distinctiveTerms(documents),
+      summariesNameDocuments: true,
     })
   }
   const key = llmCardKey(llm)

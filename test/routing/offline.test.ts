@@ -120,9 +120,39 @@ describe('the offline router', () => {
     expect(crawl.pages.size).toBe(1 + Object.keys(routes.pages).length + Object.keys(routes.catalog).length)
     expect(unreachableDocuments(routes, paths, 3)).toEqual([])
     expect(unreachableDocuments(routes, paths, 3, { skip: path => path.startsWith('indexes/catalog') })).toEqual([])
-    // 147 documents do not fit two levels of 8: most are 3 links away.
-    expect(unreachableDocuments(routes, paths, 2).length).toBeGreaterThan(100)
+    // 147 documents do not fit two levels of 8, but SKILL.md lists the topic pages below its own: 2 links.
+    expect(unreachableDocuments(routes, paths, 2)).toEqual([])
+    expect(unreachableDocuments(routes, paths, 1).length).toBeGreaterThan(100)
     expect(estimateTokens(routes.skill)).toBeLessThanOrEqual(2000)
+  })
+
+  it('lists in SKILL.md the documents below each topic, with words of theirs, as deep as its bound allows', async () => {
+    // markdownlint's doc/ folder: 57 pages, no frontmatter, no folder.
+    const folder = loadKnowledgeFolder(join(fileURLToPath(new URL('../../node_modules/markdownlint/doc', import.meta.url))))
+    expect(folder.documents).toHaveLength(57)
+    const paths = folder.documents.map(d => d.path)
+    const roomy = await route(folder.documents)
+    expect(estimateTokens(roomy.skill)).toBeLessThanOrEqual(2000)
+    expect(unreachableDocuments(roomy, paths, 1)).toEqual([])
+    // Each document under its topic, linked from the root, with the first of its Covers words.
+    const md001 = roomy.skill.split('\n').find(line => line.includes('(references/md001.md)'))!
+    expect(md001).toMatch(/^ {2}- \[MD001 - Heading levels should only increment by one level at a time\]\(references\/md001\.md\): \w+, \w+, \w+, \w+$/)
+    const topicPage = Object.values(roomy.pages).find(text => text.includes('](../references/md001.md)'))!.split('\n')
+    const covers = topicPage[topicPage.findIndex(line => line.includes('](../references/md001.md)')) + 1]!
+    expect(covers).toMatch(/^ {2}Covers: /)
+    expect(md001.slice(md001.indexOf('): ') + 3).split(', ')).toEqual(covers.slice('  Covers: '.length).split(', ').slice(0, 4))
+    // A topic's summary (its documents' titles) is left out where they are listed.
+    expect(roomy.skill).not.toMatch(/^- \[.*\]\(indexes\/.*\): /m)
+    // A tighter bound: the same topics, their documents without words, then not listed at all.
+    const fewer = await route(folder.documents, 8, 1500)
+    expect(estimateTokens(fewer.skill)).toBeLessThanOrEqual(1500)
+    expect(unreachableDocuments(fewer, paths, 1)).toEqual([])
+    expect(fewer.skill).toMatch(/^ {2}- \[MD001 - [^\]]+\]\(references\/md001\.md\)$/m)
+    const none = await route(folder.documents, 8, 1000)
+    expect(estimateTokens(none.skill)).toBeLessThanOrEqual(1000)
+    expect(none.skill).not.toContain('](references/')
+    expect(unreachableDocuments(none, paths, 2)).toEqual([])
+    expect(none.skill).toMatch(/^- \[.*\]\(indexes\/.*\): .*MD0/m)
   })
 
   it('writes llms.txt as llmstxt.org describes: an H1, a blockquote summary, H2 sections of [title](path): note lines', async () => {

@@ -1,0 +1,147 @@
+// The entry point of a routed skill (SKILL.md) and its llms.txt: the topics at
+// the top, and below them as much of the tree as the entry point's token bound
+// allows, so that a reader who recognises a document there follows it at once.
+
+import type { Card } from './card'
+import type { Page } from './render-pages'
+import { toSkillName } from '../skill/spec'
+import { estimateTokens } from '../runtime/tokens'
+import { CARD_LIMITS } from './card'
+import { escapeMarkdown } from './plain-text'
+import { bounded, coversLine, line, pageLink, pageTerms, PLACEHOLDER_TOKENS, referenceLink, sized } from './render-pages'
+
+/** What the entry point is made of besides its pages. */
+export interface EntryInput {
+  /** The skill's name (made a valid Agent Skills name) and description. */
+  name: string
+  description: string
+  pageSize: number
+  /** The entry point's bound in tokens. */
+  maxEntryTokens: number
+  /** Each document's distinctive words. */
+  covers?: ReadonlyMap<string, readonly string[]>
+  /** Page summaries only name the documents below: left out where the entry point lists those documents. */
+  summariesNameDocuments?: boolean
+}
+
+function skillName(name: string): string {
+  return toSkillName(name) || 'knowledge'
+}
+
+function skillDescription(input: EntryInput): string {
+  return line(input.description) || `Find the documents of the ${input.name} knowledge base that answer a question, through index pages, then read them.`
+}
+
+/** A YAML double-quoted scalar. */
+function yamlString(text: string): string {
+  return JSON.stringify(text)
+}
+
+/** How deep the entry point lists the pages below its own, and how many of each entry's words it shows there. */
+interface Inline {
+  depth: number
+  words: number
+}
+
+/** Words shown on an entry the entry point lists inline, most first: fewer when more entries must fit. */
+const INLINE_WORDS = [4, 2, 0]
+
+/** How many levels below a page reach its documents: 1 for a page of documents. */
+function height(page: Page): number {
+  return page.kind === 'documents' ? 1 : 1 + Math.max(0, ...page.children.map(height))
+}
+
+/**
+ * What the entry point lists under each of its pages: their children, and
+ * theirs, as deep as its bound allows, with as many of each entry's words as
+ * still fit (a level fits whole or not at all). A reader who recognises a
+ * document or a sub-topic there follows it at once, rather than guessing at a
+ * topic from its summary.
+ */
+function inlinePlan(render: (inline: Inline) => string, top: Page[], maxTokens: number): Inline {
+  for (let depth = Math.max(0, ...top.map(height)); depth > 0; depth--) {
+    for (const words of INLINE_WORDS) {
+      if (estimateTokens(render({ depth, words })) <= maxTokens)
+        return { depth, words }
+    }
+  }
+  return { depth: 0, words: 0 }
+}
+
+/** An inline entry's words, after its link: none when there are none or none fit. */
+function inlineWords(terms: readonly string[], words: number): string {
+  const text = bounded(terms.slice(0, words).join(', '), CARD_LIMITS.covers)
+  return text ? `: ${escapeMarkdown(text)}` : ''
+}
+
+/** A page's children as nested list items, `inline.depth` levels deep, linked from the skill's root. */
+function inlineItems(page: Page, cards: Map<string, Omit<Card, 'topics'>>, inline: Inline, covers: ReadonlyMap<string, readonly string[]> | undefined, indent = '  '): string[] {
+  if (inline.depth <= 0)
+    return []
+  if (page.kind === 'documents') {
+    return page.documents.map((id) => {
+      const card = cards.get(id)!
+      return `${indent}- [${escapeMarkdown(card.title)}](${referenceLink(card.path).slice('../'.length)})${inlineWords(covers?.get(id) ?? [], inline.words)}`
+    })
+  }
+  const below = { ...inline, depth: inline.depth - 1 }
+  return page.children.flatMap(child => [
+    `${indent}- [${escapeMarkdown(child.title)}](${pageLink(child, 'root')})${inlineWords(covers ? pageTerms(child, covers) : [], inline.words)}`,
+    ...inlineItems(child, cards, below, covers, `${indent}  `),
+  ])
+}
+
+export function renderEntry(input: EntryInput, top: Page[], documents: number, cards?: Map<string, Omit<Card, 'topics'>>): string {
+  const render = (inline: Inline) => renderEntryAt(input, top, documents, inline, cards)
+  return render(cards ? inlinePlan(render, top, input.maxEntryTokens) : { depth: 0, words: 0 })
+}
+
+function renderEntryAt(input: EntryInput, top: Page[], documents: number, inline: Inline, cards?: Map<string, Omit<Card, 'topics'>>): string {
+  return sized(tokens => [
+    '---',
+    `name: ${skillName(input.name)}`,
+    `description: ${yamlString(skillDescription(input).slice(0, 1024))}`,
+    '---',
+    '',
+    `# ${line(input.name)}`,
+    '',
+    skillDescription(input),
+    '',
+    'Pick the topic that fits the question and follow it: to a document listed under it when one fits, else to its index page, which describes each of its documents. Answer from those references only: read them before answering. When no topic fits, look the document up in the [catalog](indexes/catalog.md).',
+    '',
+    `This page: about ${tokens} tokens. ${documents} documents.`,
+    '',
+    '## Topics',
+    '',
+    ...(top.length === 0 ? ['No documents yet.'] : top.flatMap(page => [
+      // A summary that names the documents below says nothing more once the entry point lists them.
+      `- [${escapeMarkdown(page.title)}](${pageLink(page, 'root')})${input.summariesNameDocuments && inline.depth >= height(page) ? '' : `: ${escapeMarkdown(page.summary || page.title)}`} (about ${page.tokens || PLACEHOLDER_TOKENS} tokens)`,
+      ...coversLine(input.covers && pageTerms(page, input.covers)),
+      ...(cards ? inlineItems(page, cards, inline, input.covers) : []),
+    ])),
+    '',
+    '## Catalog',
+    '',
+    `- [Every document, by path](indexes/catalog.md)`,
+    '',
+  ].join('\n')).text
+}
+
+export function renderLlmsTxt(input: EntryInput, top: Page[], documents: number): string {
+  return [
+    `# ${line(input.name)}`,
+    '',
+    `> ${skillDescription(input)}`,
+    '',
+    `Index pages group the ${documents} documents by topic; each page links to the documents it lists.`,
+    '',
+    '## Topics',
+    '',
+    ...top.map(page => `- [${escapeMarkdown(page.title)}](${page.path}): ${escapeMarkdown(page.summary || page.title)}`),
+    '',
+    '## Optional',
+    '',
+    `- [Catalog](indexes/catalog.md): every document by path, ${input.pageSize} to a page`,
+    '',
+  ].join('\n')
+}
