@@ -96,20 +96,26 @@ function corpusDocuments(M, name) {
   return { documents, digest: folder.digest }
 }
 
-/** Each list item's link on a page: target resolved from `from`, text = the item's line and its indented lines (Tasks, Covers). */
+const LINK_ITEM = /^( *)- \[((?:\\.|[^\]\\])*)\]\(([^)]+)\)(.*)$/
+
+/**
+ * Each list item's link on a page, nested items too: target resolved from `from`, text = the
+ * item's line and its own indented lines (Tasks, Covers), not the items nested under it.
+ */
 function links(text, from) {
   const out = []
   const lines = text.split('\n')
   lines.forEach((line, i) => {
-    const match = /^- \[((?:\\.|[^\]\\])*)\]\(([^)]+)\)(.*)$/.exec(line)
+    const match = LINK_ITEM.exec(line)
     if (!match)
       return
     // The item's own indented lines (Tasks, Covers): what a reader sees of it.
+    const indent = match[1].length
     let tasks = ''
-    for (let j = i + 1; lines[j]?.startsWith('  '); j++)
-      tasks += ` ${lines[j]}`
-    const target = posix.normalize(posix.join(posix.dirname(from), match[2].split('/').map(decodeURIComponent).join('/')))
-    out.push({ target, text: `${match[1]} ${match[3]} ${tasks}`.replace(/\\/g, '') })
+    for (let j = i + 1; lines[j] !== undefined && /^ +/.exec(lines[j])?.[0].length > indent && !LINK_ITEM.test(lines[j]); j++)
+      tasks += ` ${lines[j].trim()}`
+    const target = posix.normalize(posix.join(posix.dirname(from), match[3].split('/').map(decodeURIComponent).join('/')))
+    out.push({ target, text: `${match[2]} ${match[4]} ${tasks}`.replace(/\\/g, '') })
   })
   return out
 }
@@ -120,14 +126,22 @@ function links(text, from) {
  */
 function navigate(site, relevantPaths, scoreText, budget) {
   const frontier = []
-  const seen = new Set(['SKILL.md'])
+  const seen = new Map([['SKILL.md', undefined]])
   let order = 0
+  // A link seen again (a document listed by title in SKILL.md, then with its card on its
+  // topic page) is judged by the best text the agent has seen of it.
   const discover = (page) => {
     for (const link of links(site[page], page)) {
-      if (seen.has(link.target))
+      const score = scoreText(link.text)
+      if (seen.has(link.target)) {
+        const known = seen.get(link.target)
+        if (known)
+          known.score = Math.max(known.score, score)
         continue
-      seen.add(link.target)
-      frontier.push({ ...link, score: scoreText(link.text), order: order++ })
+      }
+      const entry = { ...link, score, order: order++ }
+      seen.set(link.target, entry)
+      frontier.push(entry)
     }
   }
   discover('SKILL.md')
