@@ -6,7 +6,7 @@ import type { Card } from './card'
 import type { Page } from './render-pages'
 import { toSkillName } from '../skill/spec'
 import { estimateTokens } from '../runtime/tokens'
-import { CARD_LIMITS } from './card'
+import { CARD_LIMITS, cutAtSentence } from './card'
 import { escapeMarkdown } from './plain-text'
 import { bounded, coversLine, line, pageLink, pageTerms, PLACEHOLDER_TOKENS, referenceLink, sized } from './render-pages'
 
@@ -41,10 +41,19 @@ function yamlString(text: string): string {
 interface Inline {
   depth: number
   words: number
+  /** Characters of a page's summary on its inline entry when the entry point lists nothing below it (else its words). */
+  summary?: number
 }
 
 /** Words shown on an entry the entry point lists inline, most first: fewer when more entries must fit. */
 const INLINE_WORDS = [4, 2, 0]
+
+/**
+ * Characters of a page's summary shown on its inline entry when nothing below
+ * it is listed, if they fit: the titles of its documents tell a reader more
+ * than its words do.
+ */
+const INLINE_SUMMARY = 160
 
 /** How many levels below a page reach its documents: 1 for a page of documents. */
 function height(page: Page): number {
@@ -53,16 +62,17 @@ function height(page: Page): number {
 
 /**
  * What the entry point lists under each of its pages: their children, and
- * theirs, as deep as its bound allows, with as many of each entry's words as
- * still fit (a level fits whole or not at all). A reader who recognises a
+ * theirs, as deep as its bound allows, with as much of each entry (the
+ * summary of a page listed last, else words) as still fits (a level fits
+ * whole or not at all). A reader who recognises a
  * document or a sub-topic there follows it at once, rather than guessing at a
  * topic from its summary.
  */
 function inlinePlan(render: (inline: Inline) => string, top: Page[], maxTokens: number): Inline {
   for (let depth = Math.max(0, ...top.map(height)); depth > 0; depth--) {
-    for (const words of INLINE_WORDS) {
-      if (estimateTokens(render({ depth, words })) <= maxTokens)
-        return { depth, words }
+    for (const inline of [{ depth, words: INLINE_WORDS[0]!, summary: INLINE_SUMMARY }, ...INLINE_WORDS.map(words => ({ depth, words }))]) {
+      if (estimateTokens(render(inline)) <= maxTokens)
+        return inline
     }
   }
   return { depth: 0, words: 0 }
@@ -86,7 +96,7 @@ function inlineItems(page: Page, cards: Map<string, Omit<Card, 'topics'>>, inlin
   }
   const below = { ...inline, depth: inline.depth - 1 }
   return page.children.flatMap(child => [
-    `${indent}- [${escapeMarkdown(child.title)}](${pageLink(child, 'root')})${inlineWords(covers ? pageTerms(child, covers) : [], inline.words)}`,
+    `${indent}- [${escapeMarkdown(child.title)}](${pageLink(child, 'root')})${inline.summary && below.depth === 0 && child.summary ? `: ${escapeMarkdown(cutAtSentence(child.summary, inline.summary))}` : inlineWords(covers ? pageTerms(child, covers) : [], inline.words)}`,
     ...inlineItems(child, cards, below, covers, `${indent}  `),
   ])
 }
