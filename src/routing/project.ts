@@ -57,6 +57,13 @@ export function routingCacheDir(project: KnowledgeProject): string {
 }
 
 /**
+ * The vectors of the last snapshot read in each output folder: a snapshot's
+ * file is named by its content and never rewritten, so the dev server's
+ * routings of one index read and sum it once.
+ */
+const lastPublished = new Map<string, { snapshot: string, vectors: DocumentVectors }>()
+
+/**
  * The vectors of the index published in the project's output, when it was
  * built with a model from these very documents (`digest`, the folder's):
  * routing never embeds, nor waits for an index being built. `undefined` when
@@ -64,11 +71,17 @@ export function routingCacheDir(project: KnowledgeProject): string {
  * the offline router groups by words then.
  */
 export function publishedVectors(project: KnowledgeProject, digest: string): DocumentVectors | undefined {
-  const manifest = readManifest(project.config.output)
+  const { output } = project.config
+  const manifest = readManifest(output)
   if (!manifest || manifest.digest !== digest || manifest.model === null || (manifest.snapshotFormat ?? 1) !== SNAPSHOT_VERSION)
     return undefined
+  const known = lastPublished.get(output)
+  if (known?.snapshot === manifest.snapshot)
+    return known.vectors
   try {
-    return documentVectors(decodeSnapshot(readFileSync(join(project.config.output, manifest.snapshot))))
+    const vectors = documentVectors(decodeSnapshot(readFileSync(join(output, manifest.snapshot))))
+    lastPublished.set(output, { snapshot: manifest.snapshot, vectors })
+    return vectors
   }
   catch {
     // Replaced or removed since the manifest was read, or damaged: a rebuild publishes another.
