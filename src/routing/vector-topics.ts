@@ -2,8 +2,9 @@
 // unit mean of its chunks' embeddings, clustered (with its terms weighing a
 // quarter) by the same capacity-bound split as the terms alone (see
 // topic-split.ts). An embedded base knows what its documents mean beyond the
-// words they share: on the navigation benchmark, agents found more documents
-// through topics grouped so, most on docs without frontmatter.
+// words they share; on the navigation benchmark, topics grouped so led agents
+// to more documents on the questions tuned on (most on docs without
+// frontmatter) and to about as many on the held-out ones (bench/RESULTS.md).
 
 import type { Snapshot } from '../runtime/knowledge/format/snapshot-layout'
 import type { TopicSpace } from './topic-split'
@@ -38,7 +39,11 @@ export function coversAll(vectors: DocumentVectors | undefined, ids: readonly st
   return dimensions !== undefined && dimensions > 0 && ids.every(id => vectors.get(id)?.length === dimensions)
 }
 
-/** The dense space of `vectors` for {@link splitTopics}: centroids summed in doubles, in ID order (the split's), so they do not depend on the input's order. */
+/**
+ * The dense space of `vectors` for `splitTopics`: centroids summed in doubles
+ * over IDs in the split's (sorted) order, so they do not depend on the order
+ * documents came in.
+ */
 export function denseSpace(vectors: DocumentVectors): TopicSpace<ArrayLike<number>> {
   return {
     vector: id => vectors.get(id)!,
