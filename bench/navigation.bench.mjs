@@ -13,6 +13,9 @@
 //   today     the offline router as it was before issue 31 (src/routing of BASELINE,
 //             extracted from git into .cache/bench and bundled from there)
 //   new       the offline router of this checkout (src/routing)
+//   new+vectors  the same, given each document's vector from the corpus's base (documentVectors
+//             of the snapshot the vector column searches; the stripped guides' base is built
+//             from their bodies under opaque names, so that their IDs do not tell the folder)
 //   catalog   the catalog alone: SKILL.md links only to indexes/catalog.md (pages by path)
 //   vector    the reference: vector search's ranked documents (all-MiniLM-L6-v2 q8, chunks
 //             ranked by searchVectors, threshold 0, first chunk of each document); "within
@@ -33,7 +36,7 @@
 //   node bench/navigation.bench.mjs [--show-misses] [--json] [--corpus <name>]
 
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join, posix } from 'node:path'
 import { buildMiniLM } from '../scripts/models/minilm.mjs'
 import { benchCache, bundleSource, guidesDir, modelsDir, root } from './knowledge.mjs'
@@ -78,6 +81,7 @@ async function loadModules() {
     `export { DEFAULT_CHUNK, DEFAULT_MODEL } from './src/knowledge/config'`,
     `export { decodeSnapshot } from './src/runtime/knowledge/format/snapshot-reader'`,
     `export { searchVectors } from './src/runtime/knowledge/vector/search'`,
+    `export { documentVectors } from './src/routing/vector-topics'`,
     `export { queryTerms, tokenize } from './src/runtime/knowledge/lexical/tokens'`,
     '',
   ].join('\n'))
@@ -201,7 +205,27 @@ async function vectorRankings(M, embedder, name, dir, queries) {
     throw new Error(`${name} does not build: ${JSON.stringify(index.diagnostics.slice(0, 2))}`)
   const snapshot = M.decodeSnapshot(index.snapshot)
   const queryVectors = await embedder.embed(queries.map(q => q.query), 'query')
-  return { rankings: queryVectors.map(v => M.searchVectors(snapshot, v, { topK: 10, threshold: 0 }).map(r => r.id)), queryVectors }
+  return { rankings: queryVectors.map(v => M.searchVectors(snapshot, v, { topK: 10, threshold: 0 }).map(r => r.id)), queryVectors, snapshot }
+}
+
+/**
+ * The stripped corpus's base, built from its bodies under opaque names (`doc-000.md` …): each
+ * chunk's embedded text starts with its document's ID, and the guides' IDs name their folder
+ * (`css/…`), which the stripped corpus must not know. Returns its snapshot with the real IDs.
+ */
+async function strippedSnapshot(M, embedder, documents) {
+  const dir = join(benchCache, 'navigation-stripped')
+  rmSync(dir, { recursive: true, force: true })
+  mkdirSync(dir, { recursive: true })
+  const sorted = [...documents].sort((a, b) => (a.id < b.id ? -1 : 1))
+  const opaque = i => `doc-${String(i).padStart(3, '0')}`
+  sorted.forEach((d, i) => writeFileSync(join(dir, `${opaque(i)}.md`), d.body))
+  const index = await M.buildKnowledgeIndex(dir, { embedder, chunk: M.DEFAULT_CHUNK, cacheDir: join(benchCache, 'navigation-cache'), encoding: 'int8' })
+  if (!index.snapshot)
+    throw new Error(`the stripped guides do not build: ${JSON.stringify(index.diagnostics.slice(0, 2))}`)
+  const snapshot = M.decodeSnapshot(index.snapshot)
+  const real = new Map(sorted.map((d, i) => [opaque(i), d.id]))
+  return { ...snapshot, documents: snapshot.documents.map(d => ({ ...d, id: real.get(d.id) })) }
 }
 
 /** Every link text of the sites, embedded once (as documents: what a link describes). */
@@ -230,13 +254,14 @@ export async function run({ log = console.log, only } = {}) {
       const pathOf = new Map(documents.map(d => [d.id, d.path]))
       const queries = loadSet(CORPORA[name].set, ids)
       const options = { name, description: '', pageSize: PAGE_SIZE, maxEntryTokens: MAX_ENTRY_TOKENS }
+      const { rankings: vector, queryVectors, snapshot } = await vectorRankings(M, embedder, name, CORPORA[name].dir(), queries)
       const sites = {
-        today: siteOf(await M.routeDocumentsToday(documents, options)),
-        new: siteOf(await M.routeDocuments(documents, options)),
+        'today': siteOf(await M.routeDocumentsToday(documents, options)),
+        'new': siteOf(await M.routeDocuments(documents, options)),
+        'new+vectors': siteOf(await M.routeDocuments(documents, { ...options, vectors: M.documentVectors(CORPORA[name].strip ? await strippedSnapshot(M, embedder, documents) : snapshot) })),
       }
       sites.catalog = siteOf(await M.routeDocuments(documents, options), true)
       const idf = idfOf(M, documents)
-      const { rankings: vector, queryVectors } = await vectorRankings(M, embedder, name, CORPORA[name].dir(), queries)
       const linkVectors = await embedLinks(embedder, Object.values(sites))
       result[name] = { documents: documents.length, queries: queries.length }
       for (const h of ['tune', 'report']) {
@@ -267,11 +292,12 @@ export async function run({ log = console.log, only } = {}) {
 const pct = x => (x * 100).toFixed(0).padStart(3)
 
 export function print(result, { log = console.log, misses = false } = {}) {
-  const columns = [['today', 'new', 'catalog', 'vector'], ['today, vector agent', 'new, vector agent', 'catalog, vector agent', 'vector']]
+  const routers = ['today', 'new', 'new+vectors', 'catalog']
+  const columns = [[...routers, 'vector'], [...routers.map(r => `${r}, vector agent`), 'vector']]
   for (const h of ['report', 'tune']) {
     for (const [c, keys] of columns.entries()) {
       log(`\n${h} half, ${c === 0 ? 'lexical' : 'vector'} agent: success within 3 / 5 reads (%), reads per success; vector: search's top 3 / 5`)
-      log(`${'corpus'.padEnd(16)} ${'n'.padStart(3)}  ${['today', 'new', 'catalog', 'vector'].map(r => r.padStart(17)).join('')}`)
+      log(`${'corpus'.padEnd(16)} ${'n'.padStart(3)}  ${[...routers, 'vector'].map(r => r.padStart(17)).join('')}`)
       for (const [name, r] of Object.entries(result)) {
         const row = r[h]
         log(`${name.padEnd(16)} ${String(row.questions).padStart(3)}  ${keys.map(k => `${pct(row[k].within3)} /${pct(row[k].within5)}  ${row[k].readsPerSuccess.toFixed(1)}`.padStart(17)).join('')}`)
@@ -280,7 +306,7 @@ export function print(result, { log = console.log, misses = false } = {}) {
   }
   if (misses) {
     for (const [name, r] of Object.entries(result)) {
-      for (const router of ['today', 'new', 'vector'])
+      for (const router of ['today', 'new', 'new+vectors', 'vector'])
         log(`\n${name} ${router}, report misses:\n  ${r.report[router].misses.join('\n  ')}`)
     }
   }

@@ -1,12 +1,16 @@
-// Topics from what documents say, for documents that name none: their lexical
-// terms (title and headings weigh more than the body) as TF-IDF vectors,
-// split top down into at most `pageSize` clusters until every cluster fits a
-// page, each labelled with the words that set it apart from its siblings.
+// Topics from what documents say, for documents that name none: the base's
+// vectors when it has them (vector-topics.ts), else their lexical terms
+// (title and headings weigh more than the body) as TF-IDF vectors, split top
+// down into at most `pageSize` clusters until every cluster fits a page, each labelled with the words that set it apart from its siblings.
 // No model, no randomness: the same documents give the same topics.
 
 import type { KnowledgeDocument } from '../knowledge/document'
+import type { TopicSpace } from './topic-split'
+import type { DocumentVectors } from './vector-topics'
 import { scanHeadings } from '../core/markdown'
 import { STOPWORDS, stem, words } from '../runtime/knowledge/lexical/tokens'
+import { byText, splitTopics } from './topic-split'
+import { coversAll, denseSpace, withWords } from './vector-topics'
 
 /** A topic: its label, and either documents (a leaf) or sub-topics. */
 export interface ContentTopic {
@@ -19,12 +23,8 @@ type Vector = Map<string, number>
 
 /** Terms kept per document: enough to tell documents apart, few enough to stay fast. */
 const TERMS_PER_DOCUMENT = 48
-/** How often a clustering pass reassigns before it stops (it usually settles in 3–5). */
-const ROUNDS = 12
 /** Words in a topic's label. */
 const LABEL_WORDS = 3
-
-const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 /** A line of metadata in a body (`Tags: a, b`, `Category: x`): what a document says of itself without frontmatter. */
 const LABEL_LINE = /^(?:tags?|keywords?|categor(?:y|ies)|topics?|aliases)\s*:\s*(.+)$/gim
@@ -151,55 +151,21 @@ function dot(a: Vector, b: Vector): number {
   return sum
 }
 
-function centroid(ids: readonly string[], vectors: Map<string, Vector>): Vector {
-  const sum = new Map<string, number>()
-  for (const id of ids) {
-    for (const [term, w] of vectors.get(id)!)
-      sum.set(term, (sum.get(term) ?? 0) + w)
+/** The lexical terms' space: sparse TF-IDF vectors. */
+function sparseSpace(vectors: Map<string, Vector>): TopicSpace<Vector> {
+  return {
+    vector: id => vectors.get(id)!,
+    dot,
+    centroid: (ids) => {
+      const sum = new Map<string, number>()
+      for (const id of ids) {
+        for (const [term, w] of vectors.get(id)!)
+          sum.set(term, (sum.get(term) ?? 0) + w)
+      }
+      const norm = Math.hypot(...sum.values()) || 1
+      return new Map([...sum].map(([term, w]) => [term, w / norm]))
+    },
   }
-  const norm = Math.hypot(...sum.values()) || 1
-  return new Map([...sum].map(([term, w]) => [term, w / norm]))
-}
-
-/**
- * `ids` (sorted) in `k` clusters of at most `capacity`: seeds far apart
- * (farthest-first from the most central document), then rounds of
- * capacity-bound assignment, strongest affinities first, to the clusters'
- * centroids. Ties go by ID, so the result depends on the documents only.
- */
-function split(ids: readonly string[], k: number, capacity: number, vectors: Map<string, Vector>): string[][] {
-  const whole = centroid(ids, vectors)
-  const central = [...ids].sort((a, b) => dot(vectors.get(b)!, whole) - dot(vectors.get(a)!, whole) || byText(a, b))[0]!
-  const seeds = [central]
-  while (seeds.length < k) {
-    const far = ids
-      .filter(id => !seeds.includes(id))
-      .map(id => ({ id, near: Math.max(...seeds.map(seed => dot(vectors.get(id)!, vectors.get(seed)!))) }))
-      .sort((a, b) => a.near - b.near || byText(a.id, b.id))[0]!
-    seeds.push(far.id)
-  }
-  let centroids = seeds.map(seed => vectors.get(seed)!)
-  let clusters: string[][] = []
-  let previous = ''
-  for (let round = 0; round < ROUNDS; round++) {
-    const pairs = ids.flatMap(id => centroids.map((c, cluster) => ({ id, cluster, affinity: dot(vectors.get(id)!, c) })))
-      .sort((a, b) => b.affinity - a.affinity || byText(a.id, b.id) || a.cluster - b.cluster)
-    clusters = centroids.map(() => [])
-    const placed = new Set<string>()
-    for (const { id, cluster } of pairs) {
-      if (placed.has(id) || clusters[cluster]!.length >= capacity)
-        continue
-      clusters[cluster]!.push(id)
-      placed.add(id)
-    }
-    clusters = clusters.filter(cluster => cluster.length > 0).map(cluster => cluster.sort(byText))
-    const key = clusters.map(cluster => cluster.join('\0')).join('\n')
-    if (key === previous)
-      break
-    previous = key
-    centroids = clusters.map(cluster => centroid(cluster, vectors))
-  }
-  return clusters
 }
 
 /** The words that set `ids` apart from `others`: share of the group holding a term, less the others' share. */
@@ -227,17 +193,23 @@ function labelOf(ids: readonly string[], others: readonly string[], corpus: Corp
 /**
  * Documents grouped by content into a tree of topics: at most `pageSize`
  * topics under any topic, at most `pageSize` documents in a leaf, each topic
- * labelled by the words that set it apart from its siblings. Deterministic.
+ * labelled by the words that set it apart from its siblings. Grouped by
+ * `vectors` (the base's embeddings, their terms weighing a quarter) when
+ * every document has one, else by their terms; labelled by words either way.
+ * Deterministic.
  */
-export function contentTopics(documents: readonly KnowledgeDocument[], pageSize: number): ContentTopic[] {
+export function contentTopics(documents: readonly KnowledgeDocument[], pageSize: number, vectors?: DocumentVectors): ContentTopic[] {
   const corpus = corpusOf(documents)
   const ids = documents.map(document => document.id).sort(byText)
+  const split = coversAll(vectors, ids)
+    ? (group: string[], k: number, capacity: number) => splitTopics(group, k, capacity, withWords(denseSpace(vectors), sparseSpace(corpus.vectors)))
+    : (group: string[], k: number, capacity: number) => splitTopics(group, k, capacity, sparseSpace(corpus.vectors))
   const taken = new Set<string>()
   const grow = (group: string[]): ContentTopic[] => {
     const k = Math.min(pageSize, Math.ceil(group.length / pageSize))
     const leaves = k * pageSize >= group.length
     const capacity = leaves ? pageSize : Math.ceil((1.25 * group.length) / k)
-    const clusters = split(group, k, capacity, corpus.vectors)
+    const clusters = split(group, k, capacity)
     return clusters.map((cluster) => {
       const others = group.filter(id => !cluster.includes(id))
       const label = labelOf(cluster, others, corpus, taken)

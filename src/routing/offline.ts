@@ -1,6 +1,7 @@
 import type { KnowledgeDocument } from '../knowledge/document'
 import type { ContentTopic } from './content-topics'
 import type { PageDraft, RouteGroup } from './layout'
+import type { DocumentVectors } from './vector-topics'
 import { explicitCategories } from './card'
 import { contentTopics } from './content-topics'
 
@@ -8,11 +9,12 @@ import { contentTopics } from './content-topics'
  * The offline router's groups. What documents say of themselves wins: their
  * own categories (verbatim, one group each), else their folder, else the tag
  * they share with the most other such documents. The rest are grouped by what
- * they say (see {@link contentTopics}), or are "Other documents" when they fit
- * one page. A named group of more than `pageSize` documents is split by
- * content too, under its own name.
+ * they say (see {@link contentTopics}: by `vectors` when each document of the
+ * group has one), or are "Other documents" when they fit one page. A named
+ * group of more than `pageSize` documents is split by content too, under its
+ * own name.
  */
-export function offlineGroups(documents: readonly KnowledgeDocument[], pageSize: number): RouteGroup[] {
+export function offlineGroups(documents: readonly KnowledgeDocument[], pageSize: number, vectors?: DocumentVectors): RouteGroup[] {
   const named = new Map<string, KnowledgeDocument[]>()
   const add = (title: string, document: KnowledgeDocument) => named.set(title, [...(named.get(title) ?? []), document])
   const untitled: KnowledgeDocument[] = []
@@ -33,20 +35,20 @@ export function offlineGroups(documents: readonly KnowledgeDocument[], pageSize:
   }
   const groups: RouteGroup[] = []
   for (const [title, members] of named)
-    groups.push(...split(members, pageSize, [title]) ?? [{ title, ids: members.map(d => d.id) }])
+    groups.push(...split(members, pageSize, [title], vectors) ?? [{ title, ids: members.map(d => d.id) }])
   if (loose.length > 0)
-    groups.push(...split(loose, pageSize, []) ?? [{ title: OTHER, ids: loose.map(d => d.id) }])
+    groups.push(...split(loose, pageSize, [], vectors) ?? [{ title: OTHER, ids: loose.map(d => d.id) }])
   return groups
 }
 
 /** `documents` as content topics under `parents`; `undefined` when they fit one page. */
-function split(documents: readonly KnowledgeDocument[], pageSize: number, parents: string[]): RouteGroup[] | undefined {
+function split(documents: readonly KnowledgeDocument[], pageSize: number, parents: string[], vectors?: DocumentVectors): RouteGroup[] | undefined {
   if (documents.length <= pageSize)
     return undefined
   const flatten = (topic: ContentTopic, chain: string[]): RouteGroup[] => topic.children.length === 0
     ? [{ title: topic.label, ids: topic.ids, parents: chain }]
     : topic.children.flatMap(child => flatten(child, [...chain, topic.label]))
-  return contentTopics(documents, pageSize).flatMap(topic => flatten(topic, parents))
+  return contentTopics(documents, pageSize, vectors).flatMap(topic => flatten(topic, parents))
 }
 
 /** Each document with the tag it shares with the most others (then the first alphabetically), if any. */

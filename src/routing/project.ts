@@ -8,12 +8,18 @@ import type { ChatClientOptions } from './client'
 import type { RoutedSkill } from './layout'
 import type { LlmRouterOptions } from './llm'
 import type { RoutingMemo, RoutingStats } from './memo'
+import type { DocumentVectors } from './vector-topics'
+import { readFileSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import { loadKnowledgeFolder } from '../knowledge/load-folder'
+import { readManifest } from '../knowledge/publish'
+import { SNAPSHOT_VERSION } from '../runtime/knowledge/format/snapshot-layout'
+import { decodeSnapshot } from '../runtime/knowledge/format/snapshot-reader'
 import { RoutingCache } from './cache'
 import { createChatClient, RoutingError } from './client'
 import { baseUrlProblem } from '../core/routing-config'
 import { routeDocuments } from './route'
+import { documentVectors } from './vector-topics'
 
 /** The environment variable naming the routing model when `routing.model` is empty. */
 export const MODEL_ENV = 'SKILL_KIT_LLM_MODEL'
@@ -51,8 +57,43 @@ export function routingCacheDir(project: KnowledgeProject): string {
 }
 
 /**
+ * The vectors of the last snapshot read in each output folder: a snapshot's
+ * file is named by its content and never rewritten, so the dev server's
+ * routings of one index read and sum it once.
+ */
+const lastPublished = new Map<string, { snapshot: string, vectors: DocumentVectors }>()
+
+/**
+ * The vectors of the index published in the project's output, when it was
+ * built with a model from these very documents (`digest`, the folder's):
+ * routing never embeds, nor waits for an index being built. `undefined` when
+ * there is none, it is of other documents or another format, or unreadable:
+ * the offline router groups by words then.
+ */
+export function publishedVectors(project: KnowledgeProject, digest: string): DocumentVectors | undefined {
+  const { output } = project.config
+  const manifest = readManifest(output)
+  if (!manifest || manifest.digest !== digest || manifest.model === null || (manifest.snapshotFormat ?? 1) !== SNAPSHOT_VERSION)
+    return undefined
+  const known = lastPublished.get(output)
+  if (known?.snapshot === manifest.snapshot)
+    return known.vectors
+  try {
+    const vectors = documentVectors(decodeSnapshot(readFileSync(join(output, manifest.snapshot))))
+    lastPublished.set(output, { snapshot: manifest.snapshot, vectors })
+    return vectors
+  }
+  catch {
+    // Replaced or removed since the manifest was read, or damaged: a rebuild publishes another.
+    return undefined
+  }
+}
+
+/**
  * Routes a project's documents. The offline router unless a routing model is
- * configured. Document problems come back as diagnostics; model failures and
+ * configured; it groups documents that name no topic by the vectors of the
+ * project's published index when that index is of the same documents (see
+ * {@link publishedVectors}), else by their words. Document problems come back as diagnostics; model failures and
  * documents that changed during the build throw a {@link RoutingError}.
  */
 export async function routeKnowledgeProject(project: KnowledgeProject, options: RouteProjectOptions = {}): Promise<RoutedSkill | KnowledgeBuildFailure> {
@@ -100,6 +141,7 @@ export async function routeKnowledgeProject(project: KnowledgeProject, options: 
     llm,
     memo,
     stats,
+    vectors: publishedVectors(project, folder.digest),
   })
   if (load().digest !== folder.digest)
     throw new RoutingError('Documents changed while the index pages were built, so none were published. Build again once the edits are done.')

@@ -3,6 +3,7 @@ import type { Card } from './card'
 import type { RoutedSkill, RouteGroup } from './layout'
 import type { LlmCard, LlmRouterOptions } from './llm'
 import type { RoutingMemo, RoutingStats } from './memo'
+import type { DocumentVectors } from './vector-topics'
 import { explicitCategories, offlineCard } from './card'
 import { distinctiveTerms } from './covers'
 import { layoutRoutedSkill } from './layout'
@@ -25,6 +26,13 @@ export interface RouteOptions {
   memo?: RoutingMemo
   /** Filled with what this routing did: cards made, documents and pages left to the offline router. */
   stats?: RoutingStats
+  /**
+   * Each document's vector (unit length, all of one dimension), from the
+   * knowledge base built of the same documents: the offline router groups by
+   * them the documents that name no topic, where every document of the group
+   * has one (else by their words). See `documentVectors`.
+   */
+  vectors?: DocumentVectors
 }
 
 /** The memo key of the offline router's cards. */
@@ -38,7 +46,7 @@ const OFFLINE = 'offline'
  * the offline router (and listed in `stats`).
  */
 export async function routeDocuments(documents: readonly KnowledgeDocument[], options: RouteOptions): Promise<RoutedSkill> {
-  const { name, description, pageSize, maxEntryTokens, llm, memo, stats } = options
+  const { name, description, pageSize, maxEntryTokens, llm, memo, stats, vectors } = options
   /** `make`'s card, or the one the memo kept for this very document. */
   const carded = <T>(document: KnowledgeDocument, router: string, make: () => T): T => {
     const counted = () => {
@@ -56,7 +64,7 @@ export async function routeDocuments(documents: readonly KnowledgeDocument[], op
       pageSize,
       maxEntryTokens,
       cards: documents.map(offline),
-      groups: offlineGroups(documents, pageSize),
+      groups: offlineGroups(documents, pageSize, vectors),
       summarize: async pages => pages.map(offlineSummary),
       covers: distinctiveTerms(documents),
       summariesNameDocuments: true,
@@ -79,7 +87,7 @@ export async function routeDocuments(documents: readonly KnowledgeDocument[], op
     for (const title of own.length > 0 ? own : [topics.get(answer.topic!)!])
       add(title, document.id)
   })
-  for (const group of offlineGroups(left, pageSize))
+  for (const group of offlineGroups(left, pageSize, vectors))
     group.ids.forEach(id => add(group.title, id))
   const cards: Omit<Card, 'topics'>[] = documents.map((document, i) => described[i]?.card ?? offline(document))
   return layoutRoutedSkill({
