@@ -26,6 +26,12 @@ export interface RoutingConfig {
   concurrency: number
   /** The bound of the entry `SKILL.md`, in tokens (default 2,000): parent indexes are added until it fits. */
   maxEntryTokens: number
+  /**
+   * What the offline router groups documents that name no topic by: their
+   * `words` (the default), or the `vectors` of the project's index, built
+   * first when it is not current (a project with a model only).
+   */
+  topics: 'words' | 'vectors'
 }
 
 export const DEFAULT_ROUTING: RoutingConfig = {
@@ -39,6 +45,7 @@ export const DEFAULT_ROUTING: RoutingConfig = {
   retryBudgetMs: DEFAULT_RETRY_BUDGET_MS,
   concurrency: 4,
   maxEntryTokens: 2_000,
+  topics: 'words',
 }
 
 const KEYS = Object.keys(DEFAULT_ROUTING)
@@ -96,6 +103,12 @@ export function readRoutingConfig(value: YamlValue | undefined, at: (path: strin
     retryBudgetMs: integer('retryBudgetMs', 0, MAX_RETRY_BUDGET_MS),
     concurrency: integer('concurrency', 1, 32),
     maxEntryTokens: integer('maxEntryTokens', 1000),
+    topics: DEFAULT_ROUTING.topics,
+  }
+  if (value.topics !== undefined) {
+    if (value.topics === 'words' || value.topics === 'vectors')
+      config.topics = value.topics
+    else bag.error('config-invalid', '"routing.topics" must be "words" (group documents by their words) or "vectors" (by the vectors of the project\'s index).', at(['routing', 'topics']))
   }
   const problem = value.baseUrl === undefined ? undefined : baseUrlProblem(config.baseUrl)
   if (problem)

@@ -3,6 +3,7 @@
 // the model was asked, so a build never returns pages of a mix of versions.
 
 import type { KnowledgeBuildFailure } from '../knowledge/build'
+import type { Embedder } from '../knowledge/embedder'
 import type { KnowledgeProject } from '../knowledge/project'
 import type { ChatClientOptions } from './client'
 import type { RoutedSkill } from './layout'
@@ -12,6 +13,7 @@ import type { DocumentVectors } from './vector-topics'
 import { readFileSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import { loadKnowledgeFolder } from '../knowledge/load-folder'
+import { buildKnowledgeProject } from '../knowledge/project'
 import { readManifest } from '../knowledge/publish'
 import { SNAPSHOT_VERSION } from '../runtime/knowledge/format/snapshot-layout'
 import { decodeSnapshot } from '../runtime/knowledge/format/snapshot-reader'
@@ -44,6 +46,8 @@ export interface RouteProjectOptions {
   log?: (line: string) => void
   /** Client internals for tests: fetch, backoff, sleep, clock. */
   client?: Pick<ChatClientOptions, 'fetch' | 'backoffMs' | 'sleep' | 'now' | 'attempts'>
+  /** Another embedder than the project's model, for the index `routing.topics: "vectors"` builds (tests). */
+  embedder?: Embedder
 }
 
 /** The routing model a project uses: `routing.model`, else `SKILL_KIT_LLM_MODEL`; `undefined`: the offline router. */
@@ -65,10 +69,9 @@ const lastPublished = new Map<string, { snapshot: string, vectors: DocumentVecto
 
 /**
  * The vectors of the index published in the project's output, when it was
- * built with a model from these very documents (`digest`, the folder's):
- * routing never embeds, nor waits for an index being built. `undefined` when
- * there is none, it is of other documents or another format, or unreadable:
- * the offline router groups by words then.
+ * built with a model from these very documents (`digest`, the folder's);
+ * `undefined` when there is none, it is of other documents or another
+ * format, or unreadable.
  */
 export function publishedVectors(project: KnowledgeProject, digest: string): DocumentVectors | undefined {
   const { output } = project.config
@@ -90,10 +93,38 @@ export function publishedVectors(project: KnowledgeProject, digest: string): Doc
 }
 
 /**
+ * The vectors `routing.topics: "vectors"` groups by: those of the published
+ * index of these documents, else of the index built and published now (as
+ * `skill-kit build` does, reusing cached vectors), so that the same files
+ * always give the same pages, whatever was built before.
+ */
+async function topicVectors(project: KnowledgeProject, digest: string, options: RouteProjectOptions): Promise<DocumentVectors | KnowledgeBuildFailure> {
+  if (project.config.model === false)
+    throw new RoutingError('"routing.topics" is "vectors", but the project has "model": false, so its index has no vectors. Set a "model" in skill-kit.json, or "routing.topics": "words".')
+  const published = publishedVectors(project, digest)
+  if (published)
+    return published
+  let build
+  try {
+    build = await buildKnowledgeProject(project, { offline: options.offline, embedder: options.embedder })
+  }
+  catch (error) {
+    // A model that is missing, or a server that fails: each message names what to do.
+    throw new RoutingError(`"routing.topics" is "vectors", so the index is built first, and it failed: ${(error as Error).message}`)
+  }
+  if (!('snapshot' in build) && !('stale' in build))
+    return build
+  const built = publishedVectors(project, digest)
+  if (!built)
+    throw new RoutingError('Documents changed while the index pages were built, so none were published. Build again once the edits are done.')
+  return built
+}
+
+/**
  * Routes a project's documents. The offline router unless a routing model is
- * configured; it groups documents that name no topic by the vectors of the
- * project's published index when that index is of the same documents (see
- * {@link publishedVectors}), else by their words. Document problems come back as diagnostics; model failures and
+ * configured; it groups documents that name no topic by their words, or by
+ * the vectors of the project's index with `routing.topics: "vectors"` (see
+ * {@link topicVectors}). Document problems come back as diagnostics; model failures and
  * documents that changed during the build throw a {@link RoutingError}.
  */
 export async function routeKnowledgeProject(project: KnowledgeProject, options: RouteProjectOptions = {}): Promise<RoutedSkill | KnowledgeBuildFailure> {
@@ -104,6 +135,14 @@ export async function routeKnowledgeProject(project: KnowledgeProject, options: 
   const folder = load(file => stats?.parsed.push(relative(config.knowledge, file).split(sep).join('/')))
   if (folder.diagnostics.some(d => d.severity === 'error'))
     return { diagnostics: folder.diagnostics, files: folder.files }
+
+  let vectors: DocumentVectors | undefined
+  if (config.routing.topics === 'vectors') {
+    const found = await topicVectors(project, folder.digest, options)
+    if ('diagnostics' in found)
+      return found
+    vectors = found
+  }
 
   const model = routingModel(project, env)
   let llm: LlmRouterOptions | undefined
@@ -141,7 +180,7 @@ export async function routeKnowledgeProject(project: KnowledgeProject, options: 
     llm,
     memo,
     stats,
-    vectors: publishedVectors(project, folder.digest),
+    vectors,
   })
   if (load().digest !== folder.digest)
     throw new RoutingError('Documents changed while the index pages were built, so none were published. Build again once the edits are done.')

@@ -25,14 +25,15 @@ describe('"routing" in skill-kit.json', () => {
       retryBudgetMs: 120000,
       concurrency: 4,
       maxEntryTokens: 2000,
+      topics: 'words',
     })
     expect(config?.routing).toEqual(DEFAULT_ROUTING)
   })
 
   it('reads every setting', () => {
-    const { config, diagnostics } = parse(JSON.stringify({ routing: { baseUrl: 'http://127.0.0.1:8080/v1', model: 'local', apiKeyEnv: 'LOCAL_KEY', language: 'German', maxInputChars: 4000, pageSize: 12, timeoutMs: 5000, retryBudgetMs: 0, concurrency: 2, maxEntryTokens: 1500 } }))
+    const { config, diagnostics } = parse(JSON.stringify({ routing: { baseUrl: 'http://127.0.0.1:8080/v1', model: 'local', apiKeyEnv: 'LOCAL_KEY', language: 'German', maxInputChars: 4000, pageSize: 12, timeoutMs: 5000, retryBudgetMs: 0, concurrency: 2, maxEntryTokens: 1500, topics: 'vectors' } }))
     expect(diagnostics).toEqual([])
-    expect(config?.routing).toEqual({ baseUrl: 'http://127.0.0.1:8080/v1', model: 'local', apiKeyEnv: 'LOCAL_KEY', language: 'German', maxInputChars: 4000, pageSize: 12, timeoutMs: 5000, retryBudgetMs: 0, concurrency: 2, maxEntryTokens: 1500 })
+    expect(config?.routing).toEqual({ baseUrl: 'http://127.0.0.1:8080/v1', model: 'local', apiKeyEnv: 'LOCAL_KEY', language: 'German', maxInputChars: 4000, pageSize: 12, timeoutMs: 5000, retryBudgetMs: 0, concurrency: 2, maxEntryTokens: 1500, topics: 'vectors' })
   })
 
   it('reports every problem at its position, with suggestions', () => {
@@ -45,6 +46,7 @@ describe('"routing" in skill-kit.json', () => {
       '    "pageSize": 20,',
       '    "timeoutMs": 0,',
       '    "retryBudgetMs": 3600001,',
+      '    "topics": "vector",',
       '    "concurency": 2',
       '  }',
       '}',
@@ -57,7 +59,8 @@ describe('"routing" in skill-kit.json', () => {
       ['config-invalid', 6, 17, '"routing.pageSize" must be an integer from 2 to 12.'],
       ['config-invalid', 7, 18, '"routing.timeoutMs" must be an integer of at least 100.'],
       ['config-invalid', 8, 22, '"routing.retryBudgetMs" must be an integer from 0 to 3600000.'],
-      ['config-unknown-key', 9, 5, 'Unknown key "routing.concurency". Did you mean "routing.concurrency"?'],
+      ['config-invalid', 9, 15, '"routing.topics" must be "words" (group documents by their words) or "vectors" (by the vectors of the project\'s index).'],
+      ['config-unknown-key', 10, 5, 'Unknown key "routing.concurency". Did you mean "routing.concurrency"?'],
     ])
   })
 

@@ -27,7 +27,7 @@ describe('parseProjectConfig', () => {
       search: { topK: 5, threshold: 0.3 },
       queryEncoder: 'auto',
       watch: { settleMs: 50, maxWaitMs: 1000 },
-      routing: { baseUrl: 'https://api.openai.com/v1', model: '', apiKeyEnv: 'OPENAI_API_KEY', language: 'English', maxInputChars: 12000, pageSize: 8, timeoutMs: 120000, retryBudgetMs: 120000, concurrency: 4, maxEntryTokens: 2000 },
+      routing: { baseUrl: 'https://api.openai.com/v1', model: '', apiKeyEnv: 'OPENAI_API_KEY', language: 'English', maxInputChars: 12000, pageSize: 8, timeoutMs: 120000, retryBudgetMs: 120000, concurrency: 4, maxEntryTokens: 2000, topics: 'words' },
       maxDocumentBytes: 4_194_304,
     })
   })
@@ -36,7 +36,7 @@ describe('parseProjectConfig', () => {
     const { config, diagnostics } = parse(JSON.stringify(defaultProjectConfig('home'), null, 2))
     expect(diagnostics).toEqual([])
     expect(config?.description).toContain('home knowledge base')
-    expect(config?.routing).toEqual({ baseUrl: 'https://api.openai.com/v1', model: '', apiKeyEnv: 'OPENAI_API_KEY', language: 'English', maxInputChars: 12000, pageSize: 8, timeoutMs: 120000, retryBudgetMs: 120000, concurrency: 4, maxEntryTokens: 2000 })
+    expect(config?.routing).toEqual({ baseUrl: 'https://api.openai.com/v1', model: '', apiKeyEnv: 'OPENAI_API_KEY', language: 'English', maxInputChars: 12000, pageSize: 8, timeoutMs: 120000, retryBudgetMs: 120000, concurrency: 4, maxEntryTokens: 2000, topics: 'words' })
   })
 
   it('reports every problem with its line', () => {

@@ -1,6 +1,6 @@
-// A project's routed pages take their content topics from its published
-// index when that index is of the same documents, and from words otherwise:
-// routing never embeds.
+// A project's routed pages take their content topics from words, or, with
+// routing.topics "vectors", from its index, built first when not current:
+// the same files give the same pages whatever was built before.
 
 import type { Embedder } from '../../src/knowledge/embedder'
 import type { RoutedSkill } from '../../src/routing/layout'
@@ -36,8 +36,12 @@ beforeAll(() => {
   // Twelve documents, more than a page: the offline router groups them by content.
   for (let i = 0; i < 12; i++)
     writeFileSync(join(dir, 'knowledge', `${name(i)}.md`), `# Page ${i} on ${TOPICS[i % 8]}\n\nHow do we use ${TOPICS[i % 8]} with ${TOPICS[(i * 3 + 1) % 8]} in my site.\n`)
-  writeFileSync(join(dir, 'skill-kit.json'), JSON.stringify({ name: 'web', queryEncoder: 'model' }))
+  settings('words')
 })
+
+function settings(topics: 'words' | 'vectors', model?: false) {
+  writeFileSync(join(dir, 'skill-kit.json'), JSON.stringify({ name: 'web', queryEncoder: 'model', ...(model === false && { model: false }), routing: { topics } }))
+}
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 function project() {
@@ -49,7 +53,7 @@ function project() {
 const files = (routes: RoutedSkill) => ({ 'SKILL.md': routes.skill, ...routes.pages, ...routes.catalog })
 
 async function routed() {
-  const routes = await routeKnowledgeProject(project())
+  const routes = await routeKnowledgeProject(project(), { embedder: parityEmbedder() })
   if (!('skill' in routes))
     throw new Error(JSON.stringify(routes.diagnostics))
   return files(routes)
@@ -62,25 +66,44 @@ async function direct(vectors?: Map<string, Float32Array>) {
   return files(routes)
 }
 
-describe('routing a project with a published index', () => {
-  it('groups by the index\'s vectors when it is of the same documents, byte-identically each time, and by words otherwise', async () => {
+describe('routing.topics', () => {
+  it('"words" (the default) groups by words even when an index of the same documents is published', async () => {
     const byWords = await direct()
     expect(await routed()).toEqual(byWords)
+    const build = await buildKnowledgeProject(project(), { embedder: parityEmbedder() })
+    expect('snapshot' in build).toBe(true)
+    expect(await routed()).toEqual(byWords)
+  })
 
+  it('"vectors" groups by the index\'s vectors, building the index when it is not current, byte-identically each time', async () => {
+    settings('vectors')
+    rmSync(join(dir, '.skill-kit'), { recursive: true, force: true })
+    const first = await routed()
     const build = await buildKnowledgeProject(project(), { embedder: parityEmbedder() })
     if (!('snapshot' in build))
       throw new Error(JSON.stringify(build.diagnostics))
     const byVectors = await direct(documentVectors(decodeSnapshot(build.snapshot)))
-    expect(byVectors).not.toEqual(byWords)
+    expect(byVectors).not.toEqual(await direct())
     // Each topic page lists the documents of one parity: the vectors' grouping, not the words'.
     const listed = Object.entries(byVectors).filter(([path]) => path.startsWith('indexes/') && !path.includes('catalog')).map(([, text]) => new Set([...text.matchAll(/references\/(odd|even)-/g)].map(m => m[1])))
     expect(listed.length).toBeGreaterThan(1)
     expect(listed.filter(kinds => kinds.size !== 1)).toEqual([])
-    expect(await routed()).toEqual(byVectors)
+    // The first routing, with no index yet, built it: the same pages.
+    expect(first).toEqual(byVectors)
     expect(await routed()).toEqual(byVectors)
 
-    // An edit the index has not seen: its vectors are of other documents.
+    // An edit the index has not seen: it is built again, and the pages follow.
     writeFileSync(join(dir, 'knowledge', `${name(0)}.md`), `# Page 0 on ${TOPICS[0]}\n\nEdited: ${TOPICS[2]}.\n`)
-    expect(await routed()).toEqual(await direct())
+    const edited = await routed()
+    const rebuilt = await buildKnowledgeProject(project(), { embedder: parityEmbedder() })
+    if (!('snapshot' in rebuilt))
+      throw new Error(JSON.stringify(rebuilt.diagnostics))
+    expect(edited).toEqual(await direct(documentVectors(decodeSnapshot(rebuilt.snapshot))))
+  })
+
+  it('"vectors" with "model": false is an error that says what to set', async () => {
+    settings('vectors', false)
+    await expect(routeKnowledgeProject(project())).rejects.toThrow('"routing.topics" is "vectors", but the project has "model": false, so its index has no vectors. Set a "model" in skill-kit.json, or "routing.topics": "words".')
+    settings('words')
   })
 })
