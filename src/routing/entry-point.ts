@@ -50,10 +50,10 @@ const INLINE_WORDS = [4, 2, 0]
 
 /**
  * Characters of a page's summary shown on its inline entry when nothing below
- * it is listed, if they fit: the titles of its documents tell a reader more
- * than its words do.
+ * it is listed, the most that fit: the titles of its documents tell a reader
+ * more than its words do.
  */
-const INLINE_SUMMARY = 160
+const INLINE_SUMMARIES = [350, 310, 270, 230, 190, 150, 110]
 
 /** How many levels below a page reach its documents: 1 for a page of documents. */
 function height(page: Page): number {
@@ -70,7 +70,8 @@ function height(page: Page): number {
  */
 function inlinePlan(render: (inline: Inline) => string, top: Page[], maxTokens: number): Inline {
   for (let depth = Math.max(0, ...top.map(height)); depth > 0; depth--) {
-    for (const inline of [{ depth, words: INLINE_WORDS[0]!, summary: INLINE_SUMMARY }, ...INLINE_WORDS.map(words => ({ depth, words }))]) {
+    const summaries = INLINE_SUMMARIES.map(summary => ({ depth, words: INLINE_WORDS[0]!, summary }))
+    for (const inline of [...summaries, ...INLINE_WORDS.map(words => ({ depth, words }))]) {
       if (estimateTokens(render(inline)) <= maxTokens)
         return inline
     }
@@ -101,6 +102,15 @@ function inlineItems(page: Page, cards: Map<string, Omit<Card, 'topics'>>, inlin
   ])
 }
 
+export /**
+ * Whether what the entry point lists below a page names its documents already,
+ * so that a summary which only names them (the offline router's) says nothing
+ * more: the documents themselves, or pages with their summaries.
+ */
+function namedBelow(input: EntryInput, page: Page, inline: Inline): boolean {
+  return input.summariesNameDocuments === true && inline.depth > 0 && (inline.depth >= height(page) || inline.summary !== undefined)
+}
+
 export function renderEntry(input: EntryInput, top: Page[], documents: number, cards?: Map<string, Omit<Card, 'topics'>>): string {
   const render = (inline: Inline) => renderEntryAt(input, top, documents, inline, cards)
   return render(cards ? inlinePlan(render, top, input.maxEntryTokens) : { depth: 0, words: 0 })
@@ -124,8 +134,7 @@ function renderEntryAt(input: EntryInput, top: Page[], documents: number, inline
     '## Topics',
     '',
     ...(top.length === 0 ? ['No documents yet.'] : top.flatMap(page => [
-      // A summary that names the documents below says nothing more once the entry point lists them.
-      `- [${escapeMarkdown(page.title)}](${pageLink(page, 'root')})${input.summariesNameDocuments && inline.depth >= height(page) ? '' : `: ${escapeMarkdown(page.summary || page.title)}`} (about ${page.tokens || PLACEHOLDER_TOKENS} tokens)`,
+      `- [${escapeMarkdown(page.title)}](${pageLink(page, 'root')})${namedBelow(input, page, inline) ? '' : `: ${escapeMarkdown(page.summary || page.title)}`} (about ${page.tokens || PLACEHOLDER_TOKENS} tokens)`,
       ...coversLine(input.covers && pageTerms(page, input.covers)),
       ...(cards ? inlineItems(page, cards, inline, input.covers) : []),
     ])),

@@ -123,6 +123,16 @@ describe('the offline router', () => {
     // 147 documents do not fit two levels of 8, but SKILL.md lists the topic pages below its own: 2 links.
     expect(unreachableDocuments(routes, paths, 2)).toEqual([])
     expect(unreachableDocuments(routes, paths, 1).length).toBeGreaterThan(100)
+    // Those pages with as much of their summaries (their documents' titles) as fits; their parents' summaries, which name the same documents, left out.
+    const listed = routes.skill.split('\n').filter(line => /^ {2}- \[.*\]\(indexes\//.test(line))
+    expect(listed.length).toBeGreaterThan(8)
+    for (const line of listed) {
+      const target = /\]\((indexes\/[^)]+)\): (.+)$/.exec(line)!
+      const titles = target[2]!.replace(/[.…]$/, '').split('; ').map(title => title.trim()).filter(Boolean)
+      expect(titles.length).toBeGreaterThan(0)
+      expect(routes.pages[target[1]!]).toContain(`${titles[0]}](`)
+    }
+    expect(routes.skill).not.toMatch(/^- \[[^\]]+\]\(indexes\/[^)]+\): /m)
     expect(estimateTokens(routes.skill)).toBeLessThanOrEqual(2000)
   })
 
