@@ -17,6 +17,9 @@
 //             of the snapshot the vector column searches; the stripped guides' base is built
 //             from their bodies under opaque names, so that their IDs do not tell the folder)
 //   catalog   the catalog alone: SKILL.md links only to indexes/catalog.md (pages by path)
+//   cards     every card of the new router's topic pages (title, summary, Tasks, Covers) in
+//             one SKILL.md, with no token bound: what the cards alone are worth, were the
+//             topics always chosen right
 //   vector    the reference: vector search's ranked documents (all-MiniLM-L6-v2 q8, chunks
 //             ranked by searchVectors, threshold 0, first chunk of each document); "within
 //             N reads" is the relevant document in the first N, recall@5 within 5
@@ -163,6 +166,23 @@ function navigate(site, relevantPaths, scoreText, budget) {
   return 0
 }
 
+/** Every document entry of the topic pages (its line and indented lines), linked from the root, as one SKILL.md. */
+function allCards(routes) {
+  const entries = new Set()
+  for (const text of Object.values(routes.pages)) {
+    const lines = text.split('\n')
+    lines.forEach((line, i) => {
+      if (!line.startsWith('- [') || !line.includes('](../references/'))
+        return
+      let entry = line.replace('](../references/', '](references/')
+      for (let j = i + 1; lines[j]?.startsWith('  '); j++)
+        entry += `\n${lines[j]}`
+      entries.add(entry)
+    })
+  }
+  return { ...routes.pages, 'SKILL.md': `# Every card\n\n${[...entries].join('\n')}\n` }
+}
+
 /** The routed skill as one map of files; the catalog-alone variant links SKILL.md to the catalog only. */
 function siteOf(routes, catalogOnly = false) {
   const site = { ...routes.pages, ...routes.catalog }
@@ -261,6 +281,7 @@ export async function run({ log = console.log, only } = {}) {
         'new+vectors': siteOf(await M.routeDocuments(documents, { ...options, vectors: M.documentVectors(CORPORA[name].strip ? await strippedSnapshot(M, embedder, documents) : snapshot) })),
       }
       sites.catalog = siteOf(await M.routeDocuments(documents, options), true)
+      sites.cards = allCards(await M.routeDocuments(documents, options))
       const idf = idfOf(M, documents)
       const linkVectors = await embedLinks(embedder, Object.values(sites))
       result[name] = { documents: documents.length, queries: queries.length }
@@ -292,7 +313,7 @@ export async function run({ log = console.log, only } = {}) {
 const pct = x => (x * 100).toFixed(0).padStart(3)
 
 export function print(result, { log = console.log, misses = false } = {}) {
-  const routers = ['today', 'new', 'new+vectors', 'catalog']
+  const routers = ['today', 'new', 'new+vectors', 'catalog', 'cards']
   const columns = [[...routers, 'vector'], [...routers.map(r => `${r}, vector agent`), 'vector']]
   for (const h of ['report', 'tune']) {
     for (const [c, keys] of columns.entries()) {
