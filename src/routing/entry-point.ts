@@ -60,21 +60,37 @@ function height(page: Page): number {
   return page.kind === 'documents' ? 1 : 1 + Math.max(0, ...page.children.map(height))
 }
 
+/** The largest of `sizes` (sorted largest first) that `fits`, or `undefined`: one probe per halving. */
+function largestFitting<T>(sizes: readonly T[], fits: (size: T) => boolean): T | undefined {
+  let low = 0
+  let high = sizes.length
+  // Invariant: sizes[high] (when in range) fits; everything before `low` does not.
+  while (low < high) {
+    const middle = (low + high) >> 1
+    if (fits(sizes[middle]!))
+      high = middle
+    else low = middle + 1
+  }
+  return sizes[low]
+}
+
 /**
  * What the entry point lists under each of its pages: their children, and
- * theirs, as deep as its bound allows, with as much of each entry (the
- * summary of a page listed last, else words) as still fits (a level fits
- * whole or not at all). A reader who recognises a
- * document or a sub-topic there follows it at once, rather than guessing at a
- * topic from its summary.
+ * theirs, as deep as its bound allows (a level fits whole or not at all),
+ * with as much of each entry as still fits (the most of the summary of a
+ * page listed last, else the most words). A reader who recognises a document
+ * or a sub-topic there follows it at once, rather than guessing at a topic
+ * from its summary. `size` is an upper bound of the entry point's tokens.
  */
-function inlinePlan(render: (inline: Inline) => string, top: Page[], maxTokens: number): Inline {
+function inlinePlan(size: (inline: Inline) => number, top: Page[], maxTokens: number): Inline {
+  const fits = (inline: Inline) => size(inline) <= maxTokens
   for (let depth = Math.max(0, ...top.map(height)); depth > 0; depth--) {
+    // Each family shrinks along its list: its last is its smallest.
     const summaries = INLINE_SUMMARIES.map(summary => ({ depth, words: INLINE_WORDS[0]!, summary }))
-    for (const inline of [...summaries, ...INLINE_WORDS.map(words => ({ depth, words }))]) {
-      if (estimateTokens(render(inline)) <= maxTokens)
-        return inline
-    }
+    const words = INLINE_WORDS.map(count => ({ depth, words: count }))
+    const inline = (fits(summaries.at(-1)!) ? largestFitting(summaries, fits) : undefined) ?? (fits(words.at(-1)!) ? largestFitting(words, fits) : undefined)
+    if (inline)
+      return inline
   }
   return { depth: 0, words: 0 }
 }
@@ -102,7 +118,7 @@ function inlineItems(page: Page, cards: Map<string, Omit<Card, 'topics'>>, inlin
   ])
 }
 
-export /**
+/**
  * Whether what the entry point lists below a page names its documents already,
  * so that a summary which only names them (the offline router's) says nothing
  * more: the documents themselves, or pages with their summaries.
@@ -112,12 +128,14 @@ function namedBelow(input: EntryInput, page: Page, inline: Inline): boolean {
 }
 
 export function renderEntry(input: EntryInput, top: Page[], documents: number, cards?: Map<string, Omit<Card, 'topics'>>): string {
-  const render = (inline: Inline) => renderEntryAt(input, top, documents, inline, cards)
-  return render(cards ? inlinePlan(render, top, input.maxEntryTokens) : { depth: 0, words: 0 })
+  const text = (inline: Inline, tokens: number) => entryText(input, top, documents, inline, cards, tokens)
+  // Sized with the widest size it could state: never under its real size.
+  const inline = cards ? inlinePlan(plan => estimateTokens(text(plan, PLACEHOLDER_TOKENS)), top, input.maxEntryTokens) : { depth: 0, words: 0 }
+  return sized(tokens => text(inline, tokens)).text
 }
 
-function renderEntryAt(input: EntryInput, top: Page[], documents: number, inline: Inline, cards?: Map<string, Omit<Card, 'topics'>>): string {
-  return sized(tokens => [
+function entryText(input: EntryInput, top: Page[], documents: number, inline: Inline, cards: Map<string, Omit<Card, 'topics'>> | undefined, tokens: number): string {
+  return [
     '---',
     `name: ${skillName(input.name)}`,
     `description: ${yamlString(skillDescription(input).slice(0, 1024))}`,
@@ -143,7 +161,7 @@ function renderEntryAt(input: EntryInput, top: Page[], documents: number, inline
     '',
     `- [Every document, by path](indexes/catalog.md)`,
     '',
-  ].join('\n')).text
+  ].join('\n')
 }
 
 export function renderLlmsTxt(input: EntryInput, top: Page[], documents: number): string {
