@@ -47,6 +47,6 @@ describe.each(WATCHERS)('an exported knowledge base in %s\'s watch mode', (bundl
     renameSync(staged, join(app, 'handbook/two.md'))
     const fixed = await next
     expect(fixed.errors).toEqual([])
-    expect(readFileSync(exported, 'utf8')).toContain('One; Two.')
+    expect(readFileSync(exported, 'utf8')).toContain('  - [Two](references/two.md)')
   }, 120_000)
 })
