@@ -1,10 +1,10 @@
 // Content topics from a knowledge base's own vectors: each document as the
 // unit mean of its chunks' embeddings, clustered (with its terms weighing a
 // quarter) by the same capacity-bound split as the terms alone (see
-// topic-split.ts). An embedded base knows what its documents mean beyond the
-// words they share; on the navigation benchmark, topics grouped so led agents
-// to more documents on the questions tuned on (most on docs without
-// frontmatter) and to about as many on the held-out ones (bench/RESULTS.md).
+// topic-split.ts), with `routing.topics: "vectors"`. An embedded base knows
+// what its documents mean beyond the words they share; on the navigation
+// benchmark, topics grouped so led agents to a few more documents on both
+// halves, most on docs without frontmatter (bench/RESULTS.md).
 
 import type { Snapshot } from '../runtime/knowledge/format/snapshot-layout'
 import type { TopicSpace } from './topic-split'
