@@ -41,13 +41,19 @@ export function offlineGroups(documents: readonly KnowledgeDocument[], pageSize:
   return groups
 }
 
-/** `documents` as content topics under `parents`; `undefined` when they fit one page. */
+/**
+ * `documents` as content topics under `parents`; `undefined` when they fit one
+ * page. A topic of a named group is titled with the group's name too
+ * (`forms: Payment, address, sign`): its own words do not say where it
+ * belongs once its pages are listed away from the group's.
+ */
 function split(documents: readonly KnowledgeDocument[], pageSize: number, parents: string[], vectors?: DocumentVectors): RouteGroup[] | undefined {
   if (documents.length <= pageSize)
     return undefined
+  const titled = (label: string) => (parents.length > 0 ? `${parents[0]}: ${label}` : label)
   const flatten = (topic: ContentTopic, chain: string[]): RouteGroup[] => topic.children.length === 0
-    ? [{ title: topic.label, ids: topic.ids, parents: chain }]
-    : topic.children.flatMap(child => flatten(child, [...chain, topic.label]))
+    ? [{ title: titled(topic.label), ids: topic.ids, parents: chain }]
+    : topic.children.flatMap(child => flatten(child, [...chain, titled(topic.label)]))
   return contentTopics(documents, pageSize, vectors).flatMap(topic => flatten(topic, parents))
 }
 

@@ -133,6 +133,8 @@ describe('the offline router', () => {
       expect(routes.pages[target[1]!]).toContain(`${titles[0]}](`)
     }
     expect(routes.skill).not.toMatch(/^- \[[^\]]+\]\(indexes\/[^)]+\): /m)
+    // A folder split by content: its topics say which folder they are of.
+    expect(routes.skill.match(/^ {2}- \[forms: [^\]]+\]\(indexes\/forms-[a-z0-9-]+\.md\)/gm)?.length).toBeGreaterThan(1)
     expect(estimateTokens(routes.skill)).toBeLessThanOrEqual(2000)
   })
 
