@@ -32,7 +32,7 @@ import { gzipSync } from 'node:zlib'
 import { spawnSync } from 'node:child_process'
 import { chromium } from 'playwright-core'
 import { build, preview } from 'vite'
-import { bytesOf, pageFigures, printFetches, watchSearch, within } from './site-search-page.mjs'
+import { bytesOf, pageFigures, preparePlayground, printFetches, siteBenchArgs, watchSearch, within } from './site-search-page.mjs'
 import { emitResult, fmtMs, isMain, median } from './util.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -183,15 +183,10 @@ async function measure(encoder, rounds, { listFiles, http2, typeInPage }) {
 }
 
 export async function main(argv = process.argv.slice(2)) {
-  const roundsAt = argv.indexOf('--rounds')
-  const rounds = roundsAt >= 0 ? Number(argv[roundsAt + 1]) : 5
-  const encoderAt = argv.indexOf('--encoder')
-  const encoders = encoderAt >= 0 ? [argv[encoderAt + 1]] : ['static', 'model']
-  const prepared = spawnSync(process.execPath, [join(root, 'scripts/playground-prepare.mjs')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
-  if (prepared.status !== 0)
-    throw new Error('scripts/playground-prepare.mjs failed')
+  const { rounds, encoders, flag } = siteBenchArgs(argv, ['static', 'model'])
+  preparePlayground()
   for (const encoder of encoders)
-    await measure(encoder, rounds, { listFiles: argv.includes('--files'), http2: argv.includes('--http2'), typeInPage: argv.includes('--type-in-page') })
+    await measure(encoder, rounds, { listFiles: flag('files'), http2: flag('http2'), typeInPage: flag('type-in-page') })
 }
 
 if (isMain(import.meta))

@@ -3,10 +3,30 @@
 // by words and by meaning, the query typed, the long tasks, and the bytes of
 // the files that had arrived by then, as served and gzip -9.
 
+import { spawnSync } from 'node:child_process'
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
-import { fmtMs } from './util.mjs'
+import { arg, fmtMs, numberArg } from './util.mjs'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+
+/**
+ * What both docs-site benches take from `argv`: `--rounds` (default 5), `--encoder` (else
+ * `encoders`), and the flags given.
+ */
+export function siteBenchArgs(argv, encoders) {
+  const encoder = arg('encoder', undefined, argv)
+  return { rounds: numberArg('rounds', 5, argv), encoders: encoder ? [encoder] : encoders, flag: name => argv.includes(`--${name}`) }
+}
+
+/** The playground's generated inputs (its models, its copied docs), as `npm start` makes them. */
+export function preparePlayground() {
+  const prepared = spawnSync(process.execPath, [join(root, 'scripts/playground-prepare.mjs')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
+  if (prepared.status !== 0)
+    throw new Error('scripts/playground-prepare.mjs failed')
+}
 
 /**
  * Before the page loads: stamps (`window.__firsts.lexical`, `.semantic`,

@@ -70,14 +70,14 @@ export function rankingMetrics(rankings, queries) {
   return { top1: top1 / n, recall5: recall5 / n, mrr5: mrr5 / n, mrr10: mrr / n, misses }
 }
 
-/** The value after `--<name>` on the command line, or `fallback`. */
-export function arg(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`)
-  return i >= 0 ? process.argv[i + 1] : fallback
+/** The value after `--<name>` in `argv` (the command line's by default), or `fallback`. */
+export function arg(name, fallback, argv = process.argv) {
+  const i = argv.indexOf(`--${name}`)
+  return i >= 0 ? argv[i + 1] : fallback
 }
 
 /** `arg` as a number. */
-export function numberArg(name, fallback) {
-  const value = arg(name, undefined)
+export function numberArg(name, fallback, argv = process.argv) {
+  const value = arg(name, undefined, argv)
   return value === undefined ? fallback : Number(value)
 }
