@@ -29,7 +29,7 @@ const LABEL_WORDS = 3
 /** A line of metadata in a body (`Tags: a, b`, `Category: x`): what a document says of itself without frontmatter. */
 const LABEL_LINE = /^(?:tags?|keywords?|categor(?:y|ies)|topics?|aliases)\s*:\s*(.+)$/gim
 
-/** A document's words: those that name it, and how often each word of its prose occurs. */
+/** A document's topical words (see {@link topical}): those that name it, and how often each word of its prose occurs. */
 export interface Fields {
   names: string[]
   prose: Map<string, number>
@@ -56,9 +56,30 @@ export function fieldsOf(document: KnowledgeDocument): Fields {
   const prose = new Map<string, number>()
   for (const word of words(body))
     prose.set(word, (prose.get(word) ?? 0) + 1)
-  const fields = { names: [document.title, ...document.tags, ...labels, ...headings].flatMap(text => words(text)), prose }
+  // Only words that can name a topic, each judged once here rather than by every reader.
+  for (const word of prose.keys()) {
+    if (!topical(word))
+      prose.delete(word)
+  }
+  const fields = { names: [document.title, ...document.tags, ...labels, ...headings].flatMap(text => words(text)).filter(topical), prose }
   fieldsCache.set(document, fields)
   return fields
+}
+
+/** Stems already made: a corpus repeats its words thousands of times, and stemming is most of reading them. */
+const stems = new Map<string, string>()
+/** Past this many words, the memo starts again (a long dev server sees edits' new words). */
+const MAX_STEMS = 200_000
+
+/** `stem(word)`, each distinct word stemmed once across routings. */
+export function stemmed(word: string): string {
+  let term = stems.get(word)
+  if (term === undefined) {
+    if (stems.size >= MAX_STEMS)
+      stems.clear()
+    stems.set(word, term = stem(word))
+  }
+  return term
 }
 
 /** A naming term in 1 / TEMPLATE_SHARE of the documents or more belongs to their template. */
@@ -85,24 +106,19 @@ function corpusOf(documents: readonly KnowledgeDocument[]): Corpus {
   const names = new Map<string, Set<string>>()
   const spellings = new Map<string, Map<string, number>>()
   const df = new Map<string, number>()
-  // Each distinct word stemmed once: a corpus repeats its words thousands of times.
-  const stems = new Map<string, string>()
-  const stemOf = (word: string) => stems.get(word) ?? stems.set(word, stem(word)).get(word)!
   for (const document of documents) {
     const fields = fieldsOf(document)
     const named = new Set<string>()
-    for (const word of fields.names.filter(topical)) {
-      const term = stemOf(word)
+    for (const word of fields.names) {
+      const term = stemmed(word)
       named.add(term)
       const spelt = spellings.get(term) ?? new Map<string, number>()
       spelt.set(word, (spelt.get(word) ?? 0) + 1)
       spellings.set(term, spelt)
     }
     const tf = new Map<string, number>()
-    for (const [word, count] of fields.prose) {
-      if (topical(word))
-        tf.set(stemOf(word), (tf.get(stemOf(word)) ?? 0) + count)
-    }
+    for (const [word, count] of fields.prose)
+      tf.set(stemmed(word), (tf.get(stemmed(word)) ?? 0) + count)
     // Prose counts sublinearly; a naming term weighs as much as a term said often.
     const weights = new Map([...tf].map(([term, count]): [string, number] => [term, 1 + Math.log(count)]))
     for (const term of named)

@@ -5,8 +5,8 @@
 // Deterministic: the same documents give the same words.
 
 import type { KnowledgeDocument } from '../knowledge/document'
-import { stem, words } from '../runtime/knowledge/lexical/tokens'
-import { fieldsOf, topical } from './content-topics'
+import { words } from '../runtime/knowledge/lexical/tokens'
+import { fieldsOf, stemmed } from './content-topics'
 
 /** Words of web addresses, which every linking document holds: no topic. */
 const ADDRESS_WORDS = new Set(['http', 'https', 'www', 'com', 'org', 'html', 'htm'])
@@ -43,21 +43,21 @@ function termsOf(document: KnowledgeDocument): Terms {
   const tf = new Map<string, number>()
   const spellings = new Map<string, Map<string, number>>()
   for (const [word, n] of fields.prose) {
-    if (!topical(word) || ADDRESS_WORDS.has(word))
+    if (ADDRESS_WORDS.has(word))
       continue
-    const term = stem(word)
+    const term = stemmed(word)
     tf.set(term, (tf.get(term) ?? 0) + n)
     const spelt = spellings.get(term) ?? new Map<string, number>()
     spelt.set(word, (spelt.get(word) ?? 0) + n)
     spellings.set(term, spelt)
   }
   const weights = new Map([...tf].map(([term, n]): [string, number] => [term, 1 + Math.log(n)]))
-  for (const term of new Set(fields.names.filter(topical).map(stem))) {
+  for (const term of new Set(fields.names.map(stemmed))) {
     if (weights.has(term))
       weights.set(term, weights.get(term)! + NAME_WEIGHT)
   }
   const surface = new Map([...spellings].map(([term, spelt]) => [term, [...spelt].sort((a, b) => b[1] - a[1] || byText(a[0], b[0]))[0]![0]]))
-  const terms = { weights, surface, titled: new Set(words(document.title).map(stem)) }
+  const terms = { weights, surface, titled: new Set(words(document.title).map(stemmed)) }
   termsCache.set(document, terms)
   return terms
 }
